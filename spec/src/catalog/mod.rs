@@ -1,0 +1,528 @@
+//! The instruction catalog: every instruction form of PTX ISA 8.7 §9.7, in one table.
+//!
+//! The table lives in `spec/catalog/*.forms`, one file per group of §9.7 families, written as
+//! compact per-instruction descriptions (see [`pattern`]) that expand into forms. It drives the
+//! `eval` front end, the coverage report and (later) the parser, type checker, generators and the
+//! vector emitter, so that instruction knowledge lives in one place.
+//!
+//! File format, line by line (`#` starts a comment):
+//! ```text
+//! @family  9.7.1 Integer Arithmetic Instructions
+//! @section 9.7.1.1 add L5637
+//! add.<t:u16|u32|u64|s16|s32|s64> ; d:t = a:t b:t ; 1.0 ; sm_10 ; exact
+//! ```
+//! A form row is `pattern ; operands ; min PTX ; min target ; class[+flag...]`.
+//! Operands are `outputs = inputs` in PTX order; each is `name[?]:type[+flag...]` where type is a
+//! concrete type (`u32`, `pred`), a name bound in the pattern (`t`), or `t*2` (twice its width).
+//! `?` marks an optional operand (`q` of `p|q`), braces group a vector operand (`{a:b16 b:b16}`).
+//! Flags: `imm` (must be an immediate), `not` (`!p` allowed), `neg` (`-a` allowed), `sel` (a
+//! byte/half selector suffix allowed, video), `cc` (the carry flag CC.CF).
+
+pub mod pattern;
+
+use crate::types::Type;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+/// The table files, in section order.
+const TABLES: &[(&str, &str)] = &[
+    ("integer.forms", include_str!("../../catalog/integer.forms")),
+    ("float.forms", include_str!("../../catalog/float.forms")),
+    ("half.forms", include_str!("../../catalog/half.forms")),
+    ("compare.forms", include_str!("../../catalog/compare.forms")),
+    ("logic.forms", include_str!("../../catalog/logic.forms")),
+    ("data.forms", include_str!("../../catalog/data.forms")),
+    ("memory.forms", include_str!("../../catalog/memory.forms")),
+    ("texture.forms", include_str!("../../catalog/texture.forms")),
+    ("control.forms", include_str!("../../catalog/control.forms")),
+    ("sync.forms", include_str!("../../catalog/sync.forms")),
+    ("mma.forms", include_str!("../../catalog/mma.forms")),
+    ("misc.forms", include_str!("../../catalog/misc.forms")),
+    ("video.forms", include_str!("../../catalog/video.forms")),
+];
+
+/// How precisely the manual determines an instruction's result (catalog legend).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// Fully determined bits (acceptance sets still cover what the manual leaves unspecified).
+    BitExact,
+    /// The manual states an error bound.
+    ApproxBounded,
+    /// Approximate with no stated bound: only special values and structure are checkable.
+    ApproxUnbounded,
+    /// Needs the memory model, scopes or state spaces.
+    Memory,
+    /// Needs a warp, warpgroup, CTA or cluster.
+    MultiThread,
+    /// Opaque descriptors, tensor memory, timers, traps.
+    HardwareOpaque,
+    /// Control flow: deterministic per thread.
+    Control,
+}
+
+impl Class {
+    fn parse(s: &str) -> Option<Class> {
+        Some(match s {
+            "exact" => Class::BitExact,
+            "approx" => Class::ApproxBounded,
+            "approx-nobound" => Class::ApproxUnbounded,
+            "memory" => Class::Memory,
+            "multi-thread" => Class::MultiThread,
+            "opaque" => Class::HardwareOpaque,
+            "control" => Class::Control,
+            _ => return None,
+        })
+    }
+}
+
+/// A minimum target: `sm_90a` is `{ sm: 90, suffix: Some('a') }`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    pub sm: u32,
+    /// `a` (architecture-specific) or `f` (family-specific) targets have no forward compatibility.
+    pub suffix: Option<char>,
+}
+
+impl Target {
+    pub fn parse(s: &str) -> Option<Target> {
+        let rest = s.strip_prefix("sm_")?;
+        let (num, suffix) = match rest.chars().last()? {
+            c @ ('a' | 'f') => (&rest[..rest.len() - 1], Some(c)),
+            _ => (rest, None),
+        };
+        Some(Target { sm: num.parse().ok()?, suffix })
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sm_{}", self.sm)?;
+        if let Some(c) = self.suffix {
+            write!(f, "{c}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A PTX ISA version such as 7.8.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PtxVersion(pub u8, pub u8);
+
+impl fmt::Display for PtxVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.0, self.1)
+    }
+}
+
+/// A family of §9.7 (`9.7.1 Integer Arithmetic Instructions`).
+#[derive(Clone, Debug)]
+pub struct Family {
+    pub id: &'static str,
+    pub title: &'static str,
+}
+
+/// An instruction section of §9.7 (`9.7.1.1 add`, manual line 5637 of the 8.7 text).
+#[derive(Clone, Debug)]
+pub struct Section {
+    pub id: &'static str,
+    pub title: &'static str,
+    /// Line of the section heading in `ptx-isa-8.7.zh.txt`.
+    pub line: u32,
+    pub family: usize,
+}
+
+/// Operand flags from the table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OperandFlags {
+    pub imm: bool,
+    pub not: bool,
+    pub neg: bool,
+    pub sel: bool,
+    pub cc: bool,
+}
+
+/// One operand of a form, with its type resolved for that form.
+#[derive(Clone, Debug)]
+pub struct Operand {
+    pub name: &'static str,
+    pub ty: Type,
+    pub optional: bool,
+    pub flags: OperandFlags,
+    /// Operands written inside one `{...}` vector share a group number.
+    pub group: Option<u32>,
+}
+
+/// A row of the table: one compact description, expanding into `forms`.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub section: usize,
+    pub pattern: &'static str,
+    pub parts: Vec<pattern::Part>,
+    pub operands: &'static str,
+    pub ptx: PtxVersion,
+    pub target: Target,
+    pub class: Class,
+    pub flags: Vec<&'static str>,
+    pub file: &'static str,
+    pub line: u32,
+    pub forms: std::ops::Range<usize>,
+}
+
+/// One instruction form: opcode, modifiers and types fixed.
+#[derive(Clone, Debug)]
+pub struct Form {
+    /// The instruction as PTX writes it: `add.sat.s32`.
+    pub name: String,
+    pub opcode: &'static str,
+    /// The modifiers after the opcode, in order (`["sat", "s32"]`).
+    pub mods: Vec<&'static str>,
+    /// Named choices of the pattern (`[("t", "s32")]`).
+    pub vars: Vec<(&'static str, &'static str)>,
+    pub outputs: Vec<Operand>,
+    pub inputs: Vec<Operand>,
+    pub section: &'static str,
+    pub class: Class,
+    pub ptx: PtxVersion,
+    pub target: Target,
+    pub row: usize,
+}
+
+impl Form {
+    /// The choice recorded under `name` in the pattern.
+    pub fn var(&self, name: &str) -> Option<&'static str> {
+        self.vars.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+
+    /// The type recorded under `name` (`f.ty("t")`).
+    pub fn ty(&self, name: &str) -> Option<Type> {
+        Type::parse(self.var(name)?)
+    }
+
+    /// Whether modifier `m` is written (`f.has("sat")`).
+    pub fn has(&self, m: &str) -> bool {
+        self.mods.contains(&m)
+    }
+
+    /// A one-line signature: `add.sat.s32 d:s32 = a:s32 b:s32`.
+    pub fn signature(&self) -> String {
+        let show = |ops: &[Operand]| {
+            let mut s = String::new();
+            let mut open: Option<u32> = None;
+            for o in ops {
+                if open.is_some() && o.group != open {
+                    s.push('}');
+                }
+                if !s.is_empty() {
+                    s.push(' ');
+                }
+                if o.group.is_some() && o.group != open {
+                    s.push('{');
+                }
+                open = o.group;
+                s.push_str(&format!("{}{}:{}", o.name, if o.optional { "?" } else { "" }, o.ty));
+            }
+            if open.is_some() {
+                s.push('}');
+            }
+            s
+        };
+        format!("{} {} = {}", self.name, show(&self.outputs), show(&self.inputs))
+    }
+}
+
+/// The whole catalog.
+pub struct Catalog {
+    pub families: Vec<Family>,
+    pub sections: Vec<Section>,
+    pub rows: Vec<Row>,
+    pub forms: Vec<Form>,
+    by_name: HashMap<String, Vec<usize>>,
+    by_opcode: HashMap<&'static str, Vec<usize>>,
+}
+
+/// The catalog, built from the table on first use.
+pub fn catalog() -> &'static Catalog {
+    static CAT: OnceLock<Catalog> = OnceLock::new();
+    CAT.get_or_init(|| Catalog::build(TABLES).unwrap_or_else(|e| panic!("instruction catalog: {e}")))
+}
+
+/// Why an instruction name matched no form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LookupError(pub String);
+
+impl fmt::Display for LookupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Forms an instruction name denotes (one, unless several operand shapes share the name, as
+/// `mov.b32` does for plain moves, packs and unpacks), and the hint modifiers it carried.
+pub struct Found {
+    pub forms: Vec<usize>,
+    pub hints: Vec<String>,
+}
+
+impl Catalog {
+    /// Parses and expands the table files.
+    pub fn build(tables: &[(&'static str, &'static str)]) -> Result<Catalog, String> {
+        let mut cat = Catalog {
+            families: Vec::new(),
+            sections: Vec::new(),
+            rows: Vec::new(),
+            forms: Vec::new(),
+            by_name: HashMap::new(),
+            by_opcode: HashMap::new(),
+        };
+        for (file, text) in tables {
+            for (i, raw) in text.lines().enumerate() {
+                let line = (i + 1) as u32;
+                let at = |e: String| format!("{file}:{line}: {e}");
+                let l = raw.split('#').next().unwrap_or("").trim();
+                if l.is_empty() {
+                    continue;
+                }
+                if let Some(rest) = l.strip_prefix("@family") {
+                    let (id, title) = rest.trim().split_once(' ').ok_or_else(|| at("@family needs id and title".into()))?;
+                    // A family may continue in another file (9.7.9 spans data.forms and memory.forms).
+                    match cat.families.iter().find(|f| f.id == id) {
+                        Some(f) if f.title != title.trim() => return Err(at(format!("family {id} re-declared with another title"))),
+                        Some(_) => {}
+                        None => cat.families.push(Family { id, title: title.trim() }),
+                    }
+                } else if let Some(rest) = l.strip_prefix("@section") {
+                    let w: Vec<&'static str> = rest.split_whitespace().collect();
+                    let [id, .., lref] = w[..] else { return Err(at("@section needs id, title, L<line>".into())) };
+                    let title_start = rest.find(w[1]).unwrap_or(0);
+                    let title_end = rest.rfind(lref).unwrap_or(rest.len());
+                    let line_no = lref.strip_prefix('L').and_then(|n| n.parse().ok()).ok_or_else(|| at(format!("bad line ref `{lref}`")))?;
+                    let family = cat
+                        .families
+                        .iter()
+                        .rposition(|f| id.starts_with(f.id) && id[f.id.len()..].starts_with('.'))
+                        .ok_or_else(|| at(format!("section {id} outside any @family")))?;
+                    if cat.sections.iter().any(|s| s.id == id) {
+                        return Err(at(format!("section {id} declared twice")));
+                    }
+                    cat.sections.push(Section { id, title: rest[title_start..title_end].trim(), line: line_no, family });
+                } else {
+                    cat.add_row(file, line, l).map_err(at)?;
+                }
+            }
+        }
+        // A name may have several forms only when their operand shapes differ.
+        for ids in cat.by_name.values() {
+            for (i, &a) in ids.iter().enumerate() {
+                for &b in &ids[i + 1..] {
+                    let (fa, fb) = (&cat.forms[a], &cat.forms[b]);
+                    if fa.signature() == fb.signature() {
+                        return Err(format!("form `{}` is listed twice (rows at {}:{} and {}:{})", fa.name,
+                            cat.rows[fa.row].file, cat.rows[fa.row].line, cat.rows[fb.row].file, cat.rows[fb.row].line));
+                    }
+                }
+            }
+        }
+        Ok(cat)
+    }
+
+    fn add_row(&mut self, file: &'static str, line: u32, l: &'static str) -> Result<(), String> {
+        let section = self.sections.len().checked_sub(1).ok_or("form row before any @section")?;
+        let cols: Vec<&'static str> = l.split(';').map(str::trim).collect();
+        let [pat, operands, ptx, target, class] = cols[..] else {
+            return Err(format!("expected 5 `;`-separated columns, found {}", cols.len()));
+        };
+        let parts = pattern::parse(pat)?;
+        let ptx = ptx
+            .split_once('.')
+            .and_then(|(a, b)| Some(PtxVersion(a.parse().ok()?, b.parse().ok()?)))
+            .ok_or_else(|| format!("bad PTX version `{ptx}`"))?;
+        let target = Target::parse(target).ok_or_else(|| format!("bad target `{target}`"))?;
+        let mut cf = class.split('+');
+        let class_tok = cf.next().unwrap_or("");
+        let class = Class::parse(class_tok).ok_or_else(|| format!("bad class `{class_tok}`"))?;
+        let row_id = self.rows.len();
+        let start = self.forms.len();
+        let sec_id = self.sections[section].id;
+        for choice in pattern::expand(&parts) {
+            let (outputs, inputs) = resolve_operands(operands, &choice.vars)?;
+            let name = choice.tokens.join(".");
+            let opcode = choice.tokens[0];
+            let form = Form {
+                name: name.clone(),
+                opcode,
+                mods: choice.tokens[1..].to_vec(),
+                vars: choice.vars,
+                outputs,
+                inputs,
+                section: sec_id,
+                class,
+                ptx,
+                target,
+                row: row_id,
+            };
+            self.by_name.entry(name).or_default().push(self.forms.len());
+            self.forms.push(form);
+        }
+        let first = match &parts[0] {
+            pattern::Part::Lit(l) => *l,
+            _ => unreachable!("pattern::parse guarantees a literal opcode"),
+        };
+        self.by_opcode.entry(first).or_default().push(row_id);
+        self.rows.push(Row {
+            section,
+            pattern: pat,
+            parts,
+            operands,
+            ptx,
+            target,
+            class,
+            flags: cf.collect(),
+            file,
+            line,
+            forms: start..self.forms.len(),
+        });
+        Ok(())
+    }
+
+    /// The forms named exactly `name` (no hints), e.g. `add.sat.s32`.
+    pub fn by_name(&self, name: &str) -> &[usize] {
+        self.by_name.get(name).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Resolves an instruction as written in PTX (hints allowed) to its forms, or says in words
+    /// what is wrong with it.
+    pub fn lookup(&self, text: &str) -> Result<Found, LookupError> {
+        if let Some(ids) = self.by_name.get(text) {
+            return Ok(Found { forms: ids.clone(), hints: Vec::new() });
+        }
+        let toks: Vec<&str> = text.split('.').collect();
+        let Some(rows) = self.by_opcode.get(toks[0]) else {
+            return Err(LookupError(format!("unknown instruction `{}`", toks[0])));
+        };
+        let mut best = (0usize, Vec::<String>::new());
+        for &r in rows {
+            match pattern::matches(&self.rows[r].parts, &toks) {
+                Ok(m) => {
+                    let name = m.choice.tokens.join(".");
+                    let forms = self.by_name.get(&name).cloned().unwrap_or_default();
+                    return Ok(Found { forms, hints: m.hints });
+                }
+                Err((at, want)) => {
+                    if at > best.0 {
+                        best = (at, want);
+                    } else if at == best.0 {
+                        for w in want {
+                            if !best.1.contains(&w) {
+                                best.1.push(w);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let (at, mut want) = best;
+        want.retain(|w| w != "end of instruction" || at == toks.len());
+        let shown: Vec<&str> = want.iter().take(16).map(String::as_str).collect();
+        let more = if want.len() > 16 { format!(" (and {} more)", want.len() - 16) } else { String::new() };
+        let prefix = toks[..at].join(".");
+        Err(LookupError(match toks.get(at) {
+            Some(t) => format!(
+                "`{text}` is not a PTX 8.7 form: `.{t}` cannot follow `{prefix}`; expected {}{more}",
+                shown.join(", ")
+            ),
+            None => format!("`{text}` is incomplete: `{prefix}` must be followed by one of {}{more}", shown.join(", ")),
+        }))
+    }
+
+    /// The section a form belongs to.
+    pub fn section_of(&self, form: &Form) -> &Section {
+        &self.sections[self.rows[form.row].section]
+    }
+
+    /// The family a form belongs to.
+    pub fn family_of(&self, form: &Form) -> &Family {
+        &self.families[self.section_of(form).family]
+    }
+}
+
+/// Resolves `outs = ins` against the named choices of one form.
+fn resolve_operands(spec: &'static str, vars: &[(&'static str, &'static str)]) -> Result<(Vec<Operand>, Vec<Operand>), String> {
+    let (outs, ins) = spec.split_once('=').ok_or_else(|| format!("operands `{spec}` lack `=`"))?;
+    let mut group = 0u32;
+    let mut list = |s: &'static str| -> Result<Vec<Operand>, String> {
+        let mut v = Vec::new();
+        let mut in_group = false;
+        for mut tok in s.split_whitespace() {
+            if let Some(t) = tok.strip_prefix('{') {
+                group += 1;
+                in_group = true;
+                tok = t;
+            }
+            let closes = tok.ends_with('}');
+            let tok = tok.trim_end_matches('}');
+            let (name, rest) = tok.split_once(':').ok_or_else(|| format!("operand `{tok}` lacks `:type`"))?;
+            let (name, optional) = match name.strip_suffix('?') {
+                Some(n) => (n, true),
+                None => (name, false),
+            };
+            let mut fl = rest.split('+');
+            let texpr = fl.next().unwrap_or("");
+            let mut flags = OperandFlags::default();
+            for f in fl {
+                match f {
+                    "imm" => flags.imm = true,
+                    "not" => flags.not = true,
+                    "neg" => flags.neg = true,
+                    "sel" => flags.sel = true,
+                    "cc" => flags.cc = true,
+                    _ => return Err(format!("unknown operand flag `{f}`")),
+                }
+            }
+            let (base, double) = match texpr.strip_suffix("*2") {
+                Some(b) => (b, true),
+                None => (texpr, false),
+            };
+            let ty = match vars.iter().find(|(n, _)| *n == base) {
+                Some((_, v)) => Type::parse(v).ok_or_else(|| format!("`{base}` = `{v}` is not a type"))?,
+                None => Type::parse(base).ok_or_else(|| format!("operand type `{base}` is neither a type nor a pattern name"))?,
+            };
+            let ty = if double { ty.doubled() } else { ty };
+            v.push(Operand { name, ty, optional, flags, group: in_group.then_some(group) });
+            if closes {
+                in_group = false;
+            }
+        }
+        Ok(v)
+    };
+    let outputs = list(outs)?;
+    let inputs = list(ins)?;
+    Ok((outputs, inputs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_builds_with_unique_forms() {
+        let c = catalog();
+        assert!(!c.forms.is_empty());
+        for (i, f) in c.forms.iter().enumerate() {
+            assert!(c.by_name(&f.name).contains(&i), "{}", f.name);
+            assert!(c.lookup(&f.name).ok().unwrap().forms.contains(&i), "{}", f.name);
+        }
+    }
+
+    #[test]
+    fn lookup_errors_name_the_wrong_modifier() {
+        let c = catalog();
+        let e = c.lookup("add.sat.u32").err().unwrap().0;
+        assert!(e.contains("`.u32` cannot follow `add.sat`") && e.contains(".s32"), "{e}");
+        let e = c.lookup("frobnicate.b32").err().unwrap().0;
+        assert!(e.contains("unknown instruction `frobnicate`"), "{e}");
+        let e = c.lookup("add").err().unwrap().0;
+        assert!(e.contains("incomplete"), "{e}");
+    }
+}

@@ -1,0 +1,235 @@
+//! The compact form descriptions the catalog is written in, and their expansion into forms.
+//!
+//! A pattern reads like the manual's syntax line: dot-separated parts, each one of
+//! - `word`             a literal modifier (`sat`, `cc`, `shared::cta`);
+//! - `{a|b|}`           exactly one alternative; an empty alternative makes the part optional;
+//!                      an alternative may span several modifiers (`{u32.s32|s32.u32}`);
+//! - `<name:a|b|>`      the same, and the choice is recorded under `name` (`<t:u32|s32>`) so the
+//!                      operand list and the semantics can refer to it;
+//! - `[a|b]`            an optional performance hint (cache operator, eviction priority): accepted
+//!                      anywhere the pattern allows it but not part of the form's identity, so hints
+//!                      do not multiply the forms.
+//!
+//! Every combination of alternatives is one form; its name is the opcode and chosen modifiers
+//! joined by dots, exactly as PTX source writes it (`add.sat.s32`).
+
+/// One part of a pattern.
+#[derive(Clone, Debug)]
+pub enum Part {
+    Lit(&'static str),
+    Alt { name: Option<&'static str>, alts: Vec<&'static str> },
+    Hint(Vec<&'static str>),
+}
+
+/// Splits `s` at top-level dots (dots inside `{}`, `<>` or `[]` belong to alternatives).
+fn split_top(s: &'static str) -> Result<Vec<&'static str>, String> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' | '<' | '[' => depth += 1,
+            '}' | '>' | ']' => depth -= 1,
+            '.' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            return Err(format!("unbalanced bracket in `{s}`"));
+        }
+    }
+    if depth != 0 {
+        return Err(format!("unbalanced bracket in `{s}`"));
+    }
+    out.push(&s[start..]);
+    Ok(out)
+}
+
+/// Parses a pattern into parts. The first part must be a literal (the opcode).
+pub fn parse(pattern: &'static str) -> Result<Vec<Part>, String> {
+    let mut parts = Vec::new();
+    for p in split_top(pattern)? {
+        let part = if let Some(inner) = p.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+            Part::Alt { name: None, alts: inner.split('|').collect() }
+        } else if let Some(inner) = p.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
+            let (name, alts) = inner.split_once(':').ok_or_else(|| format!("`{p}` lacks `name:`"))?;
+            Part::Alt { name: Some(name), alts: alts.split('|').collect() }
+        } else if let Some(inner) = p.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            Part::Hint(inner.split('|').filter(|a| !a.is_empty()).collect())
+        } else if p.is_empty() || p.contains(['{', '}', '<', '>', '[', ']', '|', ' ']) {
+            return Err(format!("bad pattern part `{p}` in `{pattern}`"));
+        } else {
+            Part::Lit(p)
+        };
+        parts.push(part);
+    }
+    if !matches!(parts.first(), Some(Part::Lit(_))) {
+        return Err(format!("pattern `{pattern}` must start with its opcode"));
+    }
+    Ok(parts)
+}
+
+/// One expansion of a pattern: the chosen modifier tokens and the named choices.
+#[derive(Clone, Debug, Default)]
+pub struct Choice {
+    pub tokens: Vec<&'static str>,
+    pub vars: Vec<(&'static str, &'static str)>,
+}
+
+/// Every form of a pattern (hints excluded), in the order the alternatives are written.
+pub fn expand(parts: &[Part]) -> Vec<Choice> {
+    let mut acc = vec![Choice::default()];
+    for part in parts {
+        match part {
+            Part::Lit(l) => acc.iter_mut().for_each(|c| c.tokens.push(l)),
+            Part::Hint(_) => {}
+            Part::Alt { name, alts } => {
+                let mut next = Vec::with_capacity(acc.len() * alts.len());
+                for c in &acc {
+                    for alt in alts {
+                        let mut c = c.clone();
+                        c.tokens.extend(alt.split('.').filter(|t| !t.is_empty()));
+                        if let Some(n) = name {
+                            c.vars.push((n, alt));
+                        }
+                        next.push(c);
+                    }
+                }
+                acc = next;
+            }
+        }
+    }
+    acc
+}
+
+/// Result of matching written modifier tokens against a pattern.
+pub struct Matched {
+    pub choice: Choice,
+    /// Hint tokens that were written (`ca`, `L1::evict_last`); they do not change the form.
+    pub hints: Vec<String>,
+}
+
+/// Matches `toks` (the instruction as written, split at dots) against `parts`.
+/// On failure returns how many tokens matched before the first mismatch and what would have fit there.
+pub fn matches(parts: &[Part], toks: &[&str]) -> Result<Matched, (usize, Vec<String>)> {
+    let mut best = (0usize, Vec::new());
+    let mut m = Matched { choice: Choice::default(), hints: Vec::new() };
+    if go(parts, toks, 0, &mut m, &mut best) {
+        Ok(m)
+    } else {
+        Err(best)
+    }
+}
+
+fn note(best: &mut (usize, Vec<String>), at: usize, want: impl IntoIterator<Item = String>) {
+    if at > best.0 {
+        *best = (at, Vec::new());
+    }
+    if at == best.0 {
+        for w in want {
+            if !best.1.contains(&w) {
+                best.1.push(w);
+            }
+        }
+    }
+}
+
+fn go(parts: &[Part], toks: &[&str], at: usize, m: &mut Matched, best: &mut (usize, Vec<String>)) -> bool {
+    let Some((part, rest)) = parts.split_first() else {
+        if at == toks.len() {
+            return true;
+        }
+        note(best, at, ["end of instruction".to_string()]);
+        return false;
+    };
+    let fits = |alt: &str| -> Option<usize> {
+        let n = alt.split('.').filter(|t| !t.is_empty()).count();
+        let ok = alt.split('.').filter(|t| !t.is_empty()).zip(toks.get(at..at + n)?).all(|(a, t)| a == *t);
+        ok.then_some(n)
+    };
+    match part {
+        Part::Lit(l) => {
+            if toks.get(at) == Some(l) {
+                m.choice.tokens.push(l);
+                if go(rest, toks, at + 1, m, best) {
+                    return true;
+                }
+                m.choice.tokens.pop();
+            } else {
+                note(best, at, [format!(".{l}")]);
+            }
+            false
+        }
+        Part::Alt { name, alts } => {
+            // Longest alternatives first so `{u32.s32|u32}`-style overlaps resolve greedily.
+            let mut order: Vec<&&'static str> = alts.iter().collect();
+            order.sort_by_key(|a| std::cmp::Reverse(a.len()));
+            for alt in order {
+                let Some(n) = fits(alt) else { continue };
+                let (tl, vl) = (m.choice.tokens.len(), m.choice.vars.len());
+                m.choice.tokens.extend(alt.split('.').filter(|t| !t.is_empty()));
+                if let Some(nm) = name {
+                    m.choice.vars.push((nm, alt));
+                }
+                if go(rest, toks, at + n, m, best) {
+                    return true;
+                }
+                m.choice.tokens.truncate(tl);
+                m.choice.vars.truncate(vl);
+            }
+            note(best, at, alts.iter().filter(|a| !a.is_empty()).map(|a| format!(".{a}")));
+            false
+        }
+        Part::Hint(alts) => {
+            for alt in alts {
+                let Some(n) = fits(alt) else { continue };
+                m.hints.push(alt.to_string());
+                if go(rest, toks, at + n, m, best) {
+                    return true;
+                }
+                m.hints.pop();
+            }
+            go(rest, toks, at, m, best)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(p: &'static str) -> Vec<String> {
+        expand(&parse(p).unwrap()).into_iter().map(|c| c.tokens.join(".")).collect()
+    }
+
+    #[test]
+    fn expands_alternatives_options_and_names() {
+        assert_eq!(names("add.{sat|}.s32"), ["add.sat.s32", "add.s32"]);
+        assert_eq!(names("mul.<m:hi|lo>.<t:u16|s16>"), ["mul.hi.u16", "mul.hi.s16", "mul.lo.u16", "mul.lo.s16"]);
+        assert_eq!(names("dp4a.{u32.s32|s32.u32}"), ["dp4a.u32.s32", "dp4a.s32.u32"]);
+        assert_eq!(names("ld.[ca|cg].global.<t:b32|b64>"), ["ld.global.b32", "ld.global.b64"]);
+        let c = &expand(&parse("mul.<m:hi|lo>.<t:u16|s16>").unwrap())[1];
+        assert_eq!(c.vars, [("m", "hi"), ("t", "s16")]);
+    }
+
+    #[test]
+    fn matches_with_hints_and_reports_furthest_failure() {
+        let p = parse("ld.[ca|cg].global.<t:b32|b64>").unwrap();
+        let m = matches(&p, &["ld", "cg", "global", "b64"]).ok().unwrap();
+        assert_eq!(m.choice.tokens, ["ld", "global", "b64"]);
+        assert_eq!(m.hints, ["cg"]);
+        let p = parse("add.{sat|}.s32").unwrap();
+        let (at, want) = matches(&p, &["add", "sat", "u32"]).err().unwrap();
+        assert_eq!(at, 2);
+        assert_eq!(want, [".s32"]);
+    }
+
+    #[test]
+    fn rejects_malformed_patterns() {
+        assert!(parse("{a|b}.x").is_err());
+        assert!(parse("add.{sat").is_err());
+        assert!(parse("add..s32").is_err());
+        assert!(parse("add.<sat>").is_err());
+    }
+}

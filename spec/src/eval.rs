@@ -1,0 +1,197 @@
+//! Evaluating one instruction form: the dispatch from a catalog form to its semantics, and the
+//! textual front end of `ptxconf eval` (instruction and operands in, destinations out).
+//!
+//! Text format (one instruction per line):
+//! ```text
+//! add.sat.s32 0x7fffffff 0x1            -> 0x7fffffff
+//! setp.lt.and.s32 0x1 0x2 !0            -> 1 0            (p and q of p|q)
+//! addc.cc.u32 0xffffffff 0x0 cf=1       -> 0x00000000 cf=1
+//! vadd.u32.u32.u32.sat.add 0x10.b1 0x20.h0 0x5
+//! vadd.u32.u32.u32 d.b2 0x10 0x20 0x33  (merge into byte 2: a leading `d.SEL` gives the dsel)
+//! mov.b32 {0x1,0x2}                      (pack)   mov.b32 {_,_} 0x00020001 (unpack)
+//! ```
+//! Operands are the source operands in PTX order: hex (`0x..`) or decimal bit patterns, negative
+//! decimals as two's complement of the operand's width, predicates as `0`/`1` (`!0`, `!1` where
+//! the form allows `!p`), the incoming carry as `cf=0`/`cf=1`. Output: every destination in
+//! order, hex padded to its width, predicates as `0`/`1`, the carry-out as `cf=N`; a result whose
+//! acceptance set is wider than one value is followed by its tag (`any`, `oneof:0x..,0x..`).
+
+use crate::catalog::{catalog, Form, Operand};
+use crate::types::Kind;
+use crate::value::{err, Accept, Args, EvalError, Input, Outcome, Outcomes, Sel};
+use std::fmt::Write as _;
+
+/// A semantics adapter: decodes the form's modifiers and calls the pure function for it.
+pub type SemFn = fn(&Form, &Args) -> Outcomes;
+
+/// The semantics of a form, or `None` where the spec does not have them yet.
+pub fn semantics(form: &Form) -> Option<SemFn> {
+    let fam = catalog().family_of(form).id;
+    match fam {
+        "9.7.1" => crate::int::semantics(form),
+        "9.7.2" => crate::extended::semantics(form),
+        "9.7.6" => crate::compare::semantics(form),
+        "9.7.8" => crate::logic::semantics(form),
+        "9.7.9" => crate::data::semantics(form),
+        "9.7.18" => crate::video::semantics(form),
+        _ => None,
+    }
+}
+
+/// Evaluates `form` on decoded operands.
+pub fn eval(form: &Form, args: &Args) -> Outcomes {
+    let f = semantics(form).ok_or_else(|| EvalError(format!("`{}` has no semantics in the spec yet", form.name)))?;
+    let out = f(form, args)?;
+    debug_assert_eq!(out.len(), form.outputs.len(), "{}", form.name);
+    Ok(out)
+}
+
+/// Evaluates one line of `ptxconf eval` text and formats its destinations.
+pub fn eval_line(line: &str) -> Result<String, EvalError> {
+    let mut words = line.split_whitespace();
+    let Some(instr) = words.next() else { return err("empty line: expected an instruction") };
+    let ops: Vec<&str> = words.collect();
+    let cat = catalog();
+    let found = cat.lookup(instr).map_err(|e| EvalError(e.0))?;
+    // Destination templates come first: `d.b2` (a video destination selector) or `{_,_}` (an
+    // unpacking destination vector); everything else is a source operand.
+    let mut dsel = None;
+    let mut dvec = false;
+    let mut rest = &ops[..];
+    while let Some(w) = rest.first() {
+        if let Some(s) = w.strip_prefix("d.") {
+            dsel = Some(Sel::parse(s).ok_or_else(|| EvalError(format!("bad destination selector `{w}`")))?);
+        } else if w.starts_with('{') && w[1..].starts_with(|c: char| c == '_' || c.is_ascii_alphabetic()) {
+            dvec = true;
+        } else {
+            break;
+        }
+        rest = &rest[1..];
+    }
+    let svec = rest.iter().any(|w| w.starts_with('{'));
+    let pick = found.forms.iter().map(|&i| &cat.forms[i]).find(|f| {
+        f.outputs.iter().any(|o| o.group.is_some()) == dvec && f.inputs.iter().any(|o| o.group.is_some()) == svec
+    });
+    let Some(form) = pick else {
+        return err(format!("`{instr}` has no form with {} operands", if dvec { "vector destination" } else { "vector source" }));
+    };
+    if dsel.is_some() && !form.outputs.iter().any(|o| o.flags.sel) {
+        return err(format!("`{instr}` takes no destination selector"));
+    }
+    let ins = parse_inputs(form, rest)?;
+    let out = eval(form, &Args { ins: &ins, dsel })?;
+    Ok(format_outputs(form, &out))
+}
+
+/// Splits `{a,b}` vector operands into their elements.
+fn flatten<'a>(ops: &[&'a str]) -> Result<Vec<&'a str>, EvalError> {
+    let mut v = Vec::new();
+    for w in ops {
+        if let Some(inner) = w.strip_prefix('{') {
+            let inner = inner.strip_suffix('}').ok_or_else(|| EvalError(format!("unclosed vector operand `{w}`")))?;
+            v.extend(inner.split(',').map(str::trim));
+        } else {
+            v.push(*w);
+        }
+    }
+    Ok(v)
+}
+
+fn parse_inputs(form: &Form, ops: &[&str]) -> Result<Vec<Input>, EvalError> {
+    let ops = flatten(ops)?;
+    let want = &form.inputs;
+    let required = want.iter().filter(|o| !o.optional).count();
+    if ops.len() < required || ops.len() > want.len() {
+        let names: Vec<String> = want.iter().map(|o| format!("{}:{}", o.name, o.ty)).collect();
+        return err(format!(
+            "`{}` takes {} source operand{} ({}), got {}",
+            form.name,
+            want.len(),
+            if want.len() == 1 { "" } else { "s" },
+            names.join(" "),
+            ops.len()
+        ));
+    }
+    ops.iter().zip(want).map(|(w, o)| parse_operand(w, o)).collect()
+}
+
+fn parse_operand(w: &str, o: &Operand) -> Result<Input, EvalError> {
+    let bad = |why: &str| EvalError(format!("operand {} ({}{}): `{w}` {why}", o.name, o.ty, if o.flags.imm { " immediate" } else { "" }));
+    let mut s = w;
+    let mut inp = Input::default();
+    if o.flags.cc {
+        s = s.strip_prefix("cf=").ok_or_else(|| bad("must be written cf=0 or cf=1"))?;
+    }
+    if let Some(r) = s.strip_prefix('!') {
+        if !o.flags.not {
+            return Err(bad("cannot be negated with `!`"));
+        }
+        inp.negated = true;
+        s = r;
+    }
+    if o.flags.neg {
+        if let Some(r) = s.strip_prefix('-') {
+            inp.negated = true;
+            s = r;
+        }
+    }
+    if o.flags.sel {
+        if let Some((v, sel)) = s.split_once('.') {
+            inp.sel = Some(Sel::parse(sel).ok_or_else(|| bad("has a bad selector (expected .b0-.b3, .h0, .h1 or a SIMD selector)"))?);
+            s = v;
+        }
+    }
+    let bits = o.ty.bits();
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    let mag = if let Some(h) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        u128::from_str_radix(h, 16)
+    } else {
+        digits.parse::<u128>()
+    }
+    .map_err(|_| bad("is not a number (write hex as 0x.., or decimal)"))?;
+    let m = o.ty.mask();
+    let v = if neg {
+        if mag > 1u128 << (bits - 1).min(127) {
+            return Err(bad(&format!("does not fit in {bits} bits")));
+        }
+        mag.wrapping_neg() & m
+    } else {
+        if mag > m {
+            return Err(bad(&format!("does not fit in {bits} bits")));
+        }
+        mag
+    };
+    inp.bits = v;
+    Ok(inp)
+}
+
+/// Formats destinations: hex padded to the operand width, predicates and the carry as digits,
+/// followed by the acceptance tag where the set is wider than the model value.
+pub fn format_outputs(form: &Form, out: &[Outcome]) -> String {
+    let mut s = String::new();
+    for (o, r) in form.outputs.iter().zip(out) {
+        if !s.is_empty() {
+            s.push(' ');
+        }
+        if o.flags.cc {
+            let _ = write!(s, "cf={}", r.model & 1);
+        } else if o.ty.kind == Kind::Pred {
+            let _ = write!(s, "{}", r.model & 1);
+        } else {
+            let _ = write!(s, "0x{:0w$x}", r.model, w = o.ty.bits().div_ceil(4) as usize);
+        }
+        match &r.accept {
+            Accept::Exact => {}
+            Accept::Any => s.push_str(" any"),
+            Accept::OneOf(v) => {
+                s.push_str(" oneof:");
+                let all: Vec<String> = std::iter::once(r.model).chain(v.iter().copied()).map(|x| format!("0x{:0w$x}", x, w = o.ty.bits().div_ceil(4) as usize)).collect();
+                s.push_str(&all.join(","));
+            }
+        }
+    }
+    s
+}
