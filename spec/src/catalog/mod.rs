@@ -11,7 +11,8 @@
 //! @section 9.7.1.1 add L5637
 //! add.<t:u16|u32|u64|s16|s32|s64> ; d:t = a:t b:t ; 1.0 ; sm_10 ; exact
 //! ```
-//! A form row is `pattern ; operands ; min PTX ; min target ; class[+flag...]`.
+//! A form row is `pattern ; operands ; min PTX ; min target ; class[+flag...]` (classes: `exact`
+//! `approx` `approx-nobound` `memory` `multi-thread` `opaque` `control`; flags: [`ROW_FLAGS`]).
 //! Operands are `outputs = inputs` in PTX order; each is `name[?]:type[+flag...]` where type is a
 //! concrete type (`u32`, `pred`), a name bound in the pattern (`t`), or `t*2` (twice its width).
 //! `?` marks an optional operand (`q` of `p|q`), braces group a vector operand (`{a:b16 b:b16}`).
@@ -41,6 +42,14 @@ const TABLES: &[(&str, &str)] = &[
     ("misc.forms", include_str!("../../catalog/misc.forms")),
     ("video.forms", include_str!("../../catalog/video.forms")),
 ];
+
+/// Flags a row may carry after its class (`exact+nan-unspec`):
+/// - `nan-unspec`: a NaN result is an "unspecified NaN" (only NaN-ness is checkable);
+/// - `contract`: without a rounding modifier the compiler may fuse the operation into an fma
+///   (L7572), so only the explicitly rounded forms are bit-exact as written;
+/// - `deprecated`: the manual deprecates the form (still listed, still legal for older targets);
+/// - `preview`: a preview feature (§9.7.17 stack manipulation).
+pub const ROW_FLAGS: &[&str] = &["nan-unspec", "contract", "deprecated", "preview"];
 
 /// How precisely the manual determines an instruction's result (catalog legend).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -342,6 +351,10 @@ impl Catalog {
         let mut cf = class.split('+');
         let class_tok = cf.next().unwrap_or("");
         let class = Class::parse(class_tok).ok_or_else(|| format!("bad class `{class_tok}`"))?;
+        let flags: Vec<&'static str> = cf.collect();
+        if let Some(bad) = flags.iter().find(|f| !ROW_FLAGS.contains(f)) {
+            return Err(format!("unknown class flag `{bad}` (known: {})", ROW_FLAGS.join(", ")));
+        }
         let row_id = self.rows.len();
         let start = self.forms.len();
         let sec_id = self.sections[section].id;
@@ -378,7 +391,7 @@ impl Catalog {
             ptx,
             target,
             class,
-            flags: cf.collect(),
+            flags,
             file,
             line,
             forms: start..self.forms.len(),
