@@ -1,1 +1,104 @@
-fn main(){}
+//! `ptxconf`: the reference-conformance suite and differential fuzzer for NVIDIA PTX.
+
+mod coverage;
+
+use clap::{Parser, Subcommand};
+use std::io::{BufRead, BufWriter, Write};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "ptxconf", version, about = "Bit-exact PTX ISA 8.7 reference and conformance suite")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Evaluate one instruction form on operand bit patterns.
+    ///
+    /// `ptxconf eval add.sat.s32 0x7fffffff 0x1` prints `0x7fffffff`. Operands are the source
+    /// operands in PTX order: hex `0x..` or decimal bit patterns, predicates 0/1 (`!1` where `!p`
+    /// is allowed), the incoming carry as `cf=0`/`cf=1`, video selectors as suffixes (`0x12.b1`),
+    /// a leading `d.SEL` for a video destination selector or mask, `{0x1,0x2}` for a vector
+    /// source and `{_,_}` for a vector destination. Output: every destination in order (hex
+    /// padded to its width, predicates 0/1, `cf=N`), each followed by its acceptance tag when the
+    /// manual allows more than one result (`any`, `oneof:0x..,0x..`).
+    Eval {
+        /// Read one `INSTRUCTION OPERAND...` line per evaluation from stdin; an invalid line prints
+        /// `error: <reason>` and the batch continues.
+        #[arg(long)]
+        batch: bool,
+        /// The instruction as written in PTX (`add.sat.s32`), then its source operands.
+        #[arg(allow_hyphen_values = true, trailing_var_arg = true)]
+        words: Vec<String>,
+    },
+    /// Report, per §9.7 family and in total, the catalog's forms and how many have semantics,
+    /// golden vectors and generator support.
+    Coverage {
+        /// Machine-readable output with per-form detail.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Eval { batch: true, words } if words.is_empty() => batch_eval(),
+        Cmd::Eval { batch: true, .. } => {
+            eprintln!("error: --batch reads instructions from stdin and takes no arguments");
+            ExitCode::from(2)
+        }
+        Cmd::Eval { batch: false, words } if words.is_empty() => {
+            eprintln!("error: expected an instruction, e.g. `ptxconf eval add.sat.s32 0x7fffffff 0x1`");
+            ExitCode::from(2)
+        }
+        Cmd::Eval { batch: false, words } => match spec::eval::eval_line(&words.join(" ")) {
+            Ok(out) => {
+                println!("{out}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Cmd::Coverage { json } => {
+            let report = coverage::Report::compute();
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report).expect("coverage report serializes"));
+            } else {
+                print!("{}", report.table());
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// `eval --batch`: one line in, one line out, in order; errors are reported in-line.
+fn batch_eval() -> ExitCode {
+    let stdin = std::io::stdin().lock();
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    for (n, line) in stdin.lines().enumerate() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("error: stdin line {}: {e}", n + 1);
+                return ExitCode::from(2);
+            }
+        };
+        let res = match spec::eval::eval_line(&line) {
+            Ok(s) => writeln!(out, "{s}"),
+            Err(e) => writeln!(out, "error: {e}"),
+        };
+        if res.is_err() {
+            // stdout closed (e.g. piped into `head`): stop quietly.
+            return ExitCode::SUCCESS;
+        }
+    }
+    if out.flush().is_err() {
+        return ExitCode::SUCCESS;
+    }
+    ExitCode::SUCCESS
+}
