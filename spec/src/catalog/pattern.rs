@@ -1,14 +1,13 @@
 //! The compact form descriptions the catalog is written in, and their expansion into forms.
 //!
 //! A pattern reads like the manual's syntax line: dot-separated parts, each one of
-//! - `word`             a literal modifier (`sat`, `cc`, `shared::cta`);
-//! - `{a|b|}`           exactly one alternative; an empty alternative makes the part optional;
-//!                      an alternative may span several modifiers (`{u32.s32|s32.u32}`);
-//! - `<name:a|b|>`      the same, and the choice is recorded under `name` (`<t:u32|s32>`) so the
-//!                      operand list and the semantics can refer to it;
-//! - `[a|b]`            an optional performance hint (cache operator, eviction priority): accepted
-//!                      anywhere the pattern allows it but not part of the form's identity, so hints
-//!                      do not multiply the forms.
+//!
+//! | part | meaning |
+//! |---|---|
+//! | `word` | a literal modifier (`sat`, `cc`, `shared::cta`) |
+//! | `{a\|b\|}` | exactly one alternative; an empty alternative makes the part optional; an alternative may span several modifiers (`{u32.s32\|s32.u32}`) |
+//! | `<name:a\|b>` | the same, and the choice is recorded under `name` (`<t:u32\|s32>`) so the operand list and the semantics can refer to it |
+//! | `[a\|b]` | an optional performance hint (cache operator, eviction priority): accepted where the pattern allows it but not part of the form's identity, so hints do not multiply the forms |
 //!
 //! Every combination of alternatives is one form; its name is the opcode and chosen modifiers
 //! joined by dots, exactly as PTX source writes it (`add.sat.s32`).
