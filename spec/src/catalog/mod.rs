@@ -378,11 +378,9 @@ impl Catalog {
             self.by_name.entry(name).or_default().push(self.forms.len());
             self.forms.push(form);
         }
-        let first = match &parts[0] {
-            pattern::Part::Lit(l) => *l,
-            _ => unreachable!("pattern::parse guarantees a literal opcode"),
-        };
-        self.by_opcode.entry(first).or_default().push(row_id);
+        for op in pattern::opcodes(&parts) {
+            self.by_opcode.entry(op).or_default().push(row_id);
+        }
         self.rows.push(Row {
             section,
             pattern: pat,

@@ -63,10 +63,21 @@ pub fn parse(pattern: &'static str) -> Result<Vec<Part>, String> {
         };
         parts.push(part);
     }
-    if !matches!(parts.first(), Some(Part::Lit(_))) {
-        return Err(format!("pattern `{pattern}` must start with its opcode"));
+    if opcodes(&parts).is_empty() {
+        return Err(format!("pattern `{pattern}` must start with its opcode (or `<op:a|b>`, opcodes sharing a row)"));
     }
     Ok(parts)
+}
+
+/// The opcodes a pattern's first part names: its literal, or the alternatives of a leading
+/// `<op:vadd|vsub>` / `{vadd|vsub}` (each a single, non-empty modifier-free word). Empty if the
+/// first part is anything else.
+pub fn opcodes(parts: &[Part]) -> Vec<&'static str> {
+    match parts.first() {
+        Some(Part::Lit(l)) => vec![*l],
+        Some(Part::Alt { alts, .. }) if alts.iter().all(|a| !a.is_empty() && !a.contains('.')) => alts.clone(),
+        _ => Vec::new(),
+    }
 }
 
 /// One expansion of a pattern: the chosen modifier tokens and the named choices.
@@ -226,7 +237,9 @@ mod tests {
 
     #[test]
     fn rejects_malformed_patterns() {
-        assert!(parse("{a|b}.x").is_err());
+        assert!(parse("{a|}.x").is_err());
+        assert!(parse("[a|b].x").is_err());
+        assert_eq!(opcodes(&parse("<op:vadd|vsub>.u32").unwrap()), ["vadd", "vsub"]);
         assert!(parse("add.{sat").is_err());
         assert!(parse("add..s32").is_err());
         assert!(parse("add.<sat>").is_err());
