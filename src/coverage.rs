@@ -64,7 +64,11 @@ impl Report {
             .map(|f| FamilyCoverage {
                 id: f.id,
                 title: f.title,
-                sections: cat.sections.iter().filter(|s| cat.families[s.family].id == f.id).count(),
+                sections: cat
+                    .sections
+                    .iter()
+                    .filter(|s| cat.families[s.family].id == f.id)
+                    .count(),
                 counts: Counts::default(),
             })
             .collect();
@@ -94,7 +98,11 @@ impl Report {
                 fam.counts.add(fc);
             }
         }
-        families.sort_by_key(|f| f.id.split('.').map(|n| n.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>());
+        families.sort_by_key(|f| {
+            f.id.split('.')
+                .map(|n| n.parse::<u32>().unwrap_or(0))
+                .collect::<Vec<_>>()
+        });
         Report { total, families, forms }
     }
 
@@ -102,7 +110,11 @@ impl Report {
     pub fn table(&self) -> String {
         let pct = |n: usize, d: usize| if d == 0 { 0.0 } else { 100.0 * n as f64 / d as f64 };
         let mut s = String::new();
-        let _ = writeln!(s, "{:<8} {:<58} {:>5} {:>7} {:>15} {:>8} {:>9}", "family", "title", "secs", "forms", "semantics", "vectors", "generated");
+        let _ = writeln!(
+            s,
+            "{:<8} {:<58} {:>5} {:>7} {:>15} {:>8} {:>9}",
+            "family", "title", "secs", "forms", "semantics", "vectors", "generated"
+        );
         let mut line = |id: &str, title: &str, secs: String, c: &Counts| {
             let _ = writeln!(
                 s,

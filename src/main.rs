@@ -7,7 +7,11 @@ use std::io::{BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "ptxconf", version, about = "Bit-exact PTX ISA 8.7 reference and conformance suite")]
+#[command(
+    name = "ptxconf",
+    version,
+    about = "Bit-exact PTX ISA 8.7 reference and conformance suite"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -67,7 +71,10 @@ fn main() -> ExitCode {
         Cmd::Coverage { json } => {
             let report = coverage::Report::compute();
             if json {
-                println!("{}", serde_json::to_string_pretty(&report).expect("coverage report serializes"));
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report).expect("coverage report serializes")
+                );
             } else {
                 print!("{}", report.table());
             }

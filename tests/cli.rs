@@ -17,12 +17,19 @@ fn ptxconf(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
         drop(child.stdin.take());
     }
     let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 #[test]
 fn eval_prints_the_destination() {
-    assert_eq!(ptxconf(&["eval", "add.sat.s32", "0x7fffffff", "0x1"], None), (0, "0x7fffffff\n".into(), String::new()));
+    assert_eq!(
+        ptxconf(&["eval", "add.sat.s32", "0x7fffffff", "0x1"], None),
+        (0, "0x7fffffff\n".into(), String::new())
+    );
     // Negative decimal operands are not mistaken for flags.
     let (code, out, _) = ptxconf(&["eval", "fns.b32", "0xaaaaaaaa", "2", "-1"], None);
     assert_eq!((code, out.as_str()), (0, "0x00000001\n"));

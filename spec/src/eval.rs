@@ -49,31 +49,44 @@ pub fn eval(form: &Form, args: &Args) -> Outcomes {
 /// Evaluates one line of `ptxconf eval` text and formats its destinations.
 pub fn eval_line(line: &str) -> Result<String, EvalError> {
     let mut words = line.split_whitespace();
-    let Some(instr) = words.next() else { return err("empty line: expected an instruction") };
+    let Some(instr) = words.next() else {
+        return err("empty line: expected an instruction");
+    };
     let ops: Vec<&str> = words.collect();
     let cat = catalog();
     let found = cat.lookup(instr).map_err(|e| EvalError(e.0))?;
     // Destination templates come first: `d.b2` (a video destination selector) or `{_,_}` (an
     // unpacking destination vector); everything else is a source operand.
     let mut dsel = None;
-    let mut dvec = false;
+    let mut dvec: Option<usize> = None;
     let mut rest = &ops[..];
     while let Some(w) = rest.first() {
         if let Some(s) = w.strip_prefix("d.") {
             dsel = Some(Sel::parse(s).ok_or_else(|| EvalError(format!("bad destination selector `{w}`")))?);
         } else if w.starts_with('{') && w[1..].starts_with(|c: char| c == '_' || c.is_ascii_alphabetic()) {
-            dvec = true;
+            *dvec.get_or_insert(0) += w.split(',').count();
         } else {
             break;
         }
         rest = &rest[1..];
     }
-    let svec = rest.iter().any(|w| w.starts_with('{'));
-    let pick = found.forms.iter().map(|&i| &cat.forms[i]).find(|f| {
-        f.outputs.iter().any(|o| o.group.is_some()) == dvec && f.inputs.iter().any(|o| o.group.is_some()) == svec
-    });
+    // Vector operands pick among forms sharing a name by their total element count
+    // (`mov.b32 {a,b}` packs two .b16, `mov.b32 {a,b,c,d}` four .b8).
+    let vwords = rest.iter().filter(|w| w.starts_with('{'));
+    let svec = Some(vwords.map(|w| w.split(',').count()).sum::<usize>()).filter(|&n| n > 0);
+    let vlen = |ops: &[Operand]| Some(ops.iter().filter(|o| o.group.is_some()).count()).filter(|&n| n > 0);
+    let pick = found
+        .forms
+        .iter()
+        .map(|&i| &cat.forms[i])
+        .find(|f| vlen(&f.outputs) == dvec && vlen(&f.inputs) == svec);
     let Some(form) = pick else {
-        return err(format!("`{instr}` has no form with {} operands", if dvec { "vector destination" } else { "vector source" }));
+        let what = match (dvec, svec) {
+            (Some(n), _) => format!("{n} vector destination elements"),
+            (None, Some(n)) => format!("{n} vector source elements"),
+            (None, None) => "scalar operands".to_string(),
+        };
+        return err(format!("`{instr}` has no form with {what}"));
     };
     if dsel.is_some() && !form.outputs.iter().any(|o| o.flags.sel) {
         return err(format!("`{instr}` takes no destination selector"));
@@ -88,7 +101,9 @@ fn flatten<'a>(ops: &[&'a str]) -> Result<Vec<&'a str>, EvalError> {
     let mut v = Vec::new();
     for w in ops {
         if let Some(inner) = w.strip_prefix('{') {
-            let inner = inner.strip_suffix('}').ok_or_else(|| EvalError(format!("unclosed vector operand `{w}`")))?;
+            let inner = inner
+                .strip_suffix('}')
+                .ok_or_else(|| EvalError(format!("unclosed vector operand `{w}`")))?;
             v.extend(inner.split(',').map(str::trim));
         } else {
             v.push(*w);
@@ -116,11 +131,20 @@ fn parse_inputs(form: &Form, ops: &[&str]) -> Result<Vec<Input>, EvalError> {
 }
 
 fn parse_operand(w: &str, o: &Operand) -> Result<Input, EvalError> {
-    let bad = |why: &str| EvalError(format!("operand {} ({}{}): `{w}` {why}", o.name, o.ty, if o.flags.imm { " immediate" } else { "" }));
+    let bad = |why: &str| {
+        EvalError(format!(
+            "operand {} ({}{}): `{w}` {why}",
+            o.name,
+            o.ty,
+            if o.flags.imm { " immediate" } else { "" }
+        ))
+    };
     let mut s = w;
     let mut inp = Input::default();
     if o.flags.cc {
-        s = s.strip_prefix("cf=").ok_or_else(|| bad("must be written cf=0 or cf=1"))?;
+        s = s
+            .strip_prefix("cf=")
+            .ok_or_else(|| bad("must be written cf=0 or cf=1"))?;
     }
     if let Some(r) = s.strip_prefix('!') {
         if !o.flags.not {
@@ -137,7 +161,10 @@ fn parse_operand(w: &str, o: &Operand) -> Result<Input, EvalError> {
     }
     if o.flags.sel {
         if let Some((v, sel)) = s.split_once('.') {
-            inp.sel = Some(Sel::parse(sel).ok_or_else(|| bad("has a bad selector (expected .b0-.b3, .h0, .h1 or a SIMD selector)"))?);
+            inp.sel = Some(
+                Sel::parse(sel)
+                    .ok_or_else(|| bad("has a bad selector (expected .b0-.b3, .h0, .h1 or a SIMD selector)"))?,
+            );
             s = v;
         }
     }
@@ -188,7 +215,10 @@ pub fn format_outputs(form: &Form, out: &[Outcome]) -> String {
             Accept::Any => s.push_str(" any"),
             Accept::OneOf(v) => {
                 s.push_str(" oneof:");
-                let all: Vec<String> = std::iter::once(r.model).chain(v.iter().copied()).map(|x| format!("0x{:0w$x}", x, w = o.ty.bits().div_ceil(4) as usize)).collect();
+                let all: Vec<String> = std::iter::once(r.model)
+                    .chain(v.iter().copied())
+                    .map(|x| format!("0x{:0w$x}", x, w = o.ty.bits().div_ceil(4) as usize))
+                    .collect();
                 s.push_str(&all.join(","));
             }
         }

@@ -61,7 +61,11 @@ pub fn madc(t: IntTy, hi: bool, a: u64, b: u64, c: u64, cf: bool) -> (u64, bool)
     } else {
         (a as u128 & mask(t.bits)) * (b as u128 & mask(t.bits))
     };
-    let part = if hi { (p >> t.bits) & mask(t.bits) } else { p & mask(t.bits) };
+    let part = if hi {
+        (p >> t.bits) & mask(t.bits)
+    } else {
+        p & mask(t.bits)
+    };
     add_carry(t.bits, part as u64, c, cf)
 }
 
@@ -79,7 +83,9 @@ fn out(f: &Form, (d, cf): (u64, bool)) -> Outcomes {
 }
 
 fn int_ty(f: &Form) -> Result<IntTy, EvalError> {
-    f.ty("t").map(IntTy::of).ok_or_else(|| EvalError(format!("form `{}` has no type", f.name)))
+    f.ty("t")
+        .map(IntTy::of)
+        .ok_or_else(|| EvalError(format!("form `{}` has no type", f.name)))
 }
 
 /// The incoming carry: the last source operand of addc/subc/madc.
@@ -108,7 +114,10 @@ fn sem_mad_cc(f: &Form, x: &Args) -> Outcomes {
 }
 
 fn sem_madc(f: &Form, x: &Args) -> Outcomes {
-    out(f, madc(int_ty(f)?, f.var("m") == Some("hi"), x.u(0), x.u(1), x.u(2), cf_in(x)))
+    out(
+        f,
+        madc(int_ty(f)?, f.var("m") == Some("hi"), x.u(0), x.u(1), x.u(2), cf_in(x)),
+    )
 }
 
 pub(crate) fn semantics(form: &Form) -> Option<SemFn> {

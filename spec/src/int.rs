@@ -23,16 +23,28 @@ pub struct IntTy {
 }
 
 impl IntTy {
-    pub const U16: IntTy = IntTy { bits: 16, signed: false };
+    pub const U16: IntTy = IntTy {
+        bits: 16,
+        signed: false,
+    };
     pub const S16: IntTy = IntTy { bits: 16, signed: true };
-    pub const U32: IntTy = IntTy { bits: 32, signed: false };
+    pub const U32: IntTy = IntTy {
+        bits: 32,
+        signed: false,
+    };
     pub const S32: IntTy = IntTy { bits: 32, signed: true };
-    pub const U64: IntTy = IntTy { bits: 64, signed: false };
+    pub const U64: IntTy = IntTy {
+        bits: 64,
+        signed: false,
+    };
     pub const S64: IntTy = IntTy { bits: 64, signed: true };
 
     /// The lane type of a (possibly packed) PTX type: `s16x2` → `S16`.
     pub fn of(t: Type) -> IntTy {
-        IntTy { bits: t.lane_bits, signed: t.is_signed() }
+        IntTy {
+            bits: t.lane_bits,
+            signed: t.is_signed(),
+        }
     }
 
     /// The mathematical value of the bit pattern `x`.
@@ -154,7 +166,11 @@ pub fn mul(t: IntTy, mode: MulMode, a: u64, b: u64) -> u64 {
 /// 2n bits. `.sat` (only `.hi.s32`, L5825) clamps the addition to MININT..MAXINT.
 pub fn mad(t: IntTy, mode: MulMode, sat: bool, a: u64, b: u64, c: u64) -> u64 {
     let p = part(t, mode, product(t, a, b));
-    let dt = if mode == MulMode::Wide { IntTy { bits: 2 * t.bits, ..t } } else { t };
+    let dt = if mode == MulMode::Wide {
+        IntTy { bits: 2 * t.bits, ..t }
+    } else {
+        t
+    };
     let s = dt.value(p as u64) + dt.value(c);
     if sat {
         dt.saturate(s)
@@ -168,7 +184,11 @@ pub fn mad(t: IntTy, mode: MulMode, sat: bool, a: u64, b: u64, c: u64) -> u64 {
 /// and says nothing of bits 31..24, so a register whose high byte is not the extension of bit 23
 /// is outside the contract.
 fn int24(t: IntTy, x: u32) -> (i128, bool) {
-    let v = if t.signed { sext(x as u128, 24) } else { (x & 0xff_ffff) as i128 };
+    let v = if t.signed {
+        sext(x as u128, 24)
+    } else {
+        (x & 0xff_ffff) as i128
+    };
     let fits = t.wrap(v) as u32 == x;
     (v, fits)
 }
@@ -200,7 +220,11 @@ pub fn sad(t: IntTy, a: u64, b: u64, c: u64) -> u64 {
 /// Quotient and remainder of `x / y` rounded towards zero and towards −∞.
 fn divisions(x: i128, y: i128) -> ((i128, i128), (i128, i128)) {
     let (q, r) = (x / y, x % y);
-    let floor = if r != 0 && ((r < 0) != (y < 0)) { (q - 1, r + y) } else { (q, r) };
+    let floor = if r != 0 && ((r < 0) != (y < 0)) {
+        (q - 1, r + y)
+    } else {
+        (q, r)
+    };
     ((q, r), floor)
 }
 
@@ -219,7 +243,10 @@ pub const DIV_BY_ZERO_MODEL: u64 = u64::MAX;
 pub fn div(t: IntTy, a: u64, b: u64) -> Outcome {
     let (x, y) = (t.value(a), t.value(b));
     if y == 0 {
-        return Outcome { model: (DIV_BY_ZERO_MODEL & mask(t.bits) as u64) as u128, accept: Accept::Any };
+        return Outcome {
+            model: (DIV_BY_ZERO_MODEL & mask(t.bits) as u64) as u128,
+            accept: Accept::Any,
+        };
     }
     let ((q, _), (qf, _)) = divisions(x, y);
     one_of(t, q, qf)
@@ -234,7 +261,10 @@ pub fn div(t: IntTy, a: u64, b: u64) -> Outcome {
 pub fn rem(t: IntTy, a: u64, b: u64) -> Outcome {
     let (x, y) = (t.value(a), t.value(b));
     if y == 0 {
-        return Outcome { model: t.wrap(x) as u128, accept: Accept::Any };
+        return Outcome {
+            model: t.wrap(x) as u128,
+            accept: Accept::Any,
+        };
     }
     let ((_, r), (_, rf)) = divisions(x, y);
     one_of(t, r, rf)
@@ -245,7 +275,10 @@ fn one_of(t: IntTy, model: i128, alt: i128) -> Outcome {
     if m == a {
         Outcome::exact(m)
     } else {
-        Outcome { model: m, accept: Accept::OneOf(vec![a]) }
+        Outcome {
+            model: m,
+            accept: Accept::OneOf(vec![a]),
+        }
     }
 }
 
@@ -318,7 +351,10 @@ pub fn bfind(t: IntTy, shiftamt: bool, a: u64) -> u32 {
 /// out of range too), with model value 0xffffffff (nothing found).
 pub fn fns(mask_: u32, base: u32, offset: i32) -> Outcome {
     if base > 31 {
-        return Outcome { model: u32::MAX as u128, accept: Accept::Any };
+        return Outcome {
+            model: u32::MAX as u128,
+            accept: Accept::Any,
+        };
     }
     let bit = |p: i64| (mask_ >> p) & 1 == 1;
     let base = base as i64;
@@ -360,10 +396,18 @@ pub fn bfe(t: IntTy, a: u64, b: u32, c: u32) -> u64 {
     let msb = t.bits - 1;
     let (pos, len) = (b & 0xff, c & 0xff);
     let a = a as u128 & mask(t.bits);
-    let sbit = if !t.signed || len == 0 { 0 } else { (a >> (pos + len - 1).min(msb)) & 1 };
+    let sbit = if !t.signed || len == 0 {
+        0
+    } else {
+        (a >> (pos + len - 1).min(msb)) & 1
+    };
     let mut d = 0u128;
     for i in 0..=msb {
-        let bit = if i < len && pos + i <= msb { (a >> (pos + i)) & 1 } else { sbit };
+        let bit = if i < len && pos + i <= msb {
+            (a >> (pos + i)) & 1
+        } else {
+            sbit
+        };
         d |= bit << i;
     }
     d as u64
@@ -433,8 +477,20 @@ pub fn dp4a(a_signed: bool, b_signed: bool, a: u32, b: u32, c: u32) -> u32 {
 /// §9.7.1.24 dp2a (L6738): `d = c + Σ Va[i]*Vb[b_select+i]` over the two half-words of a and two
 /// bytes of b — the low pair (`.lo`) or the high pair (`.hi`) (L6763-6776).
 pub fn dp2a(hi: bool, a_signed: bool, b_signed: bool, a: u32, b: u32, c: u32) -> u32 {
-    let half = |i: u32| IntTy { bits: 16, signed: a_signed }.value((a >> (16 * i)) as u64);
-    let byte = |i: u32| IntTy { bits: 8, signed: b_signed }.value((b >> (8 * i)) as u64);
+    let half = |i: u32| {
+        IntTy {
+            bits: 16,
+            signed: a_signed,
+        }
+        .value((a >> (16 * i)) as u64)
+    };
+    let byte = |i: u32| {
+        IntTy {
+            bits: 8,
+            signed: b_signed,
+        }
+        .value((b >> (8 * i)) as u64)
+    };
     let sel = if hi { 2 } else { 0 };
     let sum: i128 = (0..2).map(|i| half(i) * byte(sel + i)).sum();
     (c as i128 + sum) as u32
@@ -443,7 +499,8 @@ pub fn dp2a(hi: bool, a_signed: bool, b_signed: bool, a: u32, b: u32, c: u32) ->
 // ---- adapters: decode the form, call the function above ----
 
 fn ty(f: &Form, name: &str) -> Result<Type, EvalError> {
-    f.ty(name).ok_or_else(|| EvalError(format!("form `{}` has no type `{name}`", f.name)))
+    f.ty(name)
+        .ok_or_else(|| EvalError(format!("form `{}` has no type `{name}`", f.name)))
 }
 
 fn ok(v: impl Into<u128>) -> Outcomes {
@@ -452,7 +509,10 @@ fn ok(v: impl Into<u128>) -> Outcomes {
 
 /// mul24/mad24 result: exact when the sources are 24-bit values, else any value.
 fn int24_outcome((d, fits): (u32, bool)) -> Outcomes {
-    Ok(vec![Outcome { model: d as u128, accept: if fits { Accept::Exact } else { Accept::Any } }])
+    Ok(vec![Outcome {
+        model: d as u128,
+        accept: if fits { Accept::Exact } else { Accept::Any },
+    }])
 }
 
 fn sem_add(f: &Form, x: &Args) -> Outcomes {
@@ -472,16 +532,35 @@ fn sem_mul(f: &Form, x: &Args) -> Outcomes {
 }
 
 fn sem_mad(f: &Form, x: &Args) -> Outcomes {
-    ok(mad(IntTy::of(ty(f, "t")?), MulMode::parse(f.var("m"))?, f.has("sat"), x.u(0), x.u(1), x.u(2)))
+    ok(mad(
+        IntTy::of(ty(f, "t")?),
+        MulMode::parse(f.var("m"))?,
+        f.has("sat"),
+        x.u(0),
+        x.u(1),
+        x.u(2),
+    ))
 }
 
 fn sem_mul24(f: &Form, x: &Args) -> Outcomes {
-    int24_outcome(mul24(IntTy::of(ty(f, "t")?), f.var("m") == Some("hi"), x.u(0) as u32, x.u(1) as u32))
+    int24_outcome(mul24(
+        IntTy::of(ty(f, "t")?),
+        f.var("m") == Some("hi"),
+        x.u(0) as u32,
+        x.u(1) as u32,
+    ))
 }
 
 fn sem_mad24(f: &Form, x: &Args) -> Outcomes {
     let t = IntTy::of(ty(f, "t")?);
-    int24_outcome(mad24(t, f.var("m") == Some("hi"), f.has("sat"), x.u(0) as u32, x.u(1) as u32, x.u(2) as u32))
+    int24_outcome(mad24(
+        t,
+        f.var("m") == Some("hi"),
+        f.has("sat"),
+        x.u(0) as u32,
+        x.u(1) as u32,
+        x.u(2) as u32,
+    ))
 }
 
 fn sem_sad(f: &Form, x: &Args) -> Outcomes {
@@ -506,7 +585,14 @@ fn sem_neg(f: &Form, x: &Args) -> Outcomes {
 
 fn sem_minmax(f: &Form, x: &Args) -> Outcomes {
     let t = ty(f, "t")?;
-    ok(minmax(IntTy::of(t), t.lanes, f.opcode == "max", f.has("relu"), x.u(0), x.u(1)))
+    ok(minmax(
+        IntTy::of(t),
+        t.lanes,
+        f.opcode == "max",
+        f.has("relu"),
+        x.u(0),
+        x.u(1),
+    ))
 }
 
 fn sem_popc(f: &Form, x: &Args) -> Outcomes {
@@ -538,7 +624,12 @@ fn sem_bfi(f: &Form, x: &Args) -> Outcomes {
 }
 
 fn sem_szext(f: &Form, x: &Args) -> Outcomes {
-    ok(szext(ty(f, "t")?.is_signed(), f.var("m") == Some("clamp"), x.u(0) as u32, x.u(1) as u32))
+    ok(szext(
+        ty(f, "t")?.is_signed(),
+        f.var("m") == Some("clamp"),
+        x.u(0) as u32,
+        x.u(1) as u32,
+    ))
 }
 
 fn sem_bmsk(f: &Form, x: &Args) -> Outcomes {
@@ -552,7 +643,14 @@ fn sem_dp4a(f: &Form, x: &Args) -> Outcomes {
 
 fn sem_dp2a(f: &Form, x: &Args) -> Outcomes {
     let (a, b) = (ty(f, "at")?.is_signed(), ty(f, "bt")?.is_signed());
-    ok(dp2a(f.var("m") == Some("hi"), a, b, x.u(0) as u32, x.u(1) as u32, x.u(2) as u32))
+    ok(dp2a(
+        f.var("m") == Some("hi"),
+        a,
+        b,
+        x.u(0) as u32,
+        x.u(1) as u32,
+        x.u(2) as u32,
+    ))
 }
 
 pub(crate) fn semantics(form: &Form) -> Option<SemFn> {

@@ -64,7 +64,11 @@ impl FloatFormat {
         ("ue4m3", FloatFormat::Ue4m3),
     ];
     pub fn name(self) -> &'static str {
-        FloatFormat::NAMES.iter().find(|(_, f)| *f == self).map(|(n, _)| *n).unwrap_or("?")
+        FloatFormat::NAMES
+            .iter()
+            .find(|(_, f)| *f == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("?")
     }
 }
 
@@ -79,13 +83,21 @@ pub struct Type {
 }
 
 impl Type {
-    pub const PRED: Type = Type { kind: Kind::Pred, lane_bits: 1, lanes: 1 };
+    pub const PRED: Type = Type {
+        kind: Kind::Pred,
+        lane_bits: 1,
+        lanes: 1,
+    };
     pub const U32: Type = Type::int(Kind::Unsigned, 32);
     pub const S32: Type = Type::int(Kind::Signed, 32);
     pub const B32: Type = Type::int(Kind::Bits, 32);
 
     pub const fn int(kind: Kind, bits: u32) -> Type {
-        Type { kind, lane_bits: bits, lanes: 1 }
+        Type {
+            kind,
+            lane_bits: bits,
+            lanes: 1,
+        }
     }
 
     /// Parses a type modifier without its leading dot: `u32`, `s16x2`, `f16x2`, `e2m1x4`, `pred`.
@@ -101,7 +113,11 @@ impl Type {
             return None;
         }
         if let Some((_, f)) = FloatFormat::NAMES.iter().find(|(n, _)| *n == base) {
-            return Some(Type { kind: Kind::Float(*f), lane_bits: f.bits(), lanes });
+            return Some(Type {
+                kind: Kind::Float(*f),
+                lane_bits: f.bits(),
+                lanes,
+            });
         }
         let kind = match base.as_bytes().first()? {
             b'b' => Kind::Bits,
@@ -114,7 +130,11 @@ impl Type {
             Kind::Bits => matches!(bits, 8 | 16 | 32 | 64 | 128),
             _ => matches!(bits, 8 | 16 | 32 | 64),
         };
-        (ok && !base[1..].starts_with('0')).then_some(Type { kind, lane_bits: bits, lanes })
+        (ok && !base[1..].starts_with('0')).then_some(Type {
+            kind,
+            lane_bits: bits,
+            lanes,
+        })
     }
 
     /// Width of the whole register value in bits.
@@ -132,7 +152,11 @@ impl Type {
 
     /// The same kind at twice the lane width (`.wide` results: u16 → u32, s32 → s64).
     pub const fn doubled(self) -> Type {
-        Type { kind: self.kind, lane_bits: self.lane_bits * 2, lanes: self.lanes }
+        Type {
+            kind: self.kind,
+            lane_bits: self.lane_bits * 2,
+            lanes: self.lanes,
+        }
     }
 
     /// All-ones mask of the register width.
@@ -178,10 +202,10 @@ mod tests {
 
     #[test]
     fn parse_and_print_round_trip() {
-        for t in ["pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
-            "f16", "f16x2", "bf16", "bf16x2", "tf32", "f32", "f32x2", "f64", "u16x2", "s16x2", "e4m3x2", "e2m1x4",
-            "ue8m0x2"]
-        {
+        for t in [
+            "pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16",
+            "f16x2", "bf16", "bf16x2", "tf32", "f32", "f32x2", "f64", "u16x2", "s16x2", "e4m3x2", "e2m1x4", "ue8m0x2",
+        ] {
             let ty = Type::parse(t).unwrap_or_else(|| panic!("{t}"));
             assert_eq!(ty.to_string(), t);
         }

@@ -31,7 +31,11 @@ impl Sel {
             }
             idx[i] = c - b'0';
         }
-        Some(Sel { kind, idx, n: digits.len() as u8 })
+        Some(Sel {
+            kind,
+            idx,
+            n: digits.len() as u8,
+        })
     }
 
     /// The selected lane indices, in the order written.
@@ -61,7 +65,11 @@ pub struct Input {
 
 impl Input {
     pub const fn bits(bits: u128) -> Input {
-        Input { bits, negated: false, sel: None }
+        Input {
+            bits,
+            negated: false,
+            sel: None,
+        }
     }
 }
 
@@ -108,7 +116,10 @@ pub struct Outcome {
 
 impl Outcome {
     pub const fn exact(model: u128) -> Outcome {
-        Outcome { model, accept: Accept::Exact }
+        Outcome {
+            model,
+            accept: Accept::Exact,
+        }
     }
 
     /// Whether `bits` is acceptable (`bits` masked to the destination width by the caller).
@@ -156,8 +167,15 @@ mod tests {
     #[test]
     fn acceptance() {
         assert!(Outcome::exact(5).accepts(5) && !Outcome::exact(5).accepts(6));
-        assert!(Outcome { model: 1, accept: Accept::Any }.accepts(77));
-        let o = Outcome { model: 1, accept: Accept::OneOf(vec![3]) };
+        assert!(Outcome {
+            model: 1,
+            accept: Accept::Any
+        }
+        .accepts(77));
+        let o = Outcome {
+            model: 1,
+            accept: Accept::OneOf(vec![3]),
+        };
         assert!(o.accepts(3) && o.accepts(1) && !o.accepts(2));
     }
 }

@@ -20,7 +20,10 @@ struct Machine {
 
 impl Machine {
     fn new() -> Self {
-        Machine { regs: Default::default(), cf: 0 }
+        Machine {
+            regs: Default::default(),
+            cf: 0,
+        }
     }
     fn set(&mut self, r: &str, v: u64) {
         self.regs.insert(r.into(), v);
@@ -106,8 +109,14 @@ fn manual_examples() {
     assert_eq!(ev("mul.wide.s16 0xffff 0xffff"), "0x00000001");
     assert_eq!(ev("mul.wide.s16 0x8000 0x7fff"), "0xc0008000");
     assert_eq!(ev("mul.lo.s16 0x1234 0x0100"), "0x3400");
-    assert_eq!(ev("mul.hi.u64 0xffffffffffffffff 0xffffffffffffffff"), "0xfffffffffffffffe");
-    assert_eq!(ev("mul.hi.s64 0xffffffffffffffff 0xffffffffffffffff"), "0x0000000000000000");
+    assert_eq!(
+        ev("mul.hi.u64 0xffffffffffffffff 0xffffffffffffffff"),
+        "0xfffffffffffffffe"
+    );
+    assert_eq!(
+        ev("mul.hi.s64 0xffffffffffffffff 0xffffffffffffffff"),
+        "0x0000000000000000"
+    );
     // §9.7.1.4 mad.hi.sat.s32 clamps the addition.
     assert_eq!(ev("mad.hi.sat.s32 0x40000000 0x40000000 0x7fffffff"), "0x7fffffff");
     // §9.7.1.23 dp4a / §9.7.1.24 dp2a.

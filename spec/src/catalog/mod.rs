@@ -101,7 +101,10 @@ impl Target {
             c @ ('a' | 'f') => (&rest[..rest.len() - 1], Some(c)),
             _ => (rest, None),
         };
-        Some(Target { sm: num.parse().ok()?, suffix })
+        Some(Target {
+            sm: num.parse().ok()?,
+            suffix,
+        })
     }
 }
 
@@ -294,19 +297,32 @@ impl Catalog {
                     continue;
                 }
                 if let Some(rest) = l.strip_prefix("@family") {
-                    let (id, title) = rest.trim().split_once(' ').ok_or_else(|| at("@family needs id and title".into()))?;
+                    let (id, title) = rest
+                        .trim()
+                        .split_once(' ')
+                        .ok_or_else(|| at("@family needs id and title".into()))?;
                     // A family may continue in another file (9.7.9 spans data.forms and memory.forms).
                     match cat.families.iter().find(|f| f.id == id) {
-                        Some(f) if f.title != title.trim() => return Err(at(format!("family {id} re-declared with another title"))),
+                        Some(f) if f.title != title.trim() => {
+                            return Err(at(format!("family {id} re-declared with another title")))
+                        }
                         Some(_) => {}
-                        None => cat.families.push(Family { id, title: title.trim() }),
+                        None => cat.families.push(Family {
+                            id,
+                            title: title.trim(),
+                        }),
                     }
                 } else if let Some(rest) = l.strip_prefix("@section") {
                     let w: Vec<&'static str> = rest.split_whitespace().collect();
-                    let [id, .., lref] = w[..] else { return Err(at("@section needs id, title, L<line>".into())) };
+                    let [id, .., lref] = w[..] else {
+                        return Err(at("@section needs id, title, L<line>".into()));
+                    };
                     let title_start = rest.find(w[1]).unwrap_or(0);
                     let title_end = rest.rfind(lref).unwrap_or(rest.len());
-                    let line_no = lref.strip_prefix('L').and_then(|n| n.parse().ok()).ok_or_else(|| at(format!("bad line ref `{lref}`")))?;
+                    let line_no = lref
+                        .strip_prefix('L')
+                        .and_then(|n| n.parse().ok())
+                        .ok_or_else(|| at(format!("bad line ref `{lref}`")))?;
                     let family = cat
                         .families
                         .iter()
@@ -315,7 +331,12 @@ impl Catalog {
                     if cat.sections.iter().any(|s| s.id == id) {
                         return Err(at(format!("section {id} declared twice")));
                     }
-                    cat.sections.push(Section { id, title: rest[title_start..title_end].trim(), line: line_no, family });
+                    cat.sections.push(Section {
+                        id,
+                        title: rest[title_start..title_end].trim(),
+                        line: line_no,
+                        family,
+                    });
                 } else {
                     cat.add_row(file, line, l).map_err(at)?;
                 }
@@ -327,8 +348,14 @@ impl Catalog {
                 for &b in &ids[i + 1..] {
                     let (fa, fb) = (&cat.forms[a], &cat.forms[b]);
                     if fa.signature() == fb.signature() {
-                        return Err(format!("form `{}` is listed twice (rows at {}:{} and {}:{})", fa.name,
-                            cat.rows[fa.row].file, cat.rows[fa.row].line, cat.rows[fb.row].file, cat.rows[fb.row].line));
+                        return Err(format!(
+                            "form `{}` is listed twice (rows at {}:{} and {}:{})",
+                            fa.name,
+                            cat.rows[fa.row].file,
+                            cat.rows[fa.row].line,
+                            cat.rows[fb.row].file,
+                            cat.rows[fb.row].line
+                        ));
                     }
                 }
             }
@@ -337,7 +364,11 @@ impl Catalog {
     }
 
     fn add_row(&mut self, file: &'static str, line: u32, l: &'static str) -> Result<(), String> {
-        let section = self.sections.len().checked_sub(1).ok_or("form row before any @section")?;
+        let section = self
+            .sections
+            .len()
+            .checked_sub(1)
+            .ok_or("form row before any @section")?;
         let cols: Vec<&'static str> = l.split(';').map(str::trim).collect();
         let [pat, operands, ptx, target, class] = cols[..] else {
             return Err(format!("expected 5 `;`-separated columns, found {}", cols.len()));
@@ -406,7 +437,10 @@ impl Catalog {
     /// what is wrong with it.
     pub fn lookup(&self, text: &str) -> Result<Found, LookupError> {
         if let Some(ids) = self.by_name.get(text) {
-            return Ok(Found { forms: ids.clone(), hints: Vec::new() });
+            return Ok(Found {
+                forms: ids.clone(),
+                hints: Vec::new(),
+            });
         }
         let toks: Vec<&str> = text.split('.').collect();
         let Some(rows) = self.by_opcode.get(toks[0]) else {
@@ -436,14 +470,21 @@ impl Catalog {
         let (at, mut want) = best;
         want.retain(|w| w != "end of instruction" || at == toks.len());
         let shown: Vec<&str> = want.iter().take(16).map(String::as_str).collect();
-        let more = if want.len() > 16 { format!(" (and {} more)", want.len() - 16) } else { String::new() };
+        let more = if want.len() > 16 {
+            format!(" (and {} more)", want.len() - 16)
+        } else {
+            String::new()
+        };
         let prefix = toks[..at].join(".");
         Err(LookupError(match toks.get(at) {
             Some(t) => format!(
                 "`{text}` is not a PTX 8.7 form: `.{t}` cannot follow `{prefix}`; expected {}{more}",
                 shown.join(", ")
             ),
-            None => format!("`{text}` is incomplete: `{prefix}` must be followed by one of {}{more}", shown.join(", ")),
+            None => format!(
+                "`{text}` is incomplete: `{prefix}` must be followed by one of {}{more}",
+                shown.join(", ")
+            ),
         }))
     }
 
@@ -459,8 +500,13 @@ impl Catalog {
 }
 
 /// Resolves `outs = ins` against the named choices of one form.
-fn resolve_operands(spec: &'static str, vars: &[(&'static str, &'static str)]) -> Result<(Vec<Operand>, Vec<Operand>), String> {
-    let (outs, ins) = spec.split_once('=').ok_or_else(|| format!("operands `{spec}` lack `=`"))?;
+fn resolve_operands(
+    spec: &'static str,
+    vars: &[(&'static str, &'static str)],
+) -> Result<(Vec<Operand>, Vec<Operand>), String> {
+    let (outs, ins) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("operands `{spec}` lack `=`"))?;
     let mut group = 0u32;
     let mut list = |s: &'static str| -> Result<Vec<Operand>, String> {
         let mut v = Vec::new();
@@ -473,7 +519,9 @@ fn resolve_operands(spec: &'static str, vars: &[(&'static str, &'static str)]) -
             }
             let closes = tok.ends_with('}');
             let tok = tok.trim_end_matches('}');
-            let (name, rest) = tok.split_once(':').ok_or_else(|| format!("operand `{tok}` lacks `:type`"))?;
+            let (name, rest) = tok
+                .split_once(':')
+                .ok_or_else(|| format!("operand `{tok}` lacks `:type`"))?;
             let (name, optional) = match name.strip_suffix('?') {
                 Some(n) => (n, true),
                 None => (name, false),
@@ -497,10 +545,17 @@ fn resolve_operands(spec: &'static str, vars: &[(&'static str, &'static str)]) -
             };
             let ty = match vars.iter().find(|(n, _)| *n == base) {
                 Some((_, v)) => Type::parse(v).ok_or_else(|| format!("`{base}` = `{v}` is not a type"))?,
-                None => Type::parse(base).ok_or_else(|| format!("operand type `{base}` is neither a type nor a pattern name"))?,
+                None => Type::parse(base)
+                    .ok_or_else(|| format!("operand type `{base}` is neither a type nor a pattern name"))?,
             };
             let ty = if double { ty.doubled() } else { ty };
-            v.push(Operand { name, ty, optional, flags, group: in_group.then_some(group) });
+            v.push(Operand {
+                name,
+                ty,
+                optional,
+                flags,
+                group: in_group.then_some(group),
+            });
             if closes {
                 in_group = false;
             }
@@ -530,7 +585,10 @@ mod tests {
     fn lookup_errors_name_the_wrong_modifier() {
         let c = catalog();
         let e = c.lookup("add.sat.u32").err().unwrap().0;
-        assert!(e.contains("`.u32` cannot follow `add.sat`") && e.contains(".s32"), "{e}");
+        assert!(
+            e.contains("`.u32` cannot follow `add.sat`") && e.contains(".s32"),
+            "{e}"
+        );
         let e = c.lookup("frobnicate.b32").err().unwrap().0;
         assert!(e.contains("unknown instruction `frobnicate`"), "{e}");
         let e = c.lookup("add").err().unwrap().0;

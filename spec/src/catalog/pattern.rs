@@ -16,7 +16,10 @@
 #[derive(Clone, Debug)]
 pub enum Part {
     Lit(&'static str),
-    Alt { name: Option<&'static str>, alts: Vec<&'static str> },
+    Alt {
+        name: Option<&'static str>,
+        alts: Vec<&'static str>,
+    },
     Hint(Vec<&'static str>),
 }
 
@@ -50,10 +53,16 @@ pub fn parse(pattern: &'static str) -> Result<Vec<Part>, String> {
     let mut parts = Vec::new();
     for p in split_top(pattern)? {
         let part = if let Some(inner) = p.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
-            Part::Alt { name: None, alts: inner.split('|').collect() }
+            Part::Alt {
+                name: None,
+                alts: inner.split('|').collect(),
+            }
         } else if let Some(inner) = p.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
             let (name, alts) = inner.split_once(':').ok_or_else(|| format!("`{p}` lacks `name:`"))?;
-            Part::Alt { name: Some(name), alts: alts.split('|').collect() }
+            Part::Alt {
+                name: Some(name),
+                alts: alts.split('|').collect(),
+            }
         } else if let Some(inner) = p.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
             Part::Hint(inner.split('|').filter(|a| !a.is_empty()).collect())
         } else if p.is_empty() || p.contains(['{', '}', '<', '>', '[', ']', '|', ' ']) {
@@ -64,7 +73,9 @@ pub fn parse(pattern: &'static str) -> Result<Vec<Part>, String> {
         parts.push(part);
     }
     if opcodes(&parts).is_empty() {
-        return Err(format!("pattern `{pattern}` must start with its opcode (or `<op:a|b>`, opcodes sharing a row)"));
+        return Err(format!(
+            "pattern `{pattern}` must start with its opcode (or `<op:a|b>`, opcodes sharing a row)"
+        ));
     }
     Ok(parts)
 }
@@ -124,7 +135,10 @@ pub struct Matched {
 /// On failure returns how many tokens matched before the first mismatch and what would have fit there.
 pub fn matches(parts: &[Part], toks: &[&str]) -> Result<Matched, (usize, Vec<String>)> {
     let mut best = (0usize, Vec::new());
-    let mut m = Matched { choice: Choice::default(), hints: Vec::new() };
+    let mut m = Matched {
+        choice: Choice::default(),
+        hints: Vec::new(),
+    };
     if go(parts, toks, 0, &mut m, &mut best) {
         Ok(m)
     } else {
@@ -155,7 +169,11 @@ fn go(parts: &[Part], toks: &[&str], at: usize, m: &mut Matched, best: &mut (usi
     };
     let fits = |alt: &str| -> Option<usize> {
         let n = alt.split('.').filter(|t| !t.is_empty()).count();
-        let ok = alt.split('.').filter(|t| !t.is_empty()).zip(toks.get(at..at + n)?).all(|(a, t)| a == *t);
+        let ok = alt
+            .split('.')
+            .filter(|t| !t.is_empty())
+            .zip(toks.get(at..at + n)?)
+            .all(|(a, t)| a == *t);
         ok.then_some(n)
     };
     match part {
@@ -210,15 +228,24 @@ mod tests {
     use super::*;
 
     fn names(p: &'static str) -> Vec<String> {
-        expand(&parse(p).unwrap()).into_iter().map(|c| c.tokens.join(".")).collect()
+        expand(&parse(p).unwrap())
+            .into_iter()
+            .map(|c| c.tokens.join("."))
+            .collect()
     }
 
     #[test]
     fn expands_alternatives_options_and_names() {
         assert_eq!(names("add.{sat|}.s32"), ["add.sat.s32", "add.s32"]);
-        assert_eq!(names("mul.<m:hi|lo>.<t:u16|s16>"), ["mul.hi.u16", "mul.hi.s16", "mul.lo.u16", "mul.lo.s16"]);
+        assert_eq!(
+            names("mul.<m:hi|lo>.<t:u16|s16>"),
+            ["mul.hi.u16", "mul.hi.s16", "mul.lo.u16", "mul.lo.s16"]
+        );
         assert_eq!(names("dp4a.{u32.s32|s32.u32}"), ["dp4a.u32.s32", "dp4a.s32.u32"]);
-        assert_eq!(names("ld.[ca|cg].global.<t:b32|b64>"), ["ld.global.b32", "ld.global.b64"]);
+        assert_eq!(
+            names("ld.[ca|cg].global.<t:b32|b64>"),
+            ["ld.global.b32", "ld.global.b64"]
+        );
         let c = &expand(&parse("mul.<m:hi|lo>.<t:u16|s16>").unwrap())[1];
         assert_eq!(c.vars, [("m", "hi"), ("t", "s16")]);
     }
