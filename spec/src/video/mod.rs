@@ -48,42 +48,13 @@ impl VType {
     }
 }
 
-/// The comparison of `vset`, `vset2`, `vset4` (`.cmp`, L31137, L31344, L31518).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cmp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
+/// The comparison of `vset`, `vset2`, `vset4` (`.cmp`, L31137, L31344, L31518): the integer
+/// operators `eq ne lt le gt ge` of §9.7.6, applied to the extended values.
+pub use crate::compare::CmpOp as Cmp;
 
-impl Cmp {
-    /// Parses `eq` … `ge`.
-    pub fn parse(s: &str) -> Option<Cmp> {
-        Some(match s {
-            "eq" => Cmp::Eq,
-            "ne" => Cmp::Ne,
-            "lt" => Cmp::Lt,
-            "le" => Cmp::Le,
-            "gt" => Cmp::Gt,
-            "ge" => Cmp::Ge,
-            _ => return None,
-        })
-    }
-
-    /// Whether `a cmp b` holds on the extended values.
-    pub fn holds(self, a: i64, b: i64) -> bool {
-        match self {
-            Cmp::Eq => a == b,
-            Cmp::Ne => a != b,
-            Cmp::Lt => a < b,
-            Cmp::Le => a <= b,
-            Cmp::Gt => a > b,
-            Cmp::Ge => a >= b,
-        }
-    }
+/// Whether `a cmp b` holds on the extended values (the catalog admits only the six operators).
+pub(crate) fn holds(cmp: Cmp, a: i64, b: i64) -> bool {
+    crate::compare::compare_int(cmp, a.into(), b.into()).unwrap_or(false)
 }
 
 /// An outcome whose model is `model` and which also accepts `alts` (readings of an ambiguous

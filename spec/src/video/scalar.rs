@@ -330,7 +330,7 @@ pub fn vmad(a: Src, b: Src, c: u32, neg: Negate, po: bool, sat: bool, scale: Sca
 pub fn vset(cmp: Cmp, a: Src, b: Src, tail: Tail) -> u32 {
     let ta = part_select_sign_extend(a.bits, a.ty, a.sel);
     let tb = part_select_sign_extend(b.bits, b.ty, b.sel);
-    let tmp = i128::from(cmp.holds(ta, tb));
+    let tmp = i128::from(super::holds(cmp, ta, tb));
     finish_value(
         tmp,
         &Finish {

@@ -232,7 +232,7 @@ pub fn vset_simd(cmp: Cmp, add: bool, s: &Simd, a: u32, b: u32, c: u32) -> u32 {
     let vb = extract_and_sign_ext(s.ways, a, b, s.bsel, s.btype);
     let mut t = [0i64; 4];
     for i in 0..s.ways.lanes() {
-        t[i] = i64::from(cmp.holds(va[i], vb[i]));
+        t[i] = i64::from(super::holds(cmp, va[i], vb[i]));
     }
     combine(s.ways, s.mask, add, &t, c)
 }
