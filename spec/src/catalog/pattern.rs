@@ -52,7 +52,10 @@ fn split_top(s: &'static str) -> Result<Vec<&'static str>, String> {
 pub fn parse(pattern: &'static str) -> Result<Vec<Part>, String> {
     let mut parts = Vec::new();
     for p in split_top(pattern)? {
-        let part = if let Some(inner) = p.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+        let part = if parts.is_empty() && p == "{}" {
+            // §9.7.12.1: the instruction-grouping braces `{ ... }` are their own opcode.
+            Part::Lit(p)
+        } else if let Some(inner) = p.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
             Part::Alt {
                 name: None,
                 alts: inner.split('|').collect(),
