@@ -35,6 +35,17 @@ pub struct FamilyCoverage {
 }
 
 #[derive(Serialize)]
+pub struct SectionCoverage {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub family: &'static str,
+    /// Line of the section heading in the PTX ISA 8.7 text.
+    pub line: u32,
+    #[serde(flatten)]
+    pub counts: Counts,
+}
+
+#[derive(Serialize)]
 pub struct FormCoverage {
     pub name: String,
     pub signature: String,
@@ -52,6 +63,7 @@ pub struct FormCoverage {
 pub struct Report {
     pub total: Counts,
     pub families: Vec<FamilyCoverage>,
+    pub sections: Vec<SectionCoverage>,
     pub forms: Vec<FormCoverage>,
 }
 
@@ -69,6 +81,17 @@ impl Report {
                     .iter()
                     .filter(|s| cat.families[s.family].id == f.id)
                     .count(),
+                counts: Counts::default(),
+            })
+            .collect();
+        let mut sections: Vec<SectionCoverage> = cat
+            .sections
+            .iter()
+            .map(|s| SectionCoverage {
+                id: s.id,
+                title: s.title,
+                family: cat.families[s.family].id,
+                line: s.line,
                 counts: Counts::default(),
             })
             .collect();
@@ -97,13 +120,21 @@ impl Report {
             if let Some(fam) = families.iter_mut().find(|x| x.id == fc.family) {
                 fam.counts.add(fc);
             }
+            if let Some(sec) = sections.iter_mut().find(|x| x.id == fc.section) {
+                sec.counts.add(fc);
+            }
         }
         families.sort_by_key(|f| {
             f.id.split('.')
                 .map(|n| n.parse::<u32>().unwrap_or(0))
                 .collect::<Vec<_>>()
         });
-        Report { total, families, forms }
+        Report {
+            total,
+            families,
+            sections,
+            forms,
+        }
     }
 
     /// The human-readable table.
@@ -118,7 +149,7 @@ impl Report {
         let mut line = |id: &str, title: &str, secs: String, c: &Counts| {
             let _ = writeln!(
                 s,
-                "{:<8} {:<58} {:>5} {:>7} {:>7} ({:>5.1}%) {:>8} {:>9}",
+                "{:<8} {:<58.58} {:>5} {:>7} {:>7} ({:>5.1}%) {:>8} {:>9}",
                 id,
                 title,
                 secs,

@@ -70,6 +70,14 @@ fn coverage_json_has_families_totals_and_forms() {
     let int = fam.iter().find(|f| f["id"] == "9.7.1").expect("9.7.1 reported");
     assert_eq!(int["forms"], int["semantics"]);
     assert!(int["forms"].as_u64().unwrap() > 100);
+    let secs = v["sections"].as_array().unwrap();
+    assert_eq!(secs.len(), 196);
+    let prmt = secs
+        .iter()
+        .find(|s| s["id"] == "9.7.9.7")
+        .expect("prmt section reported");
+    assert_eq!(prmt["forms"], prmt["semantics"]);
+    assert_eq!(prmt["line"], 12087);
     let forms = v["forms"].as_array().unwrap();
     assert_eq!(forms.len() as u64, v["total"]["forms"].as_u64().unwrap());
     let add = forms.iter().find(|f| f["name"] == "add.sat.s32").unwrap();
