@@ -11,6 +11,8 @@
 //! @section 9.7.1.1 add L5637
 //! add.<t:u16|u32|u64|s16|s32|s64> ; d:t = a:t b:t ; 1.0 ; sm_10 ; exact
 //! ```
+//! `@let NAME = text` defines text that later rows of the same file write as `$NAME` (a hint
+//! list, a shape list), so long lists are written once.
 //! A form row is `pattern ; operands ; min PTX ; min target ; class[+flag...]` (classes: `exact`
 //! `approx` `approx-nobound` `memory` `multi-thread` `opaque` `control`; flags: [`ROW_FLAGS`]).
 //! Operands are `outputs = inputs` in PTX order; each is `name[?]:type[+flag...]` where type is a
@@ -289,6 +291,7 @@ impl Catalog {
             by_opcode: HashMap::new(),
         };
         for (file, text) in tables {
+            let mut lets: Vec<(&'static str, &'static str)> = Vec::new();
             for (i, raw) in text.lines().enumerate() {
                 let line = (i + 1) as u32;
                 let at = |e: String| format!("{file}:{line}: {e}");
@@ -296,7 +299,17 @@ impl Catalog {
                 if l.is_empty() {
                     continue;
                 }
-                if let Some(rest) = l.strip_prefix("@family") {
+                if let Some(rest) = l.strip_prefix("@let") {
+                    let (name, value) = rest
+                        .split_once('=')
+                        .ok_or_else(|| at("@let needs `NAME = text`".into()))?;
+                    let name = name.trim();
+                    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                        return Err(at(format!("bad @let name `{name}`")));
+                    }
+                    lets.retain(|(n, _)| *n != name);
+                    lets.push((name, value.trim()));
+                } else if let Some(rest) = l.strip_prefix("@family") {
                     let (id, title) = rest
                         .trim()
                         .split_once(' ')
@@ -338,7 +351,8 @@ impl Catalog {
                         family,
                     });
                 } else {
-                    cat.add_row(file, line, l).map_err(at)?;
+                    let row = expand_lets(l, &lets).map_err(at)?;
+                    cat.add_row(file, line, row).map_err(at)?;
                 }
             }
         }
@@ -499,6 +513,33 @@ impl Catalog {
     }
 }
 
+/// Substitutes `$NAME` by the text of the file's `@let NAME = text` (shared hint lists and shape
+/// lists stay written once). A row that uses none is returned as it is; an expanded row is
+/// leaked, once per process, so forms can keep borrowing `'static` slices of it.
+fn expand_lets(row: &'static str, lets: &[(&'static str, &'static str)]) -> Result<&'static str, String> {
+    if !row.contains('$') {
+        return Ok(row);
+    }
+    let mut out = String::with_capacity(row.len() * 2);
+    let mut rest = row;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 1..];
+        let n = tail
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(tail.len());
+        let name = &tail[..n];
+        let (_, value) = lets
+            .iter()
+            .find(|(k, _)| *k == name)
+            .ok_or_else(|| format!("`${name}` is not defined by an @let above"))?;
+        out.push_str(value);
+        rest = &tail[n..];
+    }
+    out.push_str(rest);
+    Ok(Box::leak(out.into_boxed_str()))
+}
+
 /// Resolves `outs = ins` against the named choices of one form.
 fn resolve_operands(
     spec: &'static str,
@@ -579,6 +620,26 @@ mod tests {
             assert!(c.by_name(&f.name).contains(&i), "{}", f.name);
             assert!(c.lookup(&f.name).ok().unwrap().forms.contains(&i), "{}", f.name);
         }
+    }
+
+    #[test]
+    fn lets_expand_and_undefined_names_are_errors() {
+        let ok = Catalog::build(&[(
+            "t.forms",
+            "@family 9.7.1 Integer\n@section 9.7.1.1 add L1\n@let T = u16|u32\nadd.<t:$T> ; d:t = a:t b:t ; 1.0 ; sm_10 ; exact\n",
+        )])
+        .unwrap();
+        assert_eq!(
+            ok.forms.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            ["add.u16", "add.u32"]
+        );
+        let e = Catalog::build(&[(
+            "t.forms",
+            "@family 9.7.1 Integer\n@section 9.7.1.1 add L1\nadd.<t:$T> ; d:t = a:t b:t ; 1.0 ; sm_10 ; exact\n",
+        )])
+        .err()
+        .unwrap();
+        assert!(e.contains("t.forms:3") && e.contains("`$T` is not defined"), "{e}");
     }
 
     #[test]
