@@ -16,7 +16,7 @@
 //! order, hex padded to its width, predicates as `0`/`1`, the carry-out as `cf=N`; a result whose
 //! acceptance set is wider than one value is followed by its tag (`any`, `oneof:0x..,0x..`).
 
-use crate::catalog::{catalog, Form, Operand};
+use crate::catalog::{catalog, Class, Form, Operand};
 use crate::types::Kind;
 use crate::value::{err, Accept, Args, EvalError, Input, Outcome, Outcomes, Sel};
 use std::fmt::Write as _;
@@ -26,6 +26,14 @@ pub type SemFn = fn(&Form, &Args) -> Outcomes;
 
 /// The semantics of a form, or `None` where the spec does not have them yet.
 pub fn semantics(form: &Form) -> Option<SemFn> {
+    // Only value-level forms are pure functions of their operands; memory, multi-thread, opaque
+    // and control forms (`mov.u32 d, avar` among them) are the oracle's to execute.
+    if !matches!(
+        form.class,
+        Class::BitExact | Class::ApproxBounded | Class::ApproxUnbounded
+    ) {
+        return None;
+    }
     let fam = catalog().family_of(form).id;
     match fam {
         "9.7.1" => crate::int::semantics(form),
@@ -79,7 +87,9 @@ pub fn eval_line(line: &str) -> Result<String, EvalError> {
         .forms
         .iter()
         .map(|&i| &cat.forms[i])
-        .find(|f| vlen(&f.outputs) == dvec && vlen(&f.inputs) == svec);
+        .filter(|f| vlen(&f.outputs) == dvec && vlen(&f.inputs) == svec)
+        // `mov.u32 d, a` and `mov.u32 d, avar` share a shape: take the one the spec evaluates.
+        .min_by_key(|f| semantics(f).is_none());
     let Some(form) = pick else {
         let what = match (dvec, svec) {
             (Some(n), _) => format!("{n} vector destination elements"),

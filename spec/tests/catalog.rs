@@ -2,7 +2,7 @@
 //! families the spec implements has semantics, and every such form evaluates without error.
 
 use proptest::prelude::*;
-use spec::catalog::{catalog, Form};
+use spec::catalog::{catalog, Class, Form};
 use spec::eval::{eval, eval_line, semantics};
 use spec::types::Kind;
 use spec::value::{Args, Input};
@@ -233,6 +233,10 @@ fn catalog_holds_every_instruction_section() {
 
 /// The families (and sections) whose every form the spec must evaluate.
 fn implemented(f: &Form) -> bool {
+    if f.class != Class::BitExact {
+        // `mov.u32 d, avar` (9.7.9.3) is a memory form: the oracle's, not the spec's.
+        return false;
+    }
     let s = f.section;
     ["9.7.1.", "9.7.2.", "9.7.6.", "9.7.8.", "9.7.18."]
         .iter()
