@@ -80,7 +80,8 @@ fn form_counts_per_section() {
     assert_eq!(section_count("9.7.8.7"), 4);
     assert_eq!(section_count("9.7.8.8"), 3);
     assert_eq!(section_count("9.7.8.9"), 9);
-    assert_eq!(section_count("9.7.9.3"), 12);
+    // 12 register moves + the address-taking u32/u64 forms of avar, fname, kernel (class memory).
+    assert_eq!(section_count("9.7.9.3"), 12 + 6);
     assert_eq!(section_count("9.7.9.4"), 14);
     assert_eq!(section_count("9.7.9.7"), 7);
 }
@@ -91,7 +92,8 @@ fn every_form_has_semantics() {
         let mine = f.section.starts_with("9.7.6.")
             || f.section.starts_with("9.7.8.")
             || matches!(f.section, "9.7.9.3" | "9.7.9.4" | "9.7.9.7");
-        if mine {
+        // Address-taking `mov` forms are memory forms, executed by the oracle.
+        if mine && f.class == spec::catalog::Class::BitExact {
             assert!(spec::eval::semantics(f).is_some(), "{}", f.name);
         }
     }
