@@ -9,7 +9,7 @@
 
 use crate::catalog::Form;
 use crate::eval::SemFn;
-use crate::int::IntTy;
+use crate::int::{mul, IntTy, MulMode};
 use crate::types::mask;
 use crate::value::{Args, EvalError, Outcome, Outcomes};
 
@@ -56,17 +56,8 @@ pub fn subc(bits: u32, a: u64, b: u64, cf: bool) -> (u64, bool) {
 /// PTX 4.3 (L7018, L7061); they are read as t<2n-1..n> and t<n-1..0> (catalog defect 6). The
 /// product is signed or unsigned by the type — only the addition's carry is sign-agnostic.
 pub fn madc(t: IntTy, hi: bool, a: u64, b: u64, c: u64, cf: bool) -> (u64, bool) {
-    let p = if t.signed {
-        (t.value(a) * t.value(b)) as u128
-    } else {
-        (a as u128 & mask(t.bits)) * (b as u128 & mask(t.bits))
-    };
-    let part = if hi {
-        (p >> t.bits) & mask(t.bits)
-    } else {
-        p & mask(t.bits)
-    };
-    add_carry(t.bits, part as u64, c, cf)
+    let part = mul(t, if hi { MulMode::Hi } else { MulMode::Lo }, a, b);
+    add_carry(t.bits, part, c, cf)
 }
 
 /// §9.7.2.5 mad.cc (L6999): [`madc`] without an incoming carry.
