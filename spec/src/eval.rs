@@ -12,13 +12,17 @@
 //! ```
 //! Operands are the source operands in PTX order: hex (`0x..`) or decimal bit patterns, negative
 //! decimals as two's complement of the operand's width, predicates as `0`/`1` (`!0`, `!1` where
-//! the form allows `!p`), the incoming carry as `cf=0`/`cf=1`. Output: every destination in
+//! the form allows `!p`), the incoming carry as `cf=0`/`cf=1`; float operands also as values
+//! (`1.5`, `-0.0`, `inf`, `nan`) or PTX's `0f3f800000`/`0d3ff0000000000000` bit literals. Output: every destination in
 //! order, hex padded to its width, predicates as `0`/`1`, the carry-out as `cf=N`; a result whose
-//! acceptance set is wider than one value is followed by its tag (`any`, `oneof:0x..,0x..`).
+//! acceptance set is wider than one value is followed by its tag (see [`tag`]: `any`,
+//! `oneof:0x..,0x..`, `nan`, `ulp<=2@REF`, `lanes:nan/-`).
 
 use crate::catalog::{catalog, Class, Form, Operand};
-use crate::types::Kind;
-use crate::value::{err, Accept, Args, EvalError, Input, Outcome, Outcomes, Sel};
+use crate::float::round::{from_f64, Rnd};
+use crate::float::Fmt;
+use crate::types::{FloatFormat, Kind};
+use crate::value::{err, Accept, Args, ErrBound, EvalError, Input, Outcome, Outcomes, Sel};
 use std::fmt::Write as _;
 
 /// A semantics adapter: decodes the form's modifiers and calls the pure function for it.
@@ -38,9 +42,13 @@ pub fn semantics(form: &Form) -> Option<SemFn> {
     match fam {
         "9.7.1" => crate::int::semantics(form),
         "9.7.2" => crate::extended::semantics(form),
+        "9.7.3" | "9.7.4" => crate::fp::semantics(form)
+            .or_else(|| crate::half::semantics(form))
+            .or_else(|| crate::approx::semantics(form)),
+        "9.7.5" | "9.7.7" => crate::half::semantics(form),
         "9.7.6" => crate::compare::semantics(form),
         "9.7.8" => crate::logic::semantics(form),
-        "9.7.9" => crate::data::semantics(form),
+        "9.7.9" => crate::data::semantics(form).or_else(|| crate::cvt::semantics(form)),
         "9.7.18" => crate::video::semantics(form),
         _ => None,
     }
@@ -179,6 +187,12 @@ fn parse_operand(w: &str, o: &Operand) -> Result<Input, EvalError> {
         }
     }
     let bits = o.ty.bits();
+    if let Kind::Float(f) = o.ty.kind {
+        if let Some(v) = parse_float_literal(s, f) {
+            inp.bits = v.ok_or_else(|| bad("is not a float literal of this type"))?;
+            return Ok(inp);
+        }
+    }
     let (neg, digits) = match s.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, s),
@@ -205,6 +219,27 @@ fn parse_operand(w: &str, o: &Operand) -> Result<Input, EvalError> {
     Ok(inp)
 }
 
+/// A float operand written as a value: PTX's bit literals `0fXXXXXXXX` (f32) and
+/// `0dXXXXXXXXXXXXXXXX` (f64, §4.5.1), or a decimal number with a point or exponent (`1.5`,
+/// `-0.0`, `1e-3`), `inf`, `-inf`, `nan`, rounded to nearest even into the operand's format.
+/// `None` when `s` is written as plain bits (hex or a decimal integer).
+fn parse_float_literal(s: &str, f: FloatFormat) -> Option<Option<u128>> {
+    let fmt = Fmt::of(f);
+    for (prefix, width) in [("0f", 32), ("0F", 32), ("0d", 64), ("0D", 64)] {
+        if let Some(h) = s.strip_prefix(prefix) {
+            let v = u128::from_str_radix(h, 16).ok().filter(|_| h.len() == width / 4);
+            return Some(v.filter(|_| fmt.bits == width as u32));
+        }
+    }
+    let body = s.trim_start_matches('-');
+    let is_value =
+        matches!(body, "inf" | "nan") || (!body.starts_with("0x") && (body.contains('.') || body.contains('e')));
+    if !is_value {
+        return None;
+    }
+    Some(s.parse::<f64>().ok().map(|x| from_f64(fmt, x, Rnd::Rn)))
+}
+
 /// Formats destinations: hex padded to the operand width, predicates and the carry as digits,
 /// followed by the acceptance tag where the set is wider than the model value.
 pub fn format_outputs(form: &Form, out: &[Outcome]) -> String {
@@ -220,18 +255,53 @@ pub fn format_outputs(form: &Form, out: &[Outcome]) -> String {
         } else {
             let _ = write!(s, "0x{:0w$x}", r.model, w = o.ty.bits().div_ceil(4) as usize);
         }
-        match &r.accept {
-            Accept::Exact => {}
-            Accept::Any => s.push_str(" any"),
-            Accept::OneOf(v) => {
-                s.push_str(" oneof:");
-                let all: Vec<String> = std::iter::once(r.model)
-                    .chain(v.iter().copied())
-                    .map(|x| format!("0x{:0w$x}", x, w = o.ty.bits().div_ceil(4) as usize))
-                    .collect();
-                s.push_str(&all.join(","));
-            }
+        if let Some(t) = tag(r, o.ty.bits()) {
+            s.push(' ');
+            s.push_str(&t);
         }
     }
     s
+}
+
+/// The acceptance tag printed after a model value, one token without spaces (`None` for an exact
+/// result). `width` is the destination's width in bits, for padding the values a tag lists.
+///
+/// | set | tag |
+/// |---|---|
+/// | any value | `any` |
+/// | the model or listed values | `oneof:0x..,0x..` (the model first) |
+/// | any NaN of the format | `nan` |
+/// | error bound | `ulp<=2@REF`, `abs<=2^-20.5@REF`, `rel<=2^-23@REF`, `+ftz` appended when a flushed zero is also accepted; REF is the true value as the hex bits of an f64 |
+/// | per lane | `lanes:T1/T0`, most significant lane first, `-` for an exact lane |
+pub fn tag(out: &Outcome, width: u32) -> Option<String> {
+    let hex = |x: u128| format!("0x{:0w$x}", x, w = width.div_ceil(4) as usize);
+    Some(match &out.accept {
+        Accept::Exact => return None,
+        Accept::Any => "any".to_string(),
+        Accept::OneOf(v) => {
+            let all: Vec<String> = std::iter::once(out.model).chain(v.iter().copied()).map(hex).collect();
+            format!("oneof:{}", all.join(","))
+        }
+        Accept::Nan(_) => "nan".to_string(),
+        Accept::Bound(b) => {
+            let e = match b.err {
+                ErrBound::Ulp(n) => format!("ulp<={n}"),
+                ErrBound::Abs { log2 } => format!("abs<=2^{log2}"),
+                ErrBound::Rel { log2 } => format!("rel<=2^{log2}"),
+            };
+            format!(
+                "{e}@0x{:016x}{}",
+                b.reference.to_bits(),
+                if b.ftz { "+ftz" } else { "" }
+            )
+        }
+        Accept::Lanes { lane_bits, lanes } => {
+            let ts: Vec<String> = lanes
+                .iter()
+                .rev()
+                .map(|o| tag(o, *lane_bits).unwrap_or_else(|| "-".to_string()))
+                .collect();
+            format!("lanes:{}", ts.join("/"))
+        }
+    })
 }

@@ -1,5 +1,7 @@
 //! Operands and results of the semantics: bit patterns in, acceptance sets out.
 
+use crate::float::format::Fmt;
+use crate::types::FloatFormat;
 use std::fmt;
 
 /// A byte or half-word selector written on a video operand (`a.b2`, `b.h1`, `a.b3210`, `d.h10`).
@@ -104,6 +106,74 @@ pub enum Accept {
     Any,
     /// The model value or any of these (`rem` of negative operands: truncating or flooring).
     OneOf(Vec<u128>),
+    /// Any NaN encoding of the format: "single-precision instructions return an unspecified
+    /// NaN" (L7141), "half-precision instructions return an unspecified NaN" (L9307). The model is
+    /// the canonical NaN hardware returns.
+    Nan(FloatFormat),
+    /// An approximate instruction's stated error bound around a reference value.
+    Bound(Bound),
+    /// A packed result whose lanes have their own sets (`add.f16x2` with a NaN in one lane).
+    /// Lane 0 holds the least significant `lane_bits`.
+    Lanes { lane_bits: u32, lanes: Vec<Outcome> },
+}
+
+/// How far an approximate result may lie from the true value, as the manual states it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ErrBound {
+    /// At most `n` units in the last place of the destination format at the true value
+    /// (`div.approx.f32`: 2, L8075).
+    Ulp(u32),
+    /// |result − true| ≤ 2^log2 (`sin.approx.f32`: 2^-20.5 on [-2π, 2π], L8929).
+    Abs { log2: f64 },
+    /// |result − true| ≤ 2^log2 × |true| (`sqrt.approx.f32`: 2^-23, L8633).
+    Rel { log2: f64 },
+}
+
+/// An error bound around a reference value computed in higher precision.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bound {
+    pub format: FloatFormat,
+    /// The true result, to double precision (finite).
+    pub reference: f64,
+    pub err: ErrBound,
+    /// Results in the subnormal range may be flushed: a signed zero is also accepted where the
+    /// bound reaches below the smallest normal number.
+    pub ftz: bool,
+}
+
+impl Bound {
+    /// The largest distance from the reference the bound allows.
+    pub fn allowance(&self) -> f64 {
+        let fmt = Fmt::of(self.format);
+        match self.err {
+            ErrBound::Ulp(n) => n as f64 * ulp(fmt, self.reference),
+            ErrBound::Abs { log2 } => log2.exp2(),
+            ErrBound::Rel { log2 } => log2.exp2() * self.reference.abs(),
+        }
+    }
+
+    /// Whether `bits` (of the bound's format) lies within the bound.
+    pub fn accepts(&self, bits: u128) -> bool {
+        let fmt = Fmt::of(self.format);
+        if fmt.is_nan(bits) {
+            return false;
+        }
+        let mut v = fmt.to_f64(bits);
+        if v.is_infinite() {
+            // Inf stands for the first power of two past the largest finite number (IEEE 754's
+            // overflow threshold), so a bound that reaches past MAX_NORM admits it.
+            v = v.signum() * (fmt.emax() as f64 + 1.0).exp2();
+        }
+        let allow = self.allowance();
+        if (v - self.reference).abs() <= allow {
+            return true;
+        }
+        let min_normal = fmt.to_f64(fmt.min_normal(false));
+        self.ftz
+            && v == 0.0
+            && v.is_sign_negative() == self.reference.is_sign_negative()
+            && self.reference.abs() - allow < min_normal
+    }
 }
 
 /// One destination's result: the model value (what the spec prints and what NVIDIA hardware is
@@ -122,6 +192,36 @@ impl Outcome {
         }
     }
 
+    /// A NaN result where the manual leaves the payload unspecified: the canonical NaN as the
+    /// model, any NaN accepted.
+    pub fn any_nan(format: FloatFormat) -> Outcome {
+        Outcome {
+            model: Fmt::of(format).canonical_nan,
+            accept: Accept::Nan(format),
+        }
+    }
+
+    /// Packs per-lane outcomes (lane 0 least significant) into one register's outcome; the set
+    /// stays `Exact` when every lane's is.
+    pub fn pack(lane_bits: u32, lanes: Vec<Outcome>) -> Outcome {
+        let mask = if lane_bits >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << lane_bits) - 1
+        };
+        let model = lanes
+            .iter()
+            .enumerate()
+            .fold(0u128, |m, (i, o)| m | (o.model & mask) << (i as u32 * lane_bits));
+        if lanes.iter().all(|o| o.accept == Accept::Exact) {
+            return Outcome::exact(model);
+        }
+        Outcome {
+            model,
+            accept: Accept::Lanes { lane_bits, lanes },
+        }
+    }
+
     /// Whether `bits` is acceptable (`bits` masked to the destination width by the caller).
     pub fn accepts(&self, bits: u128) -> bool {
         bits == self.model
@@ -129,8 +229,27 @@ impl Outcome {
                 Accept::Exact => false,
                 Accept::Any => true,
                 Accept::OneOf(v) => v.contains(&bits),
+                Accept::Nan(f) => Fmt::of(*f).is_nan(bits),
+                Accept::Bound(b) => b.accepts(bits),
+                Accept::Lanes { lane_bits, lanes } => {
+                    let mask = (1u128 << lane_bits) - 1;
+                    lanes
+                        .iter()
+                        .enumerate()
+                        .all(|(i, o)| o.accepts((bits >> (i as u32 * lane_bits)) & mask))
+                }
             }
     }
+}
+
+/// One unit in the last place of `fmt` at `x`: 2^(max(⌊log2|x|⌋, emin) − mantissa bits).
+pub fn ulp(fmt: &Fmt, x: f64) -> f64 {
+    let e = if x == 0.0 || !x.is_finite() {
+        fmt.emin()
+    } else {
+        (x.abs().log2().floor() as i32).clamp(fmt.emin(), fmt.emax())
+    };
+    ((e - fmt.man_bits as i32) as f64).exp2()
 }
 
 /// An evaluation error (an operand the instruction cannot take, a form without semantics).
@@ -177,5 +296,62 @@ mod tests {
             accept: Accept::OneOf(vec![3]),
         };
         assert!(o.accepts(3) && o.accepts(1) && !o.accepts(2));
+        let n = Outcome::any_nan(FloatFormat::F32);
+        assert!(n.model == 0x7fff_ffff && n.accepts(0xffc0_0000) && n.accepts(0x7f80_0001) && !n.accepts(0x7f80_0000));
     }
+
+    #[test]
+    fn lanes_check_each_half() {
+        let o = Outcome::pack(16, vec![Outcome::exact(0x3c00), Outcome::any_nan(FloatFormat::F16)]);
+        assert_eq!(o.model, 0x7fff_3c00);
+        assert!(o.accepts(0x7e00_3c00) && !o.accepts(0x7e00_3c01) && !o.accepts(0x7c00_3c00));
+        assert_eq!(
+            Outcome::pack(16, vec![Outcome::exact(1), Outcome::exact(2)]),
+            Outcome::exact(0x0002_0001)
+        );
+    }
+
+    #[test]
+    fn bounds_just_inside_and_just_outside() {
+        // ulp: 2 ulp of f32 around 1.0 + 2^-23 (ulp 2^-23): 1.0 + 3×2^-23 is in, + 4×2^-23 out.
+        let b = Bound {
+            format: FloatFormat::F32,
+            reference: 1.0 + 2f64.powi(-23),
+            err: ErrBound::Ulp(2),
+            ftz: false,
+        };
+        assert!(b.accepts(0x3f80_0003) && b.accepts(0x3f7f_ffff) && !b.accepts(0x3f80_0004));
+        // Just below 1.0 the ulp halves: reference 1 - 2^-24 with 1 ulp = 2^-24.
+        let b = Bound {
+            reference: 1.0 - 2f64.powi(-24),
+            err: ErrBound::Ulp(1),
+            ..b
+        };
+        assert!(b.accepts(0x3f80_0000) && b.accepts(0x3f7f_fffe) && !b.accepts(0x3f7f_fffd));
+        // abs 2^-20.5 around 0.5: a 2^-21 step is inside, 2^-20 outside.
+        let b = Bound {
+            reference: 0.5,
+            err: ErrBound::Abs { log2: -20.5 },
+            ..b
+        };
+        assert!(b.accepts(0x3f00_0008) && !b.accepts(0x3f00_0010) && !b.accepts(F32_NAN));
+        // rel 2^-23 around 2.0: one f32 ulp at 2.0 is 2^-22 = 2^-23 × 2: inside; two ulps out.
+        let b = Bound {
+            reference: 2.0,
+            err: ErrBound::Rel { log2: -23.0 },
+            ..b
+        };
+        assert!(b.accepts(0x4000_0001) && !b.accepts(0x4000_0002));
+        // ftz: a tiny reference admits the signed zero, a normal one does not.
+        let b = Bound {
+            reference: 1e-39,
+            err: ErrBound::Ulp(2),
+            ftz: true,
+            ..b
+        };
+        assert!(b.accepts(0) && !b.accepts(0x8000_0000));
+        assert!(!Bound { reference: 1e-30, ..b }.accepts(0));
+    }
+
+    const F32_NAN: u128 = 0x7fc0_0000;
 }

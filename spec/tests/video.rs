@@ -57,7 +57,7 @@ fn accepted(o: &Outcome) -> BTreeSet<u32> {
     match &o.accept {
         Accept::Exact => {}
         Accept::OneOf(v) => s.extend(v.iter().map(|&x| x as u32)),
-        Accept::Any => panic!("video results are never `any`"),
+        other => panic!("video results are exact or one-of, got {other:?}"),
     }
     s
 }

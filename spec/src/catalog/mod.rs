@@ -219,6 +219,12 @@ impl Form {
         self.mods.contains(&m)
     }
 
+    /// Whether the form's row carries class flag `f` (`nan-unspec`, `contract`, `deprecated`,
+    /// `preview`).
+    pub fn flag(&self, f: &str) -> bool {
+        catalog().rows[self.row].flags.contains(&f)
+    }
+
     /// A one-line signature: `add.sat.s32 d:s32 = a:s32 b:s32`.
     pub fn signature(&self) -> String {
         let show = |ops: &[Operand]| {

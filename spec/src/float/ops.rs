@@ -1,0 +1,193 @@
+//! PTX's rules around an IEEE result: `.ftz` on inputs and results, `.sat`, `.relu`, and which
+//! NaN comes out — the layer every floating-point instruction shares.
+
+use super::format::Fmt;
+use crate::catalog::Form;
+use crate::value::{Accept, Outcome};
+
+/// The result modifiers written on a form.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Mods {
+    /// Flush subnormal inputs and results to sign-preserving zero (L7139).
+    pub ftz: bool,
+    /// Clamp to [0.0, 1.0], NaN to +0.0 (L7141, L7590).
+    pub sat: bool,
+    /// Clamp negative results to 0, NaN results to the canonical NaN (L9664, L13872).
+    pub relu: bool,
+}
+
+impl Mods {
+    pub fn of(form: &Form) -> Mods {
+        Mods {
+            ftz: form.has("ftz"),
+            sat: form.has("sat"),
+            relu: form.has("relu"),
+        }
+    }
+}
+
+/// Which NaN an instruction returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NanRule {
+    /// Any NaN; the model is the canonical NaN ("single-precision instructions return an
+    /// unspecified NaN", L7141; half precision L9307). Forms flagged `nan-unspec`.
+    Unspecified,
+    /// "NaN payloads are supported for double-precision instructions" (L7141): a NaN input's
+    /// payload comes out, quieted — the first NaN operand's is the model, any NaN operand's is
+    /// accepted. A NaN created from numbers (∞ − ∞) is any NaN, modelled by the canonical one.
+    Payload,
+}
+
+impl NanRule {
+    pub fn of(form: &Form) -> NanRule {
+        if form.flag("nan-unspec") {
+            NanRule::Unspecified
+        } else {
+            NanRule::Payload
+        }
+    }
+}
+
+/// The outcome for a NaN result, given the (already flushed) inputs.
+pub fn nan_outcome(fmt: &Fmt, rule: NanRule, inputs: &[u128]) -> Outcome {
+    if rule == NanRule::Payload {
+        let mut nans = inputs
+            .iter()
+            .filter(|&&x| fmt.is_nan(x))
+            .map(|&x| fmt.quiet(x) & fmt.mask());
+        if let Some(model) = nans.next() {
+            let mut rest: Vec<u128> = nans.filter(|&x| x != model).collect();
+            rest.dedup();
+            return Outcome {
+                model,
+                accept: if rest.is_empty() {
+                    Accept::Exact
+                } else {
+                    Accept::OneOf(rest)
+                },
+            };
+        }
+    }
+    Outcome::any_nan(fmt.format)
+}
+
+/// Finishes a rounded result `r` of format `fmt`: the NaN rule, then `.ftz` on the result
+/// (a result counts as subnormal *after* rounding: the manual flushes "subnormal ... results",
+/// L7139, and a result is what rounding produced — so a value that rounds up to the smallest
+/// normal number stays), then `.sat` or `.relu`.
+///
+/// `.sat` and `.relu` of −0.0: the manual clamps "to [0.0, 1.0]" (L7590) and "to 0 if negative"
+/// (L13872); −0.0 is neither clearly in nor out, so both zeros are accepted, +0.0 (what a
+/// max(x, +0.0) with +0.0 > −0.0, L8302, gives) being the model.
+pub fn finish(fmt: &Fmt, r: u128, mods: Mods, rule: NanRule, inputs: &[u128]) -> Outcome {
+    if fmt.is_nan(r) {
+        if mods.sat {
+            return Outcome::exact(fmt.zero(false));
+        }
+        if mods.relu {
+            return Outcome::exact(fmt.canonical_nan);
+        }
+        return nan_outcome(fmt, rule, inputs);
+    }
+    let r = if mods.ftz { fmt.ftz(r) } else { r };
+    let neg_zero = fmt.zero(true);
+    if mods.sat || mods.relu {
+        if r == neg_zero {
+            return Outcome {
+                model: fmt.zero(false),
+                accept: Accept::OneOf(vec![neg_zero]),
+            };
+        }
+        if fmt.is_neg(r) {
+            return Outcome::exact(fmt.zero(false));
+        }
+        if mods.sat && fmt.to_f64(r) > 1.0 {
+            return Outcome::exact(one(fmt));
+        }
+    }
+    Outcome::exact(r)
+}
+
+/// 1.0 in `fmt`.
+pub fn one(fmt: &Fmt) -> u128 {
+    fmt.pack(false, fmt.bias() as u32, 0)
+}
+
+/// Flushes inputs when `.ftz` is written.
+pub fn flush_inputs<const N: usize>(fmt: &Fmt, mods: Mods, ins: [u128; N]) -> [u128; N] {
+    if mods.ftz {
+        ins.map(|x| fmt.ftz(x))
+    } else {
+        ins
+    }
+}
+
+/// Applies `f` lane by lane to packed operands (`.f16x2`, `.bf16x2`, `.f32x2`): lane `i` of
+/// every input (lane 0 least significant) goes to `f`, and the lanes' outcomes are packed.
+pub fn lanewise<const N: usize>(
+    lane_bits: u32,
+    lanes: u32,
+    ins: [u128; N],
+    f: impl Fn([u128; N]) -> Outcome,
+) -> Outcome {
+    let mask = (1u128 << lane_bits) - 1;
+    let outs = (0..lanes)
+        .map(|i| f(ins.map(|x| (x >> (i * lane_bits)) & mask)))
+        .collect();
+    Outcome::pack(lane_bits, outs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::format::*;
+    use super::*;
+
+    #[test]
+    fn nan_rules() {
+        // f64 keeps the payload of the first NaN, quieted; the second is also accepted.
+        let o = nan_outcome(&F64, NanRule::Payload, &[0x7ff0_0000_0000_0001, 0xfff8_0000_0000_0002]);
+        assert_eq!(o.model, 0x7ff8_0000_0000_0001);
+        assert!(o.accepts(0xfff8_0000_0000_0002) && !o.accepts(0x7fff_ffff_ffff_ffff));
+        let o = nan_outcome(&F32, NanRule::Unspecified, &[0x7f80_0001]);
+        assert!(o.model == 0x7fff_ffff && o.accepts(0x7fc0_0000));
+    }
+
+    #[test]
+    fn sat_relu_ftz() {
+        let sat = Mods {
+            sat: true,
+            ..Mods::default()
+        };
+        assert_eq!(finish(&F32, 0x7fc0_0000, sat, NanRule::Unspecified, &[]).model, 0);
+        assert_eq!(
+            finish(&F32, 0x4000_0000, sat, NanRule::Unspecified, &[]).model,
+            0x3f80_0000
+        );
+        assert_eq!(finish(&F32, 0xbf80_0000, sat, NanRule::Unspecified, &[]).model, 0);
+        assert_eq!(
+            finish(&F32, 0x7f80_0000, sat, NanRule::Unspecified, &[]).model,
+            0x3f80_0000
+        );
+        let relu = Mods {
+            relu: true,
+            ..Mods::default()
+        };
+        assert_eq!(
+            finish(&F16, 0xfe00, relu, NanRule::Unspecified, &[]),
+            Outcome::exact(0x7fff)
+        );
+        assert_eq!(finish(&F16, 0xbc00, relu, NanRule::Unspecified, &[]), Outcome::exact(0));
+        let ftz = Mods {
+            ftz: true,
+            ..Mods::default()
+        };
+        assert_eq!(
+            finish(&F32, 0x807f_ffff, ftz, NanRule::Unspecified, &[]).model,
+            0x8000_0000
+        );
+        assert_eq!(
+            finish(&F32, 0x0080_0000, ftz, NanRule::Unspecified, &[]).model,
+            0x0080_0000
+        );
+    }
+}
