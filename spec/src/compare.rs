@@ -12,6 +12,7 @@
 
 use crate::catalog::Form;
 use crate::eval::SemFn;
+use crate::float::format::{Fmt, Special};
 use crate::types::{sext, Kind, Type};
 use crate::value::{err, Args, Outcome, Outcomes};
 
@@ -196,6 +197,15 @@ pub const fn ftz_f32(bits: u32) -> u32 {
 pub fn compare_f32(op: CmpOp, a: u32, b: u32, ftz: bool) -> Option<bool> {
     let (a, b) = if ftz { (ftz_f32(a), ftz_f32(b)) } else { (a, b) };
     compare_keys(op, float_key(a as u64, 8, 23), float_key(b as u64, 8, 23))
+}
+
+/// `a CmpOp b` on bit patterns of an IEEE-encoded format of at most 64 bits (`.f16` and `.bf16`
+/// sources of §9.7.7, L10828-10832); flushing subnormals is the caller's. `None` for
+/// `lo ls hi hs`.
+pub fn compare_fmt(op: CmpOp, fmt: &Fmt, a: u128, b: u128) -> Option<bool> {
+    debug_assert!(fmt.special == Special::Ieee && fmt.pad == 0 && fmt.bits <= 64);
+    let key = |x: u128| float_key((x & fmt.mask()) as u64, fmt.exp_bits, fmt.man_bits);
+    compare_keys(op, key(a), key(b))
 }
 
 /// `a CmpOp b` on `.f64` bit patterns (L10525-10529); subnormals are compared as they are

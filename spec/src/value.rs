@@ -139,6 +139,9 @@ pub struct Bound {
     /// Results in the subnormal range may be flushed: a signed zero is also accepted where the
     /// bound reaches below the smallest normal number.
     pub ftz: bool,
+    /// Bits that are zero in every accepted result: the low word of `rcp.approx.ftz.f64` and
+    /// `rsqrt.approx.ftz.f64` (`d[31:0] = 0`, L8555, L8829); 0 for every other instruction.
+    pub zero_bits: u128,
 }
 
 impl Bound {
@@ -155,7 +158,7 @@ impl Bound {
     /// Whether `bits` (of the bound's format) lies within the bound.
     pub fn accepts(&self, bits: u128) -> bool {
         let fmt = Fmt::of(self.format);
-        if fmt.is_nan(bits) {
+        if fmt.is_nan(bits) || bits & self.zero_bits != 0 {
             return false;
         }
         let mut v = fmt.to_f64(bits);
@@ -319,6 +322,7 @@ mod tests {
             reference: 1.0 + 2f64.powi(-23),
             err: ErrBound::Ulp(2),
             ftz: false,
+            zero_bits: 0,
         };
         assert!(b.accepts(0x3f80_0003) && b.accepts(0x3f7f_ffff) && !b.accepts(0x3f80_0004));
         // Just below 1.0 the ulp halves: reference 1 - 2^-24 with 1 ulp = 2^-24.

@@ -56,10 +56,11 @@ pub const F64: Fmt = fmt(FloatFormat::F64, 11, 52, Special::Ieee, 0x7fff_ffff_ff
 pub const F32: Fmt = fmt(FloatFormat::F32, 8, 23, Special::Ieee, 0x7fff_ffff);
 pub const F16: Fmt = fmt(FloatFormat::F16, 5, 10, Special::Ieee, 0x7fff);
 pub const BF16: Fmt = fmt(FloatFormat::Bf16, 8, 7, Special::Ieee, 0x7fff);
+/// tf32's NaN keeps the layout too: all-ones-but-sign in the 19 significant bits, low 13 zero.
 pub const TF32: Fmt = Fmt {
     bits: 32,
     pad: 13,
-    ..fmt(FloatFormat::Tf32, 8, 10, Special::Ieee, 0x7fff_ffff)
+    ..fmt(FloatFormat::Tf32, 8, 10, Special::Ieee, 0x7fff_e000)
 };
 pub const E5M2: Fmt = fmt(FloatFormat::E5m2, 5, 2, Special::Ieee, 0x7f);
 pub const E4M3: Fmt = fmt(FloatFormat::E4m3, 4, 3, Special::NanAllOnes, 0x7f);

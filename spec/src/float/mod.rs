@@ -4,6 +4,7 @@
 //! §9.7.3 in [`crate::fp`], §9.7.4/9.7.5 in [`crate::half`], approximate instructions in
 //! [`crate::approx`], conversions in [`crate::cvt`].
 
+pub mod fast;
 pub mod format;
 pub mod ieee;
 pub mod ops;
