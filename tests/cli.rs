@@ -88,3 +88,38 @@ fn coverage_json_has_families_totals_and_forms() {
     assert_eq!(code, 0);
     assert!(table.lines().any(|l| l.starts_with("total")), "{table}");
 }
+
+/// The README's floating-point examples, with values derived by hand: each tag is one token.
+#[test]
+fn eval_prints_float_results_and_their_acceptance_tags() {
+    let cases = [
+        // 1 + 2^-24 truncated toward zero is 1.0.
+        (&["add.rz.f32", "1.0", "0x33800000"][..], "0x3f800000"),
+        // ∞ − ∞: an unspecified f32 NaN, modelled by the canonical 0x7fffffff.
+        (&["add.f32", "inf", "-inf"][..], "0x7fffffff nan"),
+        // e4m3 1.0 = 0x38 in d[15:8] (from a), 2.0 = 0x40 in d[7:0] (from b), L13709-13744.
+        (
+            &["cvt.rn.satfinite.e4m3x2.f32", "0x3f800000", "0x40000000"][..],
+            "0x3840",
+        ),
+        // f16x2 lanes: NaN + 0 in the high lane, 1 + 1 = 2.0 (0x4000) in the low one.
+        (
+            &["add.rn.f16x2", "0x7e003c00", "0x00003c00"][..],
+            "0x7fff4000 lanes:nan/-",
+        ),
+        // 1/3: RN(1/3) in f32 is 0x3eaaaaab; the reference is 1/3 in f64, 1 ulp allowed (L8445).
+        (&["rcp.approx.f32", "3.0"][..], "0x3eaaaaab ulp<=1@0x3fd5555555555555"),
+        // PTX's bit literal for f32, and testp's "zero is normal" (L7472).
+        (&["testp.normal.f32", "0f80000000"][..], "1"),
+    ];
+    for (args, want) in cases {
+        let mut v = vec!["eval"];
+        v.extend_from_slice(args);
+        let (code, out, err) = ptxconf(&v, None);
+        assert_eq!((code, out.trim_end()), (0, want), "{args:?}: {err}");
+    }
+    // A literal of the wrong width is refused, not reinterpreted.
+    let (code, _, err) = ptxconf(&["eval", "add.rn.f32", "0d3ff0000000000000", "1.0"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a float literal of this type"), "{err}");
+}

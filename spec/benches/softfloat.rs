@@ -12,6 +12,8 @@
 //! is the whole instruction semantics (`fp::add_f32(a, b, Rnd::Rz, Mods::default())`, result
 //! rules included), not only the arithmetic. Each figure is the best of several timed passes.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
 use softfloat_wrapper::{Float, RoundingMode, F32, F64};
 use spec::float::{Mods, Rnd};
 use spec::fp;
@@ -28,11 +30,7 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        common::splitmix64(&mut self.0)
     }
 }
 

@@ -4,6 +4,7 @@
 //! casts, std's f64 functions, a test-side round-to-nearest for the 16-bit and 1.11.20 grids),
 //! exhaustive runs of the half-precision tanh/ex2, and a walk over every form of the family.
 
+mod common;
 use spec::approx::{self, F64_HI};
 use spec::catalog::{catalog, Class, Form};
 use spec::eval::eval;
@@ -151,11 +152,7 @@ fn pow2(e: i32) -> f64 {
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        common::splitmix64(&mut self.0)
     }
     /// An f32 with magnitude in [lo, hi) (log-uniform), random sign if `signed`.
     fn f32_in(&mut self, lo: f32, hi: f32, signed: bool) -> u128 {

@@ -2,6 +2,8 @@
 //! manual's worked examples, the catalog's form lists, and properties against independent
 //! formulations (Rust's native integer and float comparisons, u64/u128/i128 shifts, byte arrays).
 
+mod common;
+use common::ev;
 use proptest::prelude::*;
 use spec::catalog::{catalog, Form};
 use spec::compare::{self, BoolOp, CmpOp};
@@ -9,10 +11,6 @@ use spec::data::{self, PrmtMode};
 use spec::eval::{eval, eval_line};
 use spec::logic::{self, ShfDir, ShfMode};
 use spec::value::{Accept, Args, Input};
-
-fn ev(s: &str) -> String {
-    eval_line(s).unwrap_or_else(|e| panic!("{s}: {e}"))
-}
 
 /// The scalar-operand form named `name`.
 fn form(name: &str) -> &'static Form {

@@ -4,28 +4,12 @@
 //! rounding, float → int against the host's saturating casts, f32 → bf16/tf32 against bit-level
 //! formulations, and a walk over every cvt form of the catalog.
 
+mod common;
+use common::{ev, run1 as out};
 use spec::catalog::{catalog, Form};
-use spec::eval::{eval, eval_line, semantics};
+use spec::eval::{eval, semantics};
 use spec::value::{Accept, Args, Input, Outcome};
 use std::cmp::Ordering;
-
-fn ev(s: &str) -> String {
-    eval_line(s).unwrap_or_else(|e| panic!("{s}: {e}"))
-}
-
-fn form(name: &str) -> &'static Form {
-    let cat = catalog();
-    let ids = cat.by_name(name);
-    assert!(!ids.is_empty(), "no form `{name}`");
-    &cat.forms[ids[0]]
-}
-
-fn out(name: &str, ins: &[u128]) -> Outcome {
-    let ins: Vec<Input> = ins.iter().map(|&b| Input::bits(b)).collect();
-    let mut o = eval(form(name), &Args { ins: &ins, dsel: None }).unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert_eq!(o.len(), 1, "{name}");
-    o.remove(0)
-}
 
 /// The result of `name` on `ins`, which must be a single value.
 fn exact(name: &str, ins: &[u128]) -> u128 {

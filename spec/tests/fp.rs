@@ -3,8 +3,10 @@
 //! host's bits) and against hand-derived bit patterns for `.ftz`, `.sat`, NaN, min/max and
 //! testp, and a walk over every form of the section.
 
+mod common;
+use common::{ev, run1 as run};
 use spec::catalog::{catalog, Class, Form};
-use spec::eval::{eval, eval_line, semantics};
+use spec::eval::{eval, semantics};
 use spec::float::format::{F32, F64};
 use spec::float::{fast, ieee, Mods, Rnd};
 use spec::fp::{self, MinMax, TestOp};
@@ -18,11 +20,7 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        common::splitmix64(&mut self.0)
     }
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n
@@ -365,24 +363,12 @@ fn library_fma_is_correctly_rounded() {
 // ---------------------------------------------------------------------------------------------
 // Helpers for the semantics
 
-fn ev(s: &str) -> String {
-    eval_line(s).unwrap_or_else(|e| panic!("{s}: {e}"))
-}
-
 /// The form named `name`.
 fn form(name: &str) -> &'static Form {
     let cat = catalog();
     let ids = cat.by_name(name);
     assert_eq!(ids.len(), 1, "`{name}`");
     &cat.forms[ids[0]]
-}
-
-/// Evaluates `name` through the catalog dispatch; its one destination.
-fn run(name: &str, ins: &[u128]) -> Outcome {
-    let ins: Vec<Input> = ins.iter().map(|&b| Input::bits(b)).collect();
-    let mut out = eval(form(name), &Args { ins: &ins, dsel: None }).unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert_eq!(out.len(), 1, "{name}");
-    out.remove(0)
 }
 
 /// The model of an exact outcome.

@@ -6,9 +6,11 @@
 //! `set`/`setp`, and sign-bit arithmetic for `neg`/`abs`/`min`/`max`. None of it goes through the
 //! spec's rounding engine or rustc_apfloat.
 
+mod common;
+use common::{ev, form};
 use spec::catalog::{catalog, Form};
 use spec::compare::CmpOp;
-use spec::eval::{eval, eval_line};
+use spec::eval::eval;
 use spec::float::format::{Fmt, BF16, F16};
 use spec::float::ops::Mods;
 use spec::float::Rnd;
@@ -300,11 +302,7 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        common::splitmix64(&mut self.0)
     }
     /// A 16-bit pattern, finite, biased toward small exponent distances half the time.
     fn half(&mut self, f: Format) -> u128 {
@@ -368,17 +366,6 @@ fn the_reference_agrees_with_the_host_fpu_on_f32() {
 // ---------------------------------------------------------------------------------------------
 // Helpers around the spec
 // ---------------------------------------------------------------------------------------------
-
-fn ev(s: &str) -> String {
-    eval_line(s).unwrap_or_else(|e| panic!("{s}: {e}"))
-}
-
-fn form(name: &str) -> &'static Form {
-    let cat = catalog();
-    let ids = cat.by_name(name);
-    assert!(!ids.is_empty(), "no form `{name}`");
-    &cat.forms[ids[0]]
-}
 
 fn run_inputs(name: &str, ins: &[Input]) -> Vec<Outcome> {
     let f = form(name);

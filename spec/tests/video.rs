@@ -8,6 +8,8 @@
 // The checkers take one argument per modifier and operand, as the instruction is written.
 #![allow(clippy::too_many_arguments)]
 
+mod common;
+
 use proptest::prelude::*;
 use spec::catalog::{catalog, Form};
 use spec::eval::{eval, eval_line};
@@ -67,12 +69,7 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        // splitmix64
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        common::splitmix64(&mut self.0)
     }
     /// A word biased towards edge values.
     fn word(&mut self) -> u32 {
