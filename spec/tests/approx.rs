@@ -1121,15 +1121,7 @@ fn coverage_walk() {
             vals.iter().map(|&a| vec![a]).collect()
         };
         for ins in sets {
-            let inputs: Vec<Input> = ins.iter().map(|&b| Input::bits(b)).collect();
-            let out = eval(
-                f,
-                &Args {
-                    ins: &inputs,
-                    dsel: None,
-                },
-            )
-            .unwrap();
+            let out = common::eval_bits(f, &ins);
             assert_eq!(out.len(), f.outputs.len(), "{}", f.name);
             self_consistent(&out[0], t.bits(), &format!("{} {ins:x?}", f.name));
             assert!(out[0].accepts(out[0].model));

@@ -1259,15 +1259,7 @@ fn every_form_has_semantics() {
                 .collect(),
         };
         for ins in sets {
-            let inputs: Vec<Input> = ins.iter().map(|&b| Input::bits(b)).collect();
-            let out = eval(
-                f,
-                &Args {
-                    ins: &inputs,
-                    dsel: None,
-                },
-            )
-            .unwrap_or_else(|e| panic!("{}: {e}", f.name));
+            let out = common::eval_bits(f, &ins);
             assert_eq!(out.len(), f.outputs.len(), "{}", f.name);
             for (o, d) in out.iter().zip(&f.outputs) {
                 assert!(o.accepts(o.model), "{} {ins:x?}", f.name);

@@ -28,10 +28,15 @@ pub fn form(name: &str) -> &'static Form {
     &cat.forms[ids[0]]
 }
 
-/// Evaluates `name` on bit-pattern operands through the catalog dispatch; its one destination.
-pub fn run1(name: &str, ins: &[u128]) -> Outcome {
+/// Evaluates `f` on bit-pattern operands through the catalog dispatch, which must succeed.
+pub fn eval_bits(f: &Form, ins: &[u128]) -> Vec<Outcome> {
     let ins: Vec<Input> = ins.iter().map(|&b| Input::bits(b)).collect();
-    let mut out = eval(form(name), &Args { ins: &ins, dsel: None }).unwrap_or_else(|e| panic!("{name}: {e}"));
+    eval(f, &Args { ins: &ins, dsel: None }).unwrap_or_else(|e| panic!("{}: {e}", f.name))
+}
+
+/// Evaluates `name` on bit-pattern operands; its one destination.
+pub fn run1(name: &str, ins: &[u128]) -> Outcome {
+    let mut out = eval_bits(form(name), ins);
     assert_eq!(out.len(), 1, "{name}");
     out.remove(0)
 }
