@@ -1,4 +1,7 @@
 //! The PTX oracle: PTX text → AST → type-checked program → execution, built on the `spec` crate.
 //!
-//! Empty for now: the front end and the interpreter are built by the oracle issue (#4). The crate
-//! exists so the workspace has its final shape and later work lands in place.
+//! Built by the oracle issue (#4), stage by stage along the data flow:
+//! - [`lex`]: tokens with line and column (done);
+//! - the parser, printer, type checker and interpreter follow.
+
+pub mod lex;
