@@ -1,0 +1,166 @@
+//! The PTX module as the parser sees it (§11 directives, §4 syntax): items, declarations,
+//! statements and operands, with each item's source position.
+//!
+//! Names of types, state spaces and modifiers stay as written (`"u32"`, `"shared::cta"`): the type
+//! checker gives them meaning against the catalog, so the AST does not duplicate its tables.
+
+use std::fmt;
+
+/// A source position. Positions do not take part in equality: a module printed and parsed back
+/// equals the original though every position moved.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Loc {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl PartialEq for Loc {
+    fn eq(&self, _: &Loc) -> bool {
+        true
+    }
+}
+
+impl fmt::Display for Loc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Module {
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// `.version 8.7`
+    Version { major: u32, minor: u32, loc: Loc },
+    /// `.target sm_80, texmode_independent`
+    Target { targets: Vec<String>, loc: Loc },
+    /// `.address_size 64`
+    AddressSize { bits: u32, loc: Loc },
+    /// A module-scope variable (`.global`, `.shared`, `.const`, ...).
+    Var(VarDecl),
+    /// `.entry` or `.func`, with or without a body.
+    Function(Function),
+    /// Any other directive (`.file`, `.loc`, `.pragma`, `.section`, ...), kept as written.
+    Directive(Directive),
+}
+
+/// A directive the semantics do not depend on, kept token by token so the printer gives it back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Directive {
+    pub name: String,
+    /// The rest of the directive as written, tokens separated by single spaces.
+    pub text: String,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    /// `.visible`, `.extern`, `.weak`.
+    pub linkage: Vec<String>,
+    /// `true` for `.entry`, `false` for `.func`.
+    pub entry: bool,
+    /// Return parameters of a `.func` (`(.param .b32 retval)`).
+    pub rets: Vec<VarDecl>,
+    pub name: String,
+    pub params: Vec<VarDecl>,
+    /// Performance directives between the header and the body (`.maxntid 256, 1, 1`, `.noreturn`).
+    pub directives: Vec<Directive>,
+    /// `None` for a declaration (`.extern .func f(...);`).
+    pub body: Option<Vec<Stmt>>,
+    pub loc: Loc,
+}
+
+/// A variable or parameter declaration: `.reg .b32 %r<4>`, `.shared .align 4 .b8 s[1024]`,
+/// `.param .u64 .ptr .global .align 4 p`, `.global .u32 g[2] = {1, 2}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarDecl {
+    pub linkage: Vec<String>,
+    /// `reg`, `param`, `global`, `shared`, `const`, `local`, `tex`, ...
+    pub space: String,
+    /// Every `.word` between the space and the name, in order, the type among them: `align 4` as
+    /// ("align", Some(4)), `v4` as ("v4", None), `u64`, `ptr`, `global` as written.
+    pub attrs: Vec<(String, Option<u64>)>,
+    /// The type (one of `attrs`).
+    pub ty: String,
+    pub name: String,
+    /// `%r<4>`: a parameterized range of 4 names `%r0..%r3`.
+    pub range: Option<u64>,
+    /// Array dimensions (`[]` is `None`).
+    pub dims: Vec<Option<u64>>,
+    pub init: Option<Init>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Init {
+    Expr(Expr),
+    List(Vec<Init>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    Label {
+        name: String,
+        loc: Loc,
+    },
+    Decl(VarDecl),
+    Instr(Instr),
+    Directive(Directive),
+    /// `{ ... }`: a nested scope (call sequences declare their `.param`s in one).
+    Block {
+        body: Vec<Stmt>,
+        loc: Loc,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instr {
+    /// `@p` or `@!p`: (negated, predicate).
+    pub guard: Option<(bool, String)>,
+    pub opcode: String,
+    /// The modifiers in order, without dots (`["global", "v2", "u32"]`).
+    pub mods: Vec<String>,
+    pub operands: Vec<Operand>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// A register, symbol, label, special register (`%tid.x`) or constant expression.
+    Expr(Expr),
+    /// `!p`
+    Not(String),
+    /// `{a, b, _}`
+    Vector(Vec<Operand>),
+    /// `[a]`, `[a+4]`, `[var+8]`, `[0x10]`
+    Address(Expr),
+    /// `(a, b)`: a call's return or argument list.
+    List(Vec<Operand>),
+    /// `p|q`: the two predicate destinations of setp.
+    Pair(String, String),
+    /// `_`: a sink.
+    Sink,
+}
+
+/// A constant expression (§4.6), or a name.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Int {
+        value: u64,
+        unsigned: bool,
+    },
+    /// A float constant: f32 bits (`0f`) or f64 bits (`0d`, decimal).
+    Float {
+        bits: u64,
+        f32: bool,
+    },
+    /// A name as written, with its component (`%tid.x`, `%r1`, `$L__BB0_2`, `g`).
+    Name(String),
+    Unary(char, Box<Expr>),
+    /// An operator as written (`+`, `<<`, `&&`, ...).
+    Binary(String, Box<Expr>, Box<Expr>),
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+}
