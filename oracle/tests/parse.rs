@@ -236,3 +236,32 @@ proptest! {
         }
     }
 }
+
+/// Every PTX file of the real-world corpus (corpus/ptx/, LLVM's NVPTX output) parses, and printing
+/// it and parsing again gives the same module.
+#[test]
+fn the_corpus_round_trips() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/ptx");
+    let mut files = Vec::new();
+    let mut stack = vec![dir];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().map(Result::unwrap) {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "ptx") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 10, "corpus files: {files:?}");
+    for f in &files {
+        let src = std::fs::read_to_string(f).unwrap();
+        let m = parse(&src).unwrap_or_else(|e| panic!("{}:{e}", f.display()));
+        assert!(!instrs(&m).is_empty(), "{}", f.display());
+        let printed = print(&m);
+        let again = parse(&printed).unwrap_or_else(|e| panic!("{} printed:{e}", f.display()));
+        assert_eq!(again, m, "{}", f.display());
+    }
+}
