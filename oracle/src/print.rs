@@ -164,6 +164,8 @@ pub fn expr(e: &Expr) -> String {
         // writes them; binary operators associate to the left.
         Expr::Binary(op, a, b) => {
             let p = precedence(op);
+            // `%` needs the spaces: `1%16` would lex as `1` and the register name `%16`.
+            let op = if op == "%" { " % " } else { op };
             format!("{}{op}{}", wrap(a, p), wrap(b, p + 1))
         }
         Expr::Cond(c, a, b) => format!("{} ? {} : {}", wrap(c, 1), wrap(a, 1), wrap(b, 1)),

@@ -169,6 +169,16 @@ fn printing_and_parsing_again_gives_the_same_module() {
     assert_eq!(print(&again), printed);
 }
 
+/// Found by the mutation proptest: `1%16` printed without spaces lexes as `1` then the register
+/// `%16`; the printer spaces the remainder operator.
+#[test]
+fn the_remainder_operator_survives_printing() {
+    let m = parse(".global .u32 g = 1 % 16;").unwrap();
+    let printed = print(&m);
+    assert_eq!(printed, ".global .u32 g = 1 % 16;\n");
+    assert_eq!(parse(&printed).unwrap(), m);
+}
+
 #[test]
 fn errors_name_the_line_and_column_and_what_is_wrong() {
     let cases = [
