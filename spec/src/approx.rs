@@ -548,20 +548,14 @@ fn sem_ex2(f: &Form, x: &Args) -> Outcomes {
     if fmt.format == FloatFormat::F32 {
         return one_out(ex2_approx_f32(f32_arg(x, 0), ftz));
     }
-    one_out(per_lane(fmt, lanes, x.get(0), |a| ex2_approx_half(fmt, a, ftz)))
+    // `fA[0] = a[0:15]` (L10165): lane by lane, or once for a scalar.
+    one_out(lanewise(fmt.bits, lanes, [x.get(0)], |[a]| {
+        ex2_approx_half(fmt, a, ftz)
+    }))
 }
 
 fn sem_tanh(f: &Form, x: &Args) -> Outcomes {
     let (fmt, lanes) = float_type(f)?;
-    one_out(per_lane(fmt, lanes, x.get(0), |a| tanh_approx(fmt, a)))
-}
-
-/// `op` on a scalar operand, or lane by lane on an `.f16x2`/`.bf16x2` one (`fA[0] = a[0:15]`,
-/// L10079, L10165).
-fn per_lane(fmt: &Fmt, lanes: u32, a: u128, op: impl Fn(u128) -> Outcome) -> Outcome {
-    if lanes == 1 {
-        op(a & fmt.mask())
-    } else {
-        lanewise(fmt.bits, lanes, [a], |[a]| op(a))
-    }
+    // `fA[0] = a[0:15]` (L10079).
+    one_out(lanewise(fmt.bits, lanes, [x.get(0)], |[a]| tanh_approx(fmt, a)))
 }

@@ -205,13 +205,18 @@ impl Outcome {
     }
 
     /// Packs per-lane outcomes (lane 0 least significant) into one register's outcome; the set
-    /// stays `Exact` when every lane's is.
-    pub fn pack(lane_bits: u32, lanes: Vec<Outcome>) -> Outcome {
+    /// stays `Exact` when every lane's is, and a single lane is a scalar result with its own set.
+    pub fn pack(lane_bits: u32, mut lanes: Vec<Outcome>) -> Outcome {
         let mask = if lane_bits >= 128 {
             u128::MAX
         } else {
             (1u128 << lane_bits) - 1
         };
+        if lanes.len() == 1 {
+            let mut o = lanes.remove(0);
+            o.model &= mask;
+            return o;
+        }
         let model = lanes
             .iter()
             .enumerate()

@@ -11,11 +11,11 @@
 //! except where `.NaN` (min/max, L9863) or `.relu` (fma, L9664) asks for the canonical one, and
 //! `.sat` turns a NaN into +0.0 (L9363).
 
-use super::{fmt_of, per_lane};
+use super::fmt_of;
 use crate::catalog::Form;
 use crate::float::format::Fmt;
 use crate::float::ieee;
-use crate::float::ops::{finish, flush_inputs, Mods, NanRule};
+use crate::float::ops::{finish, flush_inputs, lanewise, Mods, NanRule};
 use crate::float::Rnd;
 use crate::value::{Accept, Args, Outcome, Outcomes};
 
@@ -197,9 +197,12 @@ pub(super) fn sem_binary(form: &Form, args: &Args) -> Outcomes {
         "sub" => sub,
         _ => mul,
     };
-    Ok(vec![per_lane(t, [args.get(0), args.get(1)], |[a, b]| {
-        op(fmt, a, b, mods)
-    })])
+    Ok(vec![lanewise(
+        t.lane_bits,
+        t.lanes,
+        [args.get(0), args.get(1)],
+        |[a, b]| op(fmt, a, b, mods),
+    )])
 }
 
 /// Adapter for `fma`, with or without `.oob`.
@@ -208,7 +211,9 @@ pub(super) fn sem_fma(form: &Form, args: &Args) -> Outcomes {
     let (fmt, mods) = (fmt_of(t), Mods::of(form));
     let op = if form.has("oob") { fma_oob } else { fma };
     let ins = [args.get(0), args.get(1), args.get(2)];
-    Ok(vec![per_lane(t, ins, |[a, b, c]| op(fmt, a, b, c, mods))])
+    Ok(vec![lanewise(t.lane_bits, t.lanes, ins, |[a, b, c]| {
+        op(fmt, a, b, c, mods)
+    })])
 }
 
 /// Adapter for `neg` and `abs`.
@@ -216,7 +221,9 @@ pub(super) fn sem_unary(form: &Form, args: &Args) -> Outcomes {
     let t = form.ty("t").expect("half neg/abs rows name their type `t`");
     let (fmt, ftz) = (fmt_of(t), form.has("ftz"));
     let op = if form.opcode == "neg" { neg } else { abs };
-    Ok(vec![per_lane(t, [args.get(0)], |[a]| op(fmt, a, ftz))])
+    Ok(vec![lanewise(t.lane_bits, t.lanes, [args.get(0)], |[a]| {
+        op(fmt, a, ftz)
+    })])
 }
 
 /// Adapter for `min` and `max`.
@@ -224,5 +231,10 @@ pub(super) fn sem_min_max(form: &Form, args: &Args) -> Outcomes {
     let t = form.ty("t").expect("half min/max rows name their type `t`");
     let (fmt, m) = (fmt_of(t), MinMaxMods::of(form));
     let op = if form.opcode == "min" { min } else { max };
-    Ok(vec![per_lane(t, [args.get(0), args.get(1)], |[a, b]| op(fmt, a, b, m))])
+    Ok(vec![lanewise(
+        t.lane_bits,
+        t.lanes,
+        [args.get(0), args.get(1)],
+        |[a, b]| op(fmt, a, b, m),
+    )])
 }

@@ -16,10 +16,8 @@ pub mod mixed;
 
 use crate::catalog::{catalog, Form};
 use crate::eval::SemFn;
-use crate::float::ops::lanewise;
 use crate::float::Fmt;
 use crate::types::{Kind, Type};
-use crate::value::Outcome;
 
 /// The semantics adapter for a form of §9.7.4 (bit-exact ones), §9.7.5 or §9.7.7; `None` for
 /// every other form, `tanh` and `ex2` included.
@@ -43,15 +41,5 @@ fn fmt_of(ty: Type) -> &'static Fmt {
     match ty.kind {
         Kind::Float(f) => Fmt::of(f),
         k => unreachable!("{k:?} is not a floating-point type"),
-    }
-}
-
-/// Applies `f` to each lane of packed operands of type `ty` (lane 0 least significant), or once
-/// to scalar operands, which then keep their own acceptance set rather than a one-lane one.
-fn per_lane<const N: usize>(ty: Type, ins: [u128; N], f: impl Fn([u128; N]) -> Outcome) -> Outcome {
-    if ty.lanes == 1 {
-        f(ins.map(|x| x & ty.mask()))
-    } else {
-        lanewise(ty.lane_bits, ty.lanes, ins, f)
     }
 }
