@@ -37,6 +37,22 @@ enum Cmd {
         #[arg(allow_hyphen_values = true, trailing_var_arg = true)]
         words: Vec<String>,
     },
+    /// Run a kernel on the oracle: `ptxconf run LAUNCH.json`.
+    ///
+    /// The launch file names the PTX (relative to itself), the entry, grid and block, the buffers
+    /// (`{"name", "hex"}` with initial bytes, or `{"name", "size"}` zeroed) and the parameters
+    /// (`{"buffer": NAME}` passes its address, `{"type": "u32", "value": "17"}` a scalar);
+    /// optional `shared_bytes` (dynamic shared memory) and `limits` (`steps`, `memory`, `stack`).
+    /// Prints `{"status": "ok", "buffers": [...]}` with every buffer after the run, or exits 1
+    /// with `{"status": "error", "kind": "parse|type|launch|runtime|limit", "message",
+    /// "location"}`.
+    Run {
+        /// The launch file.
+        launch: std::path::PathBuf,
+        /// Also print thread-instruction counts to stderr.
+        #[arg(long)]
+        stats: bool,
+    },
     /// Report, per §9.7 family and in total, the catalog's forms and how many have semantics,
     /// golden vectors and generator support.
     Coverage {
@@ -68,6 +84,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Cmd::Run { launch, stats } => run_launch(&launch, stats),
         Cmd::Coverage { json } => {
             let report = coverage::Report::compute();
             if json {
@@ -79,6 +96,26 @@ fn main() -> ExitCode {
                 print!("{}", report.table());
             }
             ExitCode::SUCCESS
+        }
+    }
+}
+
+/// `run`: the launch contract's replies on stdout, the exit status saying which it was.
+fn run_launch(path: &std::path::Path, stats: bool) -> ExitCode {
+    match oracle::launch::run_file(path) {
+        Ok((bufs, st)) => {
+            print!("{}", oracle::launch::ok_json(&bufs));
+            if stats {
+                eprintln!(
+                    "{} thread-instructions, {} warp-instructions",
+                    st.thread_instructions, st.warp_instructions
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err((e, file)) => {
+            print!("{}", oracle::launch::error_json(&e, &file));
+            ExitCode::from(1)
         }
     }
 }

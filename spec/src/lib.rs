@@ -10,6 +10,7 @@
 //! - Results are [`value::Outcome`]s: a model value and the set of results the manual allows.
 
 pub mod approx;
+pub mod atom;
 pub mod catalog;
 pub mod compare;
 pub mod cvt;

@@ -1,0 +1,1750 @@
+//! The type checker: a parsed [`Module`] to a decoded [`Program`], or the first error with its
+//! line and column.
+//!
+//! Instruction names are resolved against the catalog (the one table of legal forms, with the
+//! PTX version and target each needs); operands are checked by the rules of §9.4 (Table 23, and
+//! Tables 24/25 for `ld`, `st` and `cvt`); names are resolved in nested scopes (a call sequence's
+//! `{ .param ... }` block declares its own `param0`). Everything the interpreter needs per
+//! instruction is decided here, once.
+
+use crate::ast::{self, Expr, Function, Init, Instr, Item, Loc, Module, Operand, Stmt, VarDecl};
+use crate::error::{Error, ErrorKind, Result};
+use crate::mem;
+use crate::program::*;
+use spec::catalog::{catalog, Form, PtxVersion};
+use spec::types::{Kind, Type};
+use std::collections::HashMap;
+
+fn terr<T>(loc: Loc, msg: impl Into<String>) -> Result<T> {
+    Err(Error::at(ErrorKind::Type, loc, msg))
+}
+
+/// What a name denotes.
+#[derive(Clone, Debug)]
+enum Sym {
+    Reg {
+        slot: u32,
+        ty: Type,
+    },
+    /// A variable at a fixed address of its space.
+    Var {
+        space: Space,
+        addr: u64,
+    },
+    /// A `.local`/`.param` variable of the current activation.
+    FrameVar {
+        space: Space,
+        off: u32,
+        size: u32,
+    },
+    Func(u32),
+    /// A `.callprototype` (parameter and return sizes).
+    Proto {
+        params: Vec<u32>,
+        rets: Vec<u32>,
+    },
+    /// A `.branchtargets` list.
+    Targets(Vec<String>),
+}
+
+/// Checks and decodes a module.
+pub fn check(m: &Module) -> Result<Program> {
+    Checker::new().module(m)
+}
+
+struct Checker {
+    version: (u32, u32),
+    sm: u32,
+    globals: HashMap<String, Sym>,
+    funcs: Vec<Func>,
+    func_ast: Vec<Option<Function>>,
+    code: Vec<Inst>,
+    data: Vec<Data>,
+    global_bytes: u64,
+    const_bytes: u64,
+    shared_bytes: u64,
+    shared_align: u64,
+    local_bytes: u32,
+    /// Dynamic shared arrays (`.extern .shared .b8 s[]`) placed after the static ones.
+    dyn_shared: Vec<(String, u64)>,
+}
+
+/// Size in bytes of a declared type (`.b8` … `.b128`, `.f16x2`, ...); 0 for opaque types.
+fn type_bytes(ty: &str) -> u64 {
+    match Type::parse(ty) {
+        Some(t) if t.kind == Kind::Pred => 1,
+        Some(t) => (t.bits() as u64).div_ceil(8),
+        None => 0,
+    }
+}
+
+fn vec_len(d: &VarDecl) -> u64 {
+    d.attrs
+        .iter()
+        .find_map(|(w, _)| match w.as_str() {
+            "v2" => Some(2),
+            "v4" => Some(4),
+            "v8" => Some(8),
+            _ => None,
+        })
+        .unwrap_or(1)
+}
+
+fn align_of(d: &VarDecl) -> u64 {
+    d.attrs
+        .iter()
+        .find_map(|(w, a)| (w == "align").then_some(a.unwrap_or(1)))
+        .unwrap_or_else(|| (type_bytes(&d.ty) * vec_len(d)).max(1))
+}
+
+/// Bytes of a declaration: element size × vector length × dimensions (an unsized `[]` takes its
+/// size from the initializer, or is 0).
+fn decl_bytes(d: &VarDecl) -> u64 {
+    let elem = type_bytes(&d.ty) * vec_len(d);
+    let mut n = 1u64;
+    for (i, dim) in d.dims.iter().enumerate() {
+        let k = match dim {
+            Some(k) => *k,
+            None if i == 0 => d.init.as_ref().map_or(0, |init| match init {
+                Init::List(v) => v.len() as u64,
+                Init::Expr(_) => 1,
+            }),
+            None => 0,
+        };
+        n = n.saturating_mul(k);
+    }
+    elem.saturating_mul(n)
+}
+
+/// A constant expression's value (§4.6): 64-bit integer arithmetic, signed unless an operand is
+/// unsigned; `None` when it names something or divides by zero.
+pub fn const_int(e: &Expr) -> Option<i64> {
+    Some(match e {
+        Expr::Int { value, .. } => *value as i64,
+        Expr::Float { .. } | Expr::Name(_) => return None,
+        Expr::Unary(op, a) => {
+            let a = const_int(a)?;
+            match op {
+                '-' => a.wrapping_neg(),
+                '+' => a,
+                '!' => (a == 0) as i64,
+                '~' => !a,
+                _ => return None,
+            }
+        }
+        Expr::Binary(op, a, b) => {
+            let unsigned = is_unsigned(a) || is_unsigned(b);
+            let (a, b) = (const_int(a)?, const_int(b)?);
+            let (ua, ub) = (a as u64, b as u64);
+            match op.as_str() {
+                "+" => a.wrapping_add(b),
+                "-" => a.wrapping_sub(b),
+                "*" => a.wrapping_mul(b),
+                "/" if unsigned => ua.checked_div(ub)? as i64,
+                "/" => a.checked_div(b)?,
+                "%" if unsigned => ua.checked_rem(ub)? as i64,
+                "%" => a.checked_rem(b)?,
+                "<<" => a.wrapping_shl(b as u32),
+                ">>" if unsigned => ua.wrapping_shr(b as u32) as i64,
+                ">>" => a.wrapping_shr(b as u32),
+                "&" => a & b,
+                "|" => a | b,
+                "^" => a ^ b,
+                "&&" => (a != 0 && b != 0) as i64,
+                "||" => (a != 0 || b != 0) as i64,
+                "==" => (a == b) as i64,
+                "!=" => (a != b) as i64,
+                "<" if unsigned => (ua < ub) as i64,
+                "<" => (a < b) as i64,
+                ">" if unsigned => (ua > ub) as i64,
+                ">" => (a > b) as i64,
+                "<=" if unsigned => (ua <= ub) as i64,
+                "<=" => (a <= b) as i64,
+                ">=" if unsigned => (ua >= ub) as i64,
+                ">=" => (a >= b) as i64,
+                _ => return None,
+            }
+        }
+        Expr::Cond(c, a, b) => {
+            if const_int(c)? != 0 {
+                const_int(a)?
+            } else {
+                const_int(b)?
+            }
+        }
+    })
+}
+
+fn is_unsigned(e: &Expr) -> bool {
+    match e {
+        Expr::Int { unsigned, .. } => *unsigned,
+        Expr::Unary(_, a) => is_unsigned(a),
+        Expr::Binary(_, a, b) => is_unsigned(a) || is_unsigned(b),
+        Expr::Cond(_, a, b) => is_unsigned(a) || is_unsigned(b),
+        _ => false,
+    }
+}
+
+/// A literal for an operand of float format `fmt` (§4.5.1: `0f` literals are f32 bits, every
+/// other float constant is an f64 converted to the operand's size).
+fn float_literal(e: &Expr, ty: Type) -> Option<u64> {
+    let neg = matches!(e, Expr::Unary('-', _));
+    let inner = match e {
+        Expr::Unary('-', a) | Expr::Unary('+', a) => a,
+        other => other,
+    };
+    let Expr::Float { bits, f32 } = inner else { return None };
+    let Kind::Float(fmt) = ty.kind else { return None };
+    let v = match (f32, fmt) {
+        (true, spec::types::FloatFormat::F32) => *bits,
+        (false, spec::types::FloatFormat::F64) => *bits,
+        (true, spec::types::FloatFormat::F64) => (f32::from_bits(*bits as u32) as f64).to_bits(),
+        (false, spec::types::FloatFormat::F32) => spec::float::round::from_f64(
+            spec::float::Fmt::of(fmt),
+            f64::from_bits(*bits),
+            spec::float::round::Rnd::Rn,
+        ) as u64,
+        _ => return None,
+    };
+    let sign = if ty.bits() == 64 { 1u64 << 63 } else { 1u64 << 31 };
+    Some(if neg { v ^ sign } else { v })
+}
+
+/// §9.4 operand/instruction type agreement. `relaxed` is Tables 24/25 (`ld`, `st`, `cvt`):
+/// registers wider than the instruction type. Returns the sign-extension width for a
+/// destination (0: zero-extend).
+fn agree(instr: Type, reg: Type, relaxed: bool) -> std::result::Result<u8, String> {
+    let (ib, rb) = (instr.bits(), reg.bits());
+    let bad = || {
+        Err(format!(
+            "a `.{reg}` register cannot be used where the instruction expects `.{instr}`{}",
+            if relaxed { "" } else { " (§9.4: types must agree)" }
+        ))
+    };
+    if instr.kind == Kind::Pred || reg.kind == Kind::Pred {
+        return if instr.kind == reg.kind { Ok(0) } else { bad() };
+    }
+    let int = |k: Kind| matches!(k, Kind::Signed | Kind::Unsigned);
+    let kinds_ok = match (instr.kind, reg.kind) {
+        (Kind::Bits, _) | (_, Kind::Bits) => true,
+        (a, b) if int(a) && int(b) => true,
+        (Kind::Float(a), Kind::Float(b)) => a == b || (instr.lanes > 1 && ib == rb),
+        _ => false,
+    };
+    if !kinds_ok {
+        return bad();
+    }
+    if rb == ib {
+        return Ok(0);
+    }
+    // Wider registers only where §9.4.1 allows them; floats must match unless the register is
+    // bit-size (Table 24 note 4), and the register is never narrower.
+    let float_exact = matches!(instr.kind, Kind::Float(_)) && reg.kind != Kind::Bits
+        || matches!(reg.kind, Kind::Float(_)) && instr.kind != Kind::Bits;
+    if relaxed && rb > ib && !float_exact {
+        return Ok(if instr.kind == Kind::Signed { ib as u8 } else { 0 });
+    }
+    // Table 23's b16 ↔ f16 agreement: "bit-size types agree with any type of the same size".
+    bad()
+}
+
+impl Checker {
+    fn new() -> Checker {
+        Checker {
+            version: (0, 0),
+            sm: 0,
+            globals: HashMap::new(),
+            funcs: Vec::new(),
+            func_ast: Vec::new(),
+            code: Vec::new(),
+            data: Vec::new(),
+            global_bytes: 0,
+            const_bytes: 0,
+            shared_bytes: 0,
+            shared_align: 16,
+            local_bytes: 0,
+            dyn_shared: Vec::new(),
+        }
+    }
+
+    fn module(mut self, m: &Module) -> Result<Program> {
+        let mut have_version = false;
+        let mut have_target = false;
+        for item in &m.items {
+            match item {
+                Item::Version { major, minor, loc } => {
+                    if have_version {
+                        return terr(*loc, "a second `.version` directive");
+                    }
+                    have_version = true;
+                    self.version = (*major, *minor);
+                    if (*major, *minor) > (8, 7) {
+                        return terr(
+                            *loc,
+                            format!("PTX ISA {major}.{minor} is newer than 8.7, the version this oracle implements"),
+                        );
+                    }
+                }
+                Item::Target { targets, loc } => {
+                    have_target = true;
+                    for t in targets {
+                        if let Some(tg) = spec::catalog::Target::parse(t) {
+                            self.sm = tg.sm;
+                        } else if !matches!(
+                            t.as_str(),
+                            "texmode_unified" | "texmode_independent" | "debug" | "map_f64_to_f32"
+                        ) {
+                            return terr(
+                                *loc,
+                                format!("unknown target `{t}` (expected sm_NN or a target option)"),
+                            );
+                        }
+                    }
+                }
+                Item::AddressSize { bits, loc } => {
+                    if *bits != 64 {
+                        return terr(*loc, "the oracle runs `.address_size 64` modules only");
+                    }
+                }
+                _ => {
+                    if !have_version {
+                        return terr(item_loc(item), "the module must begin with `.version`");
+                    }
+                    if !have_target {
+                        return terr(
+                            item_loc(item),
+                            "`.target` must follow `.version` before any declaration",
+                        );
+                    }
+                }
+            }
+        }
+        if !have_version {
+            return terr(Loc { line: 1, col: 1 }, "the module has no `.version` directive");
+        }
+        // Functions first: variables' initializers may name them (`{op_add, op_xor}`).
+        for item in &m.items {
+            if let Item::Function(f) = item {
+                self.declare_func(f)?;
+            }
+        }
+        for item in &m.items {
+            if let Item::Var(v) = item {
+                self.module_var(v)?;
+            }
+        }
+        // Dynamic shared arrays start after every static one, at their declared alignment.
+        for (name, align) in std::mem::take(&mut self.dyn_shared) {
+            self.shared_align = self.shared_align.max(align);
+            if let Some(Sym::Var { addr, .. }) = self.globals.get_mut(&name) {
+                *addr = self.shared_bytes.div_ceil(align) * align;
+            }
+        }
+        self.shared_bytes = self.shared_bytes.div_ceil(self.shared_align) * self.shared_align;
+        for (i, slot) in std::mem::take(&mut self.func_ast).into_iter().enumerate() {
+            if let Some(f) = slot {
+                self.function(i as u32, &f)?;
+            }
+        }
+        Ok(Program {
+            funcs: self.funcs,
+            code: self.code,
+            data: self.data,
+            global_bytes: self.global_bytes,
+            const_bytes: self.const_bytes,
+            shared_bytes: self.shared_bytes,
+            shared_align: self.shared_align,
+            local_bytes: self.local_bytes,
+            sm: self.sm,
+            version: self.version,
+        })
+    }
+
+    fn declare_func(&mut self, f: &Function) -> Result<()> {
+        let idx = match self.globals.get(&f.name) {
+            Some(Sym::Func(i)) => {
+                let i = *i;
+                if f.body.is_some() && self.funcs[i as usize].defined {
+                    return terr(f.loc, format!("function `{}` is defined twice", f.name));
+                }
+                i
+            }
+            Some(_) => return terr(f.loc, format!("`{}` is already declared as a variable", f.name)),
+            None => {
+                let i = self.funcs.len() as u32;
+                self.globals.insert(f.name.clone(), Sym::Func(i));
+                self.funcs.push(Func {
+                    name: f.name.clone(),
+                    entry: f.entry,
+                    start: 0,
+                    nregs: 1,
+                    frame_bytes: 0,
+                    params: Vec::new(),
+                    param_types: Vec::new(),
+                    rets: Vec::new(),
+                    defined: false,
+                    loc: f.loc,
+                });
+                self.func_ast.push(None);
+                i
+            }
+        };
+        // Parameter layout: a kernel's in its parameter buffer (CUDA's: each at its alignment),
+        // a function's at the start of its frame, returns after them.
+        let mut off = 0u32;
+        let mut layout = |ds: &[VarDecl]| -> Result<Vec<(u32, u32)>> {
+            let mut v = Vec::new();
+            for d in ds {
+                if d.space != "param" && d.space != "reg" {
+                    return terr(
+                        d.loc,
+                        format!("parameter `{}` must be `.param` or `.reg`, not `.{}`", d.name, d.space),
+                    );
+                }
+                let size = decl_bytes(d).max(if d.dims.is_empty() { 0 } else { 1 }) as u32;
+                if size == 0 {
+                    return terr(d.loc, format!("parameter `{}` has no size (type `.{}`)", d.name, d.ty));
+                }
+                let align = align_of(d).clamp(1, 256) as u32;
+                off = off.div_ceil(align) * align;
+                v.push((off, size));
+                off += size;
+            }
+            Ok(v)
+        };
+        let params = layout(&f.params)?;
+        let rets = layout(&f.rets)?;
+        let func = &mut self.funcs[idx as usize];
+        if func.entry != f.entry {
+            return terr(f.loc, format!("`{}` is declared both as `.entry` and `.func`", f.name));
+        }
+        func.params = params;
+        func.rets = rets;
+        func.param_types = f.params.iter().map(|p| p.ty.clone()).collect();
+        func.frame_bytes = off;
+        if f.body.is_some() {
+            func.defined = true;
+            func.loc = f.loc;
+            self.func_ast[idx as usize] = Some(f.clone());
+        }
+        Ok(())
+    }
+
+    fn module_var(&mut self, v: &VarDecl) -> Result<()> {
+        if self.globals.contains_key(&v.name) {
+            return terr(v.loc, format!("`{}` is declared twice", v.name));
+        }
+        let size = decl_bytes(v);
+        let align = align_of(v).max(1);
+        if !align.is_power_of_two() {
+            return terr(v.loc, format!("alignment {align} is not a power of two"));
+        }
+        let space = match v.space.as_str() {
+            "global" => Space::Global,
+            "const" => Space::Const,
+            "shared" => Space::Shared,
+            "local" => Space::Local,
+            "tex" | "surfref" | "samplerref" => {
+                return terr(
+                    v.loc,
+                    format!(
+                        "`.{}` variables (textures, surfaces) are not executed by the oracle",
+                        v.space
+                    ),
+                )
+            }
+            s => return terr(v.loc, format!("`.{s}` variables cannot be declared at module scope")),
+        };
+        let place = |used: &mut u64| {
+            let a = used.div_ceil(align) * align;
+            *used = a + size;
+            a
+        };
+        let addr = match space {
+            Space::Global => mem::GLOBAL_DATA + place(&mut self.global_bytes),
+            Space::Const => place(&mut self.const_bytes),
+            Space::Shared if v.linkage.iter().any(|l| l == "extern") && size == 0 => {
+                self.dyn_shared.push((v.name.clone(), align));
+                0
+            }
+            Space::Shared => {
+                self.shared_align = self.shared_align.max(align);
+                place(&mut self.shared_bytes)
+            }
+            _ => {
+                let mut used = self.local_bytes as u64;
+                let a = place(&mut used);
+                self.local_bytes = used as u32;
+                a
+            }
+        };
+        if let Some(init) = &v.init {
+            if !matches!(space, Space::Global | Space::Const) {
+                return terr(v.loc, format!("`.{}` variables cannot have initializers", v.space));
+            }
+            let bytes = self.init_bytes(v, init, size)?;
+            self.data.push(Data {
+                name: v.name.clone(),
+                space,
+                addr,
+                bytes,
+            });
+        }
+        self.globals.insert(v.name.clone(), Sym::Var { space, addr });
+        Ok(())
+    }
+
+    /// Initial bytes of a variable: elements in order, little-endian, the rest zero.
+    fn init_bytes(&self, v: &VarDecl, init: &Init, size: u64) -> Result<Vec<u8>> {
+        let Some(ty) = Type::parse(&v.ty) else {
+            return terr(v.loc, format!("`.{}` variables cannot be initialized", v.ty));
+        };
+        let elem = type_bytes(&v.ty) as usize;
+        let mut flat = Vec::new();
+        fn walk<'a>(i: &'a Init, out: &mut Vec<&'a Expr>) {
+            match i {
+                Init::Expr(e) => out.push(e),
+                Init::List(l) => l.iter().for_each(|x| walk(x, out)),
+            }
+        }
+        walk(init, &mut flat);
+        let mut bytes = vec![0u8; size as usize];
+        if flat.len() * elem > bytes.len() {
+            return terr(
+                v.loc,
+                format!(
+                    "`{}` has {} initializers for {} elements",
+                    v.name,
+                    flat.len(),
+                    bytes.len() / elem.max(1)
+                ),
+            );
+        }
+        for (i, e) in flat.iter().enumerate() {
+            let val = match e {
+                Expr::Name(n) => match self.globals.get(n.as_str()) {
+                    Some(Sym::Func(f)) => mem::FUNC_BASE + 16 * *f as u64,
+                    Some(Sym::Var {
+                        space: Space::Global,
+                        addr,
+                        ..
+                    }) => *addr,
+                    _ => {
+                        return terr(
+                            v.loc,
+                            format!("initializer `{n}` is not a function or `.global` variable declared before it"),
+                        )
+                    }
+                },
+                _ => match ty.kind {
+                    Kind::Float(_) => match float_literal(e, ty) {
+                        Some(b) => b,
+                        None => {
+                            return terr(
+                                v.loc,
+                                format!(
+                                    "initializer of `.{}` `{}` must be a floating-point constant",
+                                    v.ty, v.name
+                                ),
+                            )
+                        }
+                    },
+                    _ => match const_int(e) {
+                        Some(x) => x as u64,
+                        None => {
+                            return terr(
+                                v.loc,
+                                format!("initializer of `{}` is not a constant expression", v.name),
+                            )
+                        }
+                    },
+                },
+            };
+            bytes[i * elem..(i + 1) * elem].copy_from_slice(&val.to_le_bytes()[..elem]);
+        }
+        Ok(bytes)
+    }
+
+    fn function(&mut self, idx: u32, f: &Function) -> Result<()> {
+        let start = self.code.len() as u32;
+        let mut fc = FuncCx {
+            ck: self,
+            idx,
+            scopes: vec![HashMap::new()],
+            nregs: 1,
+            frame: 0,
+            labels: HashMap::new(),
+            fixups: Vec::new(),
+            pc: start,
+        };
+        fc.frame = fc.ck.funcs[idx as usize].frame_bytes;
+        // Parameters: a kernel's are at fixed `.param` addresses, a function's in its frame.
+        let func = fc.ck.funcs[idx as usize].clone();
+        let (rets_ast, params_ast) = (&f.rets, &f.params);
+        for (d, (off, size)) in params_ast
+            .iter()
+            .zip(&func.params)
+            .chain(rets_ast.iter().zip(&func.rets))
+        {
+            let sym = if d.space == "reg" {
+                return terr(
+                    d.loc,
+                    "`.reg` parameters are not supported by the oracle; use `.param` (the ABI's form)",
+                );
+            } else if f.entry {
+                Sym::Var {
+                    space: Space::Param,
+                    addr: mem::KPARAM + *off as u64,
+                }
+            } else {
+                Sym::FrameVar {
+                    space: Space::Param,
+                    off: *off,
+                    size: *size,
+                }
+            };
+            fc.scopes[0].insert(d.name.clone(), sym);
+        }
+        let body = f.body.as_deref().unwrap_or(&[]);
+        fc.collect_labels(body)?;
+        fc.block(body)?;
+        // A body that runs off its end returns (ptxas accepts it; the ABI's epilogue is `ret`).
+        let loc = f.loc;
+        fc.push(None, Op::Ret, loc, "ret (end of function)".into());
+        let (nregs, frame, fixups) = (fc.nregs, fc.frame, std::mem::take(&mut fc.fixups));
+        for (pc, name, loc) in fixups {
+            let Some(target) = fc.labels.get(&name).copied() else {
+                return terr(loc, format!("label `{name}` is not defined in `{}`", f.name));
+            };
+            match &mut fc.ck.code[pc as usize].op {
+                Op::Bra { target: t } => *t = target,
+                _ => unreachable!("fixups are recorded for branches only"),
+            }
+        }
+        let func = &mut self.funcs[idx as usize];
+        func.start = start;
+        func.nregs = nregs;
+        func.frame_bytes = frame.div_ceil(16) * 16;
+        Ok(())
+    }
+}
+
+fn item_loc(i: &Item) -> Loc {
+    match i {
+        Item::Version { loc, .. } | Item::Target { loc, .. } | Item::AddressSize { loc, .. } => *loc,
+        Item::Var(v) => v.loc,
+        Item::Function(f) => f.loc,
+        Item::Directive(d) => d.loc,
+    }
+}
+
+/// Per-function checking state.
+struct FuncCx<'a> {
+    ck: &'a mut Checker,
+    idx: u32,
+    scopes: Vec<HashMap<String, Sym>>,
+    nregs: u32,
+    frame: u32,
+    labels: HashMap<String, u32>,
+    /// Branches whose label is resolved at the end: (pc, label, loc).
+    fixups: Vec<(u32, String, Loc)>,
+    pc: u32,
+}
+
+impl FuncCx<'_> {
+    fn lookup(&self, name: &str) -> Option<&Sym> {
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name))
+            .or_else(|| self.ck.globals.get(name))
+    }
+
+    /// Labels are function-wide: a branch may jump forward into a later block.
+    fn collect_labels(&mut self, body: &[Stmt]) -> Result<()> {
+        let mut pc = self.pc;
+        fn walk(fc: &mut FuncCx, body: &[Stmt], pc: &mut u32) -> Result<()> {
+            for (k, s) in body.iter().enumerate() {
+                match s {
+                    // `name: .callprototype` and `name: .branchtargets` label a directive, not
+                    // code; they are scoped to their block (see `block`).
+                    Stmt::Label { .. }
+                        if matches!(body.get(k + 1), Some(Stmt::Directive(d))
+                            if matches!(d.name.as_str(), "callprototype" | "branchtargets" | "calltargets")) => {}
+                    Stmt::Label { name, loc } if fc.labels.insert(name.clone(), *pc).is_some() => {
+                        return terr(*loc, format!("label `{name}` is defined twice"));
+                    }
+                    Stmt::Instr(_) => *pc += 1,
+                    Stmt::Block { body, .. } => walk(fc, body, pc)?,
+                    _ => {}
+                }
+            }
+            Ok(())
+        }
+        walk(self, body, &mut pc)
+    }
+
+    fn push(&mut self, guard: Option<(u32, bool)>, op: Op, loc: Loc, text: String) {
+        self.ck.code.push(Inst { guard, op, loc, text });
+        self.pc += 1;
+    }
+
+    fn block(&mut self, body: &[Stmt]) -> Result<()> {
+        let mut pending_label: Option<String> = None;
+        for s in body {
+            match s {
+                Stmt::Label { name, .. } => pending_label = Some(name.clone()),
+                Stmt::Decl(d) => {
+                    pending_label = None;
+                    self.decl(d)?
+                }
+                Stmt::Directive(d) => {
+                    // `name: .callprototype ...` and `name: .branchtargets ...` give the label a
+                    // meaning; other directives (`.loc`, `.pragma`) do not change semantics.
+                    if let Some(label) = pending_label.take() {
+                        match d.name.as_str() {
+                            "callprototype" => {
+                                let sym = proto(&d.text, d.loc)?;
+                                self.scopes.last_mut().unwrap().insert(label, sym);
+                            }
+                            "branchtargets" | "calltargets" => {
+                                let names = d
+                                    .text
+                                    .split([',', ';', ' '])
+                                    .filter(|w| !w.is_empty())
+                                    .map(str::to_string)
+                                    .collect();
+                                self.scopes.last_mut().unwrap().insert(label, Sym::Targets(names));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Stmt::Instr(i) => {
+                    pending_label = None;
+                    self.instr(i)?
+                }
+                Stmt::Block { body, .. } => {
+                    pending_label = None;
+                    self.scopes.push(HashMap::new());
+                    self.block(body)?;
+                    self.scopes.pop();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn decl(&mut self, d: &VarDecl) -> Result<()> {
+        let names: Vec<String> = match d.range {
+            Some(n) if n > 1 << 20 => return terr(d.loc, format!("`{}<{n}>` declares too many registers", d.name)),
+            Some(n) => (0..n).map(|i| format!("{}{i}", d.name)).collect(),
+            None => vec![d.name.clone()],
+        };
+        let scope = self.scopes.len() - 1;
+        for name in names {
+            if self.scopes[scope].contains_key(&name) {
+                return terr(d.loc, format!("`{name}` is declared twice in the same scope"));
+            }
+            let sym = match d.space.as_str() {
+                "reg" => {
+                    let Some(ty) = Type::parse(&d.ty) else {
+                        return terr(d.loc, format!("`.{}` is not a register type", d.ty));
+                    };
+                    if vec_len(d) > 1 || !d.dims.is_empty() {
+                        return terr(d.loc, "vector and array registers are not supported by the oracle");
+                    }
+                    if ty.bits() > 64 {
+                        return terr(
+                            d.loc,
+                            format!(
+                                "`.{}` registers (wider than 64 bits) are not supported by the oracle yet",
+                                d.ty
+                            ),
+                        );
+                    }
+                    if ty.bits() == 8 && ty.kind != Kind::Pred {
+                        return terr(
+                            d.loc,
+                            format!("`.reg .{}`: registers are at least 16 bits wide (§5.2.1)", d.ty),
+                        );
+                    }
+                    let slot = self.nregs;
+                    self.nregs += 1;
+                    Sym::Reg { slot, ty }
+                }
+                "local" | "param" => {
+                    let size = decl_bytes(d).max(1) as u32;
+                    let align = align_of(d).clamp(1, 256) as u32;
+                    let off = self.frame.div_ceil(align) * align;
+                    self.frame = off + size;
+                    Sym::FrameVar {
+                        space: if d.space == "local" { Space::Local } else { Space::Param },
+                        off,
+                        size,
+                    }
+                }
+                "shared" | "global" | "const" => {
+                    // Function-scope static variables are module variables with a narrower scope.
+                    let mut v = d.clone();
+                    v.name = format!("{}::{}", self.ck.funcs[self.idx as usize].name, name);
+                    self.ck.module_var(&v)?;
+                    let sym = self.ck.globals[&v.name].clone();
+                    self.ck.globals.remove(&v.name);
+                    sym
+                }
+                s => return terr(d.loc, format!("`.{s}` declarations are not allowed in a function body")),
+            };
+            self.scopes[scope].insert(name, sym);
+        }
+        Ok(())
+    }
+
+    fn reg(&self, name: &str, loc: Loc) -> Result<(u32, Type)> {
+        match self.lookup(name) {
+            Some(Sym::Reg { slot, ty }) => Ok((*slot, *ty)),
+            Some(_) => terr(loc, format!("`{name}` is not a register")),
+            None => terr(loc, format!("`{name}` is not declared")),
+        }
+    }
+
+    fn pred(&self, name: &str, loc: Loc) -> Result<u32> {
+        let (slot, ty) = self.reg(name, loc)?;
+        if ty.kind != Kind::Pred {
+            return terr(loc, format!("`{name}` is a `.{ty}` register, not a predicate"));
+        }
+        Ok(slot)
+    }
+
+    /// A source operand of instruction type `ty`.
+    fn src(&self, o: &Operand, ty: Type, relaxed: bool, loc: Loc) -> Result<Src> {
+        let Operand::Expr(e) = o else {
+            return terr(loc, format!("expected a register or constant of type `.{ty}`"));
+        };
+        if let Expr::Name(n) = e {
+            if let Some(s) = sreg(n) {
+                let sty = sreg_type(s);
+                if ty.bits() != sty.bits() && !(relaxed && ty.bits() < sty.bits()) {
+                    return terr(loc, format!("`{n}` is `.{sty}`; the instruction expects `.{ty}`"));
+                }
+                return Ok(Src::Sreg(s));
+            }
+            return match self.lookup(n) {
+                Some(Sym::Reg { slot, ty: rty }) => {
+                    agree(ty, *rty, relaxed).map_err(|m| Error::at(ErrorKind::Type, loc, format!("`{n}`: {m}")))?;
+                    Ok(Src::Reg(*slot))
+                }
+                Some(Sym::Var { addr, space, .. }) => {
+                    if ty.bits() < 32 {
+                        return terr(loc, format!("the address of `{n}` does not fit `.{ty}`"));
+                    }
+                    let _ = space;
+                    Ok(Src::Imm(*addr))
+                }
+                Some(Sym::FrameVar { off, .. }) => Ok(Src::Frame(*off)),
+                Some(Sym::Func(i)) => Ok(Src::Imm(mem::FUNC_BASE + 16 * *i as u64)),
+                Some(_) => terr(loc, format!("`{n}` cannot be used as a value here")),
+                None if n == "WARP_SZ" => Ok(Src::Imm(32)),
+                None => terr(loc, format!("`{n}` is not declared")),
+            };
+        }
+        match ty.kind {
+            Kind::Float(_) => match float_literal(e, ty) {
+                Some(b) => Ok(Src::Imm(b)),
+                None if ty.bits() <= 16 => terr(loc, format!("`.{ty}` operands take registers, not constants")),
+                None => terr(
+                    loc,
+                    format!("expected a floating-point constant (`0f...`, `0d...` or `1.5`) for `.{ty}`"),
+                ),
+            },
+            Kind::Pred => match const_int(e) {
+                Some(v) => Ok(Src::Imm((v != 0) as u64)),
+                None => terr(loc, "expected a predicate"),
+            },
+            _ => {
+                if contains_float(e) {
+                    return terr(loc, format!("a floating-point constant cannot be a `.{ty}` operand"));
+                }
+                match const_int(e) {
+                    Some(v) => Ok(Src::Imm(v as u64 & mask(ty.bits()))),
+                    None => terr(loc, "not a constant expression (a name in it is not a constant)"),
+                }
+            }
+        }
+    }
+
+    /// A destination register of instruction type `ty`.
+    fn dst(&self, o: &Operand, ty: Type, relaxed: bool, loc: Loc) -> Result<Dst> {
+        match o {
+            Operand::Sink => Ok(Dst::SINK),
+            Operand::Expr(Expr::Name(n)) => {
+                let (slot, rty) = self.reg(n, loc)?;
+                let sext =
+                    agree(ty, rty, relaxed).map_err(|m| Error::at(ErrorKind::Type, loc, format!("`{n}`: {m}")))?;
+                Ok(Dst {
+                    slot,
+                    bits: if rty.kind == Kind::Pred { 1 } else { rty.bits() as u8 },
+                    sext,
+                })
+            }
+            _ => terr(loc, format!("expected a destination register of type `.{ty}`")),
+        }
+    }
+
+    fn addr(&self, o: &Operand, loc: Loc) -> Result<(Addr, Option<Space>)> {
+        let Operand::Address(e) = o else {
+            return terr(loc, "expected an address `[...]`");
+        };
+        let (base, off) = match e {
+            Expr::Binary(op, a, b) if op == "+" || op == "-" => match (&**a, const_int(b)) {
+                (Expr::Name(n), Some(k)) => (Some(n.as_str()), if op == "+" { k } else { k.wrapping_neg() }),
+                _ => match (const_int(a), &**b) {
+                    (Some(k), Expr::Name(n)) if op == "+" => (Some(n.as_str()), k),
+                    _ => (
+                        None,
+                        const_int(e).ok_or_else(|| {
+                            Error::at(
+                                ErrorKind::Type,
+                                loc,
+                                "address must be `[reg]`, `[reg+imm]`, `[var+imm]` or `[imm]`",
+                            )
+                        })?,
+                    ),
+                },
+            },
+            Expr::Name(n) => (Some(n.as_str()), 0),
+            _ => (
+                None,
+                const_int(e).ok_or_else(|| {
+                    Error::at(
+                        ErrorKind::Type,
+                        loc,
+                        "address must be `[reg]`, `[reg+imm]`, `[var+imm]` or `[imm]`",
+                    )
+                })?,
+            ),
+        };
+        let Some(n) = base else {
+            return Ok((Addr::Abs(off as u64), None));
+        };
+        match self.lookup(n) {
+            Some(Sym::Reg { slot, ty }) => {
+                if ty.kind == Kind::Pred || ty.bits() < 32 {
+                    return terr(
+                        loc,
+                        format!("address register `{n}` must be 32 or 64 bits wide, not `.{ty}`"),
+                    );
+                }
+                Ok((Addr::Reg(*slot, off), None))
+            }
+            Some(Sym::Var { space, addr, .. }) => Ok((Addr::Abs(addr.wrapping_add(off as u64)), Some(*space))),
+            Some(Sym::FrameVar { space, off: o, .. }) => Ok((Addr::Frame(*o, off), Some(*space))),
+            Some(_) => terr(loc, format!("`{n}` is not a register or variable")),
+            None => terr(loc, format!("`{n}` is not declared")),
+        }
+    }
+
+    fn instr(&mut self, i: &Instr) -> Result<()> {
+        let loc = i.loc;
+        let text = crate::print::instr(i);
+        let guard = match &i.guard {
+            Some((neg, p)) => Some((self.pred(p, loc)?, *neg)),
+            None => None,
+        };
+        let name = std::iter::once(i.opcode.as_str())
+            .chain(i.mods.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(".");
+        let cat = catalog();
+        let found = cat.lookup(&name).map_err(|e| Error::at(ErrorKind::Type, loc, e.0))?;
+        if found.forms.is_empty() {
+            return terr(loc, format!("`{name}` names no instruction form"));
+        }
+        let forms: Vec<&'static Form> = found.forms.iter().map(|&k| &cat.forms[k]).collect();
+        // Version and target: some form of this name must be available to the module.
+        let version = PtxVersion(self.ck.version.0 as u8, self.ck.version.1 as u8);
+        let avail: Vec<&'static Form> = forms
+            .iter()
+            .copied()
+            .filter(|f| f.ptx <= version && f.target.sm <= self.ck.sm)
+            .collect();
+        if avail.is_empty() {
+            let f = forms[0];
+            return terr(
+                loc,
+                format!(
+                    "`{name}` requires PTX ISA {} and {} (the module declares {}.{} and sm_{})",
+                    f.ptx, f.target, self.ck.version.0, self.ck.version.1, self.ck.sm
+                ),
+            );
+        }
+        let op = match i.opcode.as_str() {
+            "ld" | "ldu" => self.ld(i, avail[0])?,
+            "st" => self.st(i, avail[0])?,
+            "mov" if self.is_address_mov(i) => self.mov_address(i, avail[0])?,
+            "cvta" => self.cvta(i, avail[0])?,
+            "isspacep" => self.isspacep(i, avail[0])?,
+            "bra" => {
+                let [Operand::Expr(Expr::Name(l))] = &i.operands[..] else {
+                    return terr(loc, "`bra` takes one label");
+                };
+                if !self.labels.contains_key(l) {
+                    return terr(loc, format!("label `{l}` is not defined in this function"));
+                }
+                self.fixups.push((self.pc, l.clone(), loc));
+                Op::Bra { target: 0 }
+            }
+            "brx" => self.brx(i)?,
+            "call" => self.call(i)?,
+            "ret" => Op::Ret,
+            "exit" => Op::Exit,
+            "trap" => Op::Trap,
+            "bar" | "barrier" if i.mods.first().map(String::as_str) == Some("warp") => {
+                let ty = Type::parse("b32").unwrap();
+                let [m] = &i.operands[..] else {
+                    return terr(loc, "`bar.warp.sync` takes a member mask");
+                };
+                Op::WarpSync {
+                    mask: self.src(m, ty, false, loc)?,
+                }
+            }
+            "bar" | "barrier" if !i.mods.iter().any(|m| m == "cluster") => self.bar(i, avail[0])?,
+            "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent" => Op::Nop,
+            _ => self.value(i, &avail)?,
+        };
+        self.push(guard, op, loc, text);
+        Ok(())
+    }
+
+    /// `mov.u64 %rd, var` / `mov.u64 %rd, func`: an address, not a register value.
+    fn is_address_mov(&self, i: &Instr) -> bool {
+        matches!(&i.operands[..], [_, Operand::Expr(e)] if addr_name(e).is_some_and(|n| matches!(self.lookup(n), Some(Sym::Var { .. } | Sym::FrameVar { .. } | Sym::Func(_)))))
+    }
+
+    fn mov_address(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let ty = form.outputs[0].ty;
+        let [d, Operand::Expr(e)] = &i.operands[..] else {
+            unreachable!()
+        };
+        let d = self.dst(d, ty, false, loc)?;
+        let (n, off) = addr_name_off(e).ok_or_else(|| Error::at(ErrorKind::Type, loc, "bad address expression"))?;
+        let a = match self.lookup(n) {
+            Some(Sym::Var { addr, .. }) => Src::Imm(addr.wrapping_add(off as u64)),
+            Some(Sym::Func(f)) => Src::Imm(mem::FUNC_BASE + 16 * *f as u64),
+            Some(Sym::FrameVar { off: o, .. }) => {
+                if off != 0 {
+                    return Ok(Op::Fast {
+                        f: crate::fast::add64,
+                        d,
+                        a: Src::Frame(*o),
+                        b: Src::Imm(off as u64),
+                        c: Src::Imm(0),
+                    });
+                }
+                Src::Frame(*o)
+            }
+            _ => unreachable!("checked by is_address_mov"),
+        };
+        Ok(Op::Fast {
+            f: crate::fast::mov,
+            d,
+            a,
+            b: Src::Imm(0),
+            c: Src::Imm(0),
+        })
+    }
+
+    fn space_of(form: &Form) -> Space {
+        match form.var("ss").unwrap_or("") {
+            s if s.starts_with("global") => Space::Global,
+            s if s.starts_with("shared") => Space::Shared,
+            s if s.starts_with("local") => Space::Local,
+            s if s.starts_with("const") => Space::Const,
+            s if s.starts_with("param") => Space::Param,
+            _ => Space::Generic,
+        }
+    }
+
+    fn mem_ty(form: &Form) -> Type {
+        form.ty("t")
+            .unwrap_or_else(|| form.outputs.first().or(form.inputs.last()).map(|o| o.ty).unwrap())
+    }
+
+    fn vector_count(form: &Form) -> usize {
+        match form.var("vec") {
+            Some("v2") => 2,
+            Some("v4") => 4,
+            Some("v8") => 8,
+            _ => 1,
+        }
+    }
+
+    fn ld(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let ty = Self::mem_ty(form);
+        if ty.bits() > 64 {
+            return terr(loc, format!("`.{ty}` loads are not supported by the oracle yet"));
+        }
+        let n = Self::vector_count(form);
+        let (d, a) = match &i.operands[..] {
+            [d, a] | [d, a, _] => (d, a),
+            _ => return terr(loc, "`ld` takes a destination and an address"),
+        };
+        let dsts = match (d, n) {
+            (Operand::Vector(v), n) if v.len() == n && n > 1 => v
+                .iter()
+                .map(|o| self.dst(o, ty, true, loc))
+                .collect::<Result<Vec<_>>>()?,
+            (_, 1) if !matches!(d, Operand::Vector(_)) => vec![self.dst(d, ty, true, loc)?],
+            _ => return terr(loc, format!("`.v{n}` needs a vector of {n} destinations")),
+        };
+        let (addr, sym_space) = self.addr(a, loc)?;
+        let space = self.check_space(Self::space_of(form), sym_space, loc)?;
+        Ok(Op::Ld {
+            space,
+            ty: MemTy {
+                bytes: (ty.bits() / 8) as u8,
+                signed: ty.kind == Kind::Signed,
+            },
+            dsts,
+            addr,
+        })
+    }
+
+    fn st(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let ty = Self::mem_ty(form);
+        if ty.bits() > 64 {
+            return terr(loc, format!("`.{ty}` stores are not supported by the oracle yet"));
+        }
+        let n = Self::vector_count(form);
+        let (a, s) = match &i.operands[..] {
+            [a, s] | [a, s, _] => (a, s),
+            _ => return terr(loc, "`st` takes an address and a source"),
+        };
+        let srcs = match (s, n) {
+            (Operand::Vector(v), n) if v.len() == n && n > 1 => v
+                .iter()
+                .map(|o| self.src(o, ty, true, loc))
+                .collect::<Result<Vec<_>>>()?,
+            (_, 1) if !matches!(s, Operand::Vector(_)) => vec![self.src(s, ty, true, loc)?],
+            _ => return terr(loc, format!("`.v{n}` needs a vector of {n} sources")),
+        };
+        let (addr, sym_space) = self.addr(a, loc)?;
+        let space = self.check_space(Self::space_of(form), sym_space, loc)?;
+        if space == Space::Const {
+            return terr(loc, "`.const` memory is read-only");
+        }
+        Ok(Op::St {
+            space,
+            bytes: (ty.bits() / 8) as u8,
+            srcs,
+            addr,
+        })
+    }
+
+    /// A variable used in an address must live in the instruction's space (a generic access to
+    /// a named variable takes its generic address instead).
+    fn check_space(&self, space: Space, sym: Option<Space>, loc: Loc) -> Result<Space> {
+        match (space, sym) {
+            (s, Some(v)) if s == v => Ok(s),
+            (Space::Generic, Some(v)) => terr(
+                loc,
+                format!(
+                    "a generic access cannot name the `.{}` variable directly; use `cvta` first",
+                    v.name()
+                ),
+            ),
+            (s, Some(v)) => terr(
+                loc,
+                format!(
+                    "the variable is in `.{}`, but the instruction accesses `.{}`",
+                    v.name(),
+                    s.name()
+                ),
+            ),
+            (s, None) => Ok(s),
+        }
+    }
+
+    fn cvta(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let space = Self::space_of(form);
+        let to_generic = !i.mods.iter().any(|m| m == "to");
+        let ty = form.outputs[0].ty;
+        let [d, a] = &i.operands[..] else {
+            return terr(loc, "`cvta` takes a destination and a source");
+        };
+        let d = self.dst(d, ty, false, loc)?;
+        // `cvta.local.u64 %rd, var` converts a variable's address.
+        let a = match a {
+            Operand::Expr(e)
+                if addr_name(e)
+                    .is_some_and(|n| matches!(self.lookup(n), Some(Sym::Var { .. } | Sym::FrameVar { .. }))) =>
+            {
+                match self.lookup(addr_name(e).unwrap()) {
+                    Some(Sym::Var { addr, .. }) => Src::Imm(*addr),
+                    Some(Sym::FrameVar { off, .. }) => Src::Frame(*off),
+                    _ => unreachable!(),
+                }
+            }
+            a => self.src(a, ty, false, loc)?,
+        };
+        Ok(Op::Cvta {
+            space,
+            to_generic,
+            d,
+            a,
+        })
+    }
+
+    fn isspacep(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let space = match form.mods.get(1).copied().unwrap_or("") {
+            s if s.starts_with("global") => Space::Global,
+            s if s.starts_with("shared") => Space::Shared,
+            s if s.starts_with("local") => Space::Local,
+            s if s.starts_with("const") => Space::Const,
+            _ => Space::Param,
+        };
+        let [d, a] = &i.operands[..] else {
+            return terr(loc, "`isspacep` takes a predicate and an address");
+        };
+        Ok(Op::Isspacep {
+            space,
+            d: self.dst(d, Type::parse("pred").unwrap(), false, loc)?,
+            a: self.src(a, Type::parse("u64").unwrap(), false, loc)?,
+        })
+    }
+
+    fn brx(&self, i: &Instr) -> Result<Op> {
+        let loc = i.loc;
+        let [idx, Operand::Expr(Expr::Name(t))] = &i.operands[..] else {
+            return terr(loc, "`brx.idx` takes an index and a `.branchtargets` label");
+        };
+        let index = self.src(idx, Type::parse("u32").unwrap(), false, loc)?;
+        let Some(Sym::Targets(names)) = self.lookup(t) else {
+            return terr(loc, format!("`{t}` is not a `.branchtargets` list"));
+        };
+        let mut targets = Vec::new();
+        for n in names {
+            match self.labels.get(n) {
+                Some(pc) => targets.push(*pc),
+                None => return terr(loc, format!("branch target `{n}` is not a label of this function")),
+            }
+        }
+        Ok(Op::Brx { index, targets })
+    }
+
+    fn call(&self, i: &Instr) -> Result<Op> {
+        let loc = i.loc;
+        // call{.uni} (rets), f, (args) [, proto-or-targets]
+        let mut ops = &i.operands[..];
+        let mut ret_list: &[Operand] = &[];
+        if let Some(Operand::List(r)) = ops.first() {
+            ret_list = r;
+            ops = &ops[1..];
+        }
+        let Some(Operand::Expr(fexpr)) = ops.first() else {
+            return terr(loc, "`call` needs a function name or address");
+        };
+        ops = &ops[1..];
+        let mut arg_list: &[Operand] = &[];
+        if let Some(Operand::List(a)) = ops.first() {
+            arg_list = a;
+            ops = &ops[1..];
+        }
+        let (callee, psizes, rsizes) = match fexpr {
+            Expr::Name(n) if matches!(self.lookup(n), Some(Sym::Func(_))) => {
+                let Some(Sym::Func(f)) = self.lookup(n) else {
+                    unreachable!()
+                };
+                let func = &self.ck.funcs[*f as usize];
+                if func.entry {
+                    return terr(loc, format!("`{n}` is a kernel (`.entry`); only `.func` can be called"));
+                }
+                let ps: Vec<u32> = func.params.iter().map(|p| p.1).collect();
+                let rs: Vec<u32> = func.rets.iter().map(|p| p.1).collect();
+                (Callee::Direct(*f), ps, rs)
+            }
+            e => {
+                let fptr = self.src(&Operand::Expr(e.clone()), Type::parse("u64").unwrap(), false, loc)?;
+                let (params, rets) = match ops.first() {
+                    Some(Operand::Expr(Expr::Name(p))) => match self.lookup(p) {
+                        Some(Sym::Proto { params, rets }) => (params.clone(), rets.clone()),
+                        Some(Sym::Targets(_)) => {
+                            return terr(loc, "indirect calls through `.calltargets` are not supported by the oracle yet; use a `.callprototype`")
+                        }
+                        _ => return terr(loc, format!("`{p}` is not a `.callprototype`")),
+                    },
+                    _ => return terr(loc, "an indirect call needs a `.callprototype` label as its last operand"),
+                };
+                (
+                    Callee::Indirect {
+                        fptr,
+                        params: params.clone(),
+                        rets: rets.clone(),
+                    },
+                    params,
+                    rets,
+                )
+            }
+        };
+        if arg_list.len() != psizes.len() {
+            return terr(
+                loc,
+                format!(
+                    "the callee takes {} parameters; the call passes {}",
+                    psizes.len(),
+                    arg_list.len()
+                ),
+            );
+        }
+        if ret_list.len() != rsizes.len() {
+            return terr(
+                loc,
+                format!(
+                    "the callee returns {} values; the call receives {}",
+                    rsizes.len(),
+                    ret_list.len()
+                ),
+            );
+        }
+        let mut args = Vec::new();
+        for (a, size) in arg_list.iter().zip(&psizes) {
+            args.push(match a {
+                Operand::Expr(Expr::Name(n))
+                    if matches!(
+                        self.lookup(n),
+                        Some(Sym::FrameVar {
+                            space: Space::Param,
+                            ..
+                        })
+                    ) =>
+                {
+                    let Some(Sym::FrameVar { off, size: s, .. }) = self.lookup(n) else {
+                        unreachable!()
+                    };
+                    if s < size {
+                        return terr(loc, format!("argument `{n}` has {s} bytes; the parameter has {size}"));
+                    }
+                    Arg::Frame(*off, *size)
+                }
+                a => {
+                    let ty = Type::parse(match size {
+                        1 => "b8",
+                        2 => "b16",
+                        4 => "b32",
+                        8 => "b64",
+                        _ => {
+                            return terr(
+                                loc,
+                                format!("a {size}-byte parameter must be passed in a `.param` variable"),
+                            )
+                        }
+                    })
+                    .unwrap();
+                    Arg::Val(self.src(a, ty, true, loc)?)
+                }
+            });
+        }
+        let mut rets = Vec::new();
+        for (r, size) in ret_list.iter().zip(&rsizes) {
+            rets.push(match r {
+                Operand::Expr(Expr::Name(n))
+                    if matches!(
+                        self.lookup(n),
+                        Some(Sym::FrameVar {
+                            space: Space::Param,
+                            ..
+                        })
+                    ) =>
+                {
+                    let Some(Sym::FrameVar { off, size: s, .. }) = self.lookup(n) else {
+                        unreachable!()
+                    };
+                    if s < size {
+                        return terr(
+                            loc,
+                            format!("return variable `{n}` has {s} bytes; the callee returns {size}"),
+                        );
+                    }
+                    RetTo::Frame(*off, *size)
+                }
+                r => {
+                    let ty = Type::parse(match size {
+                        1 => "b8",
+                        2 => "b16",
+                        4 => "b32",
+                        8 => "b64",
+                        _ => {
+                            return terr(
+                                loc,
+                                format!("a {size}-byte return value must go to a `.param` variable"),
+                            )
+                        }
+                    })
+                    .unwrap();
+                    RetTo::Reg(self.dst(r, ty, true, loc)?)
+                }
+            });
+        }
+        Ok(Op::Call { callee, args, rets })
+    }
+
+    fn bar(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let op = if form.has("sync") {
+            BarOp::Sync
+        } else if form.has("arrive") {
+            BarOp::Arrive
+        } else if form.has("popc") {
+            BarOp::RedPopc
+        } else if form.has("and") {
+            BarOp::RedAnd
+        } else {
+            BarOp::RedOr
+        };
+        let u32t = Type::parse("u32").unwrap();
+        let ops = &i.operands[..];
+        let (d, rest) = match op {
+            BarOp::RedPopc => (Some(self.dst(&ops[0], u32t, false, loc)?), &ops[1..]),
+            BarOp::RedAnd | BarOp::RedOr => (
+                Some(self.dst(&ops[0], Type::parse("pred").unwrap(), false, loc)?),
+                &ops[1..],
+            ),
+            _ => (None, ops),
+        };
+        let is_red = d.is_some();
+        let (id, count, pred) = match (rest, is_red) {
+            ([a], false) => (a, None, None),
+            ([a, b], false) => (a, Some(b), None),
+            ([a, c], true) => (a, None, Some(c)),
+            ([a, b, c], true) => (a, Some(b), Some(c)),
+            _ => return terr(loc, format!("wrong number of operands for `{}`", form.name)),
+        };
+        let pred = match pred {
+            Some(Operand::Not(p)) => Some((Src::Reg(self.pred(p, loc)?), true)),
+            Some(p) => Some((self.src(p, Type::parse("pred").unwrap(), false, loc)?, false)),
+            None => None,
+        };
+        Ok(Op::Bar {
+            op,
+            id: self.src(id, u32t, false, loc)?,
+            count: count.map(|c| self.src(c, u32t, false, loc)).transpose()?,
+            pred,
+            d,
+        })
+    }
+
+    /// A value-level form: bind the written operands to a form's outputs and inputs.
+    fn value(&self, i: &Instr, forms: &[&'static Form]) -> Result<Op> {
+        let mut last_err = None;
+        for &form in forms {
+            match self.bind(i, form) {
+                Ok(op) => return Ok(op),
+                Err(e) => last_err = Some(e),
+            }
+        }
+        Err(last_err.unwrap())
+    }
+
+    fn bind(&self, i: &Instr, form: &'static Form) -> Result<Op> {
+        let loc = i.loc;
+        let Some(sem) = spec::eval::semantics(form) else {
+            return terr(
+                loc,
+                format!("`{}` is valid PTX, but the oracle does not execute it yet", form.name),
+            );
+        };
+        // Flatten the written operands: `p|q` and `{a, b}` are several.
+        let mut atoms: Vec<Operand> = Vec::new();
+        for o in &i.operands {
+            match o {
+                Operand::Vector(v) => atoms.extend(v.iter().cloned()),
+                Operand::Pair(a, b) => {
+                    atoms.push(Operand::Expr(Expr::Name(a.clone())));
+                    atoms.push(Operand::Expr(Expr::Name(b.clone())));
+                }
+                o => atoms.push(o.clone()),
+            }
+        }
+        let all: Vec<&spec::catalog::Operand> = form.outputs.iter().chain(&form.inputs).collect();
+        let required = all.iter().filter(|o| !o.optional).count();
+        let optional = all.len() - required;
+        if atoms.len() < required || atoms.len() > all.len() {
+            return terr(
+                loc,
+                format!(
+                    "`{}` takes {} operands{}, not {}",
+                    form.name,
+                    required,
+                    if optional > 0 {
+                        format!(" (or up to {})", all.len())
+                    } else {
+                        String::new()
+                    },
+                    atoms.len()
+                ),
+            );
+        }
+        // §9.4.1: `cvt` (like `ld` and `st`) takes registers wider than its types.
+        let relaxed = form.opcode == "cvt";
+        let mut take_optional = atoms.len() - required;
+        let mut dsts = Vec::new();
+        let mut srcs = Vec::new();
+        let mut k = 0;
+        let nout = form.outputs.len();
+        for (j, fo) in all.iter().enumerate() {
+            if fo.optional {
+                if take_optional == 0 {
+                    if j < nout {
+                        dsts.push(Dst::SINK);
+                    } else {
+                        srcs.push(PureIn {
+                            src: Src::Imm(0),
+                            negated: false,
+                            sel: None,
+                            bits: fo.ty.bits(),
+                        });
+                    }
+                    continue;
+                }
+                take_optional -= 1;
+            }
+            if fo.flags.cc {
+                if j < nout {
+                    dsts.push(Dst {
+                        slot: CC_SLOT,
+                        bits: 1,
+                        sext: 0,
+                    });
+                } else {
+                    srcs.push(PureIn {
+                        src: Src::Reg(CC_SLOT),
+                        negated: false,
+                        sel: None,
+                        bits: 1,
+                    });
+                }
+                continue;
+            }
+            let Some(o) = atoms.get(k) else {
+                return terr(loc, format!("`{}` is missing operand `{}`", form.name, fo.name));
+            };
+            k += 1;
+            if j < nout {
+                dsts.push(self.dst(o, fo.ty, relaxed, loc)?);
+            } else {
+                let (o, negated) = match o {
+                    Operand::Not(p) if fo.flags.not => (Operand::Expr(Expr::Name(p.clone())), true),
+                    Operand::Not(_) => {
+                        return terr(
+                            loc,
+                            format!("operand `{}` of `{}` cannot be negated with `!`", fo.name, form.name),
+                        )
+                    }
+                    Operand::Expr(Expr::Unary('-', a)) if fo.flags.neg && matches!(**a, Expr::Name(_)) => {
+                        (Operand::Expr((**a).clone()), true)
+                    }
+                    o => (o.clone(), false),
+                };
+                let (o, sel) = match &o {
+                    Operand::Expr(Expr::Name(n)) if fo.flags.sel && self.lookup(n).is_none() => {
+                        match n.rsplit_once('.') {
+                            Some((base, s)) => match spec::value::Sel::parse(s) {
+                                Some(sel) => (Operand::Expr(Expr::Name(base.to_string())), Some(sel)),
+                                None => (o.clone(), None),
+                            },
+                            None => (o.clone(), None),
+                        }
+                    }
+                    _ => (o.clone(), None),
+                };
+                if fo.flags.imm && !matches!(o, Operand::Expr(ref e) if const_int(e).is_some()) {
+                    return terr(
+                        loc,
+                        format!("operand `{}` of `{}` must be an immediate", fo.name, form.name),
+                    );
+                }
+                let src = self.src(&o, fo.ty, relaxed, loc)?;
+                srcs.push(PureIn {
+                    src,
+                    negated,
+                    sel,
+                    bits: if fo.ty.kind == Kind::Pred { 1 } else { fo.ty.bits() },
+                });
+            }
+        }
+        if k != atoms.len() {
+            return terr(
+                loc,
+                format!("`{}` has {} operands too many", form.name, atoms.len() - k),
+            );
+        }
+        if let Some(f) = crate::fast::lookup(form) {
+            if dsts.iter().skip(1).all(|d| *d == Dst::SINK)
+                && srcs.len() <= 3
+                && srcs.iter().all(|s| !s.negated && s.sel.is_none())
+                && dsts[0].sext == 0
+            {
+                let get = |n: usize| srcs.get(n).map_or(Src::Imm(0), |s| s.src);
+                return Ok(Op::Fast {
+                    f,
+                    d: dsts[0],
+                    a: get(0),
+                    b: get(1),
+                    c: get(2),
+                });
+            }
+        }
+        Ok(Op::Pure {
+            form,
+            sem,
+            dsts,
+            srcs,
+            dsel: None,
+        })
+    }
+}
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+fn contains_float(e: &Expr) -> bool {
+    match e {
+        Expr::Float { .. } => true,
+        Expr::Unary(_, a) => contains_float(a),
+        Expr::Binary(_, a, b) => contains_float(a) || contains_float(b),
+        Expr::Cond(c, a, b) => contains_float(c) || contains_float(a) || contains_float(b),
+        _ => false,
+    }
+}
+
+fn addr_name(e: &Expr) -> Option<&str> {
+    addr_name_off(e).map(|(n, _)| n)
+}
+
+/// `var`, `var+8`, `var-4`.
+fn addr_name_off(e: &Expr) -> Option<(&str, i64)> {
+    match e {
+        Expr::Name(n) => Some((n.as_str(), 0)),
+        Expr::Binary(op, a, b) if op == "+" || op == "-" => match (&**a, const_int(b)) {
+            (Expr::Name(n), Some(k)) => Some((n.as_str(), if op == "+" { k } else { k.wrapping_neg() })),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `(.param .b32 _) _ (.param .b32 _, .param .b64 _)`: return and parameter sizes.
+fn proto(text: &str, loc: Loc) -> Result<Sym> {
+    let mut lists: Vec<Vec<u32>> = Vec::new();
+    let mut cur: Option<Vec<u32>> = None;
+    let toks: Vec<&str> = text.split(' ').filter(|t| !t.is_empty()).collect();
+    let mut k = 0;
+    let mut pending_rets = true;
+    let mut rets = Vec::new();
+    while k < toks.len() {
+        match toks[k] {
+            "(" => cur = Some(Vec::new()),
+            ")" => lists.push(cur.take().unwrap_or_default()),
+            "_" if cur.is_none() => pending_rets = false,
+            t if t.starts_with('.') && cur.is_some() && Type::parse(&t[1..]).is_some() => {
+                let mut size = type_bytes(&t[1..]) as u32;
+                // `.param .align 8 .b8 _[12]`: an aggregate's size from its array length.
+                if toks.get(k + 1) == Some(&"_") && toks.get(k + 2) == Some(&"[") {
+                    if let Some(n) = toks.get(k + 3).and_then(|n| n.parse::<u32>().ok()) {
+                        size *= n;
+                    }
+                }
+                cur.as_mut().unwrap().push(size);
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    match lists.len() {
+        1 if pending_rets => Ok(Sym::Proto {
+            params: lists.remove(0),
+            rets,
+        }),
+        1 => Ok(Sym::Proto {
+            params: lists.remove(0),
+            rets,
+        }),
+        2 => {
+            rets = lists.remove(0);
+            Ok(Sym::Proto {
+                params: lists.remove(0),
+                rets,
+            })
+        }
+        _ => terr(loc, "malformed `.callprototype`"),
+    }
+}
+
+fn sreg(n: &str) -> Option<Sreg> {
+    let comp = |c: &str| match c {
+        "x" => Some(0),
+        "y" => Some(1),
+        "z" => Some(2),
+        _ => None,
+    };
+    if let Some((base, c)) = n.split_once('.') {
+        let c = comp(c)?;
+        return Some(match base {
+            "%tid" => Sreg::Tid(c),
+            "%ntid" => Sreg::Ntid(c),
+            "%ctaid" => Sreg::Ctaid(c),
+            "%nctaid" => Sreg::Nctaid(c),
+            _ => return None,
+        });
+    }
+    Some(match n {
+        "%laneid" => Sreg::Laneid,
+        "%warpid" => Sreg::Warpid,
+        "%nwarpid" => Sreg::Nwarpid,
+        "%smid" => Sreg::Smid,
+        "%nsmid" => Sreg::Nsmid,
+        "%gridid" => Sreg::Gridid,
+        "%lanemask_eq" => Sreg::LanemaskEq,
+        "%lanemask_le" => Sreg::LanemaskLe,
+        "%lanemask_lt" => Sreg::LanemaskLt,
+        "%lanemask_ge" => Sreg::LanemaskGe,
+        "%lanemask_gt" => Sreg::LanemaskGt,
+        "%clock" => Sreg::Clock,
+        "%clock64" => Sreg::Clock64,
+        "%globaltimer" => Sreg::Globaltimer,
+        "%globaltimer_lo" => Sreg::GlobaltimerLo,
+        "%globaltimer_hi" => Sreg::GlobaltimerHi,
+        "%dynamic_smem_size" => Sreg::DynamicSmemSize,
+        "%total_smem_size" => Sreg::TotalSmemSize,
+        _ => {
+            let k: u8 = n.strip_prefix("%envreg")?.parse().ok()?;
+            if k > 31 {
+                return None;
+            }
+            Sreg::Envreg(k)
+        }
+    })
+}
+
+/// The type of a special register (§10).
+fn sreg_type(s: Sreg) -> Type {
+    Type::parse(match s {
+        Sreg::Clock64 | Sreg::Globaltimer | Sreg::Gridid => "u64",
+        Sreg::Envreg(_) => "b32",
+        _ => "u32",
+    })
+    .unwrap()
+}
+
+#[allow(dead_code)]
+fn _uses(_: &ast::Module) {}

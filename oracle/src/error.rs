@@ -1,0 +1,83 @@
+//! The oracle's errors: what went wrong, at which stage, and where in the PTX text.
+
+use crate::ast::Loc;
+use std::fmt;
+
+/// The stage that failed, as the launch contract names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Parse,
+    Type,
+    Launch,
+    Runtime,
+    Limit,
+}
+
+impl ErrorKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Parse => "parse",
+            ErrorKind::Type => "type",
+            ErrorKind::Launch => "launch",
+            ErrorKind::Runtime => "runtime",
+            ErrorKind::Limit => "limit",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// Line and column in the PTX text, where the error has one.
+    pub loc: Option<(u32, u32)>,
+}
+
+impl Error {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error {
+            kind,
+            message: message.into(),
+            loc: None,
+        }
+    }
+
+    pub fn at(kind: ErrorKind, loc: Loc, message: impl Into<String>) -> Error {
+        Error {
+            kind,
+            message: message.into(),
+            loc: Some((loc.line, loc.col)),
+        }
+    }
+
+    /// `file:line:col` (or just `file` when the error has no position).
+    pub fn location(&self, file: &str) -> String {
+        match self.loc {
+            Some((l, c)) => format!("{file}:{l}:{c}"),
+            None => file.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.loc {
+            Some((l, c)) => write!(f, "{l}:{c}: {} error: {}", self.kind.name(), self.message),
+            None => write!(f, "{} error: {}", self.kind.name(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<crate::parse::ParseError> for Error {
+    fn from(e: crate::parse::ParseError) -> Error {
+        Error {
+            kind: ErrorKind::Parse,
+            message: e.message,
+            loc: Some((e.line, e.col)),
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,1048 @@
+//! The interpreter: runs a checked [`Program`] over a grid, one CTA after another, each CTA's
+//! warps round-robin in slices, each warp in SIMT fashion.
+//!
+//! SIMT, deterministically: a warp executes, at each step, the group of its runnable threads
+//! that are furthest behind — the smallest position, where a position is the list of call sites
+//! on the thread's stack followed by its pc. Threads that diverge at a branch run separately
+//! until their positions meet again, which for the forward branches and backward loop edges
+//! compilers emit is the immediate post-dominator: the warp reconverges where hardware does.
+//! Warp collectives (`bar.warp.sync`) wait, per thread, until every named lane has arrived.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::mem::{self, Global};
+use crate::program::*;
+use spec::value::{Args, Input};
+
+/// Bounds that turn runaway kernels into errors instead of hangs or out-of-memory kills.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// Thread-instructions executed over the whole launch.
+    pub steps: u64,
+    /// Bytes of memory the launch may use: global allocations, shared memory and every thread's
+    /// registers and stack.
+    pub memory: u64,
+    /// Bytes of one thread's stack (module `.local`, frames of the calls in progress).
+    pub stack: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            steps: 20_000_000_000,
+            memory: 4 << 30,
+            stack: 1 << 20,
+        }
+    }
+}
+
+/// A kernel launch.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub entry: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// The kernel parameter buffer, laid out as the entry's parameter list says.
+    pub params: Vec<u8>,
+    /// Dynamic shared memory bytes.
+    pub dyn_shared: u32,
+    pub limits: Limits,
+}
+
+/// What a launch did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Thread-instructions executed (a warp step over `n` threads counts `n`).
+    pub thread_instructions: u64,
+    /// Warp steps (decoded instructions issued).
+    pub warp_instructions: u64,
+}
+
+/// Device memory and the program: what persists across launches.
+pub struct Machine<'p> {
+    pub prog: &'p Program,
+    pub global: Global,
+    constant: Vec<u8>,
+}
+
+impl<'p> Machine<'p> {
+    /// Maps the module's `.global` and `.const` data.
+    pub fn new(prog: &'p Program) -> Result<Machine<'p>> {
+        let mut global = Global::default();
+        let limit = Limits::default().memory;
+        if prog.global_bytes > limit || prog.const_bytes > limit {
+            return Err(Error::new(ErrorKind::Limit, "module variables exceed the memory limit"));
+        }
+        let mut gdata = vec![0u8; prog.global_bytes as usize];
+        let mut constant = vec![0u8; prog.const_bytes as usize];
+        for d in &prog.data {
+            let (buf, base) = match d.space {
+                Space::Global => (&mut gdata, mem::GLOBAL_DATA),
+                _ => (&mut constant, 0),
+            };
+            let off = (d.addr - base) as usize;
+            buf[off..off + d.bytes.len()].copy_from_slice(&d.bytes);
+        }
+        if !gdata.is_empty() {
+            global.map("module .global variables", mem::GLOBAL_DATA, gdata);
+        }
+        Ok(Machine { prog, global, constant })
+    }
+
+    /// Allocates a zero- or data-initialized global buffer; returns its address.
+    pub fn alloc(&mut self, name: &str, data: Vec<u8>) -> u64 {
+        let base = self.global.next_base(mem::HEAP);
+        self.global.map(name, base, data);
+        base
+    }
+
+    /// The bytes of the global allocation at `base`.
+    pub fn buffer(&self, base: u64) -> Option<&[u8]> {
+        self.global
+            .regions
+            .iter()
+            .find(|r| r.base == base)
+            .map(|r| r.data.as_slice())
+    }
+
+    /// Runs a kernel to completion.
+    pub fn run(&mut self, l: &Launch) -> Result<Stats> {
+        let prog = self.prog;
+        let Some(entry) = prog.entry(&l.entry) else {
+            return Err(Error::new(
+                ErrorKind::Launch,
+                format!("the module has no kernel (`.entry`) named `{}`", l.entry),
+            ));
+        };
+        let threads_per_cta = l.block.iter().map(|&d| d as u64).product::<u64>();
+        if l.block.contains(&0) || l.grid.contains(&0) {
+            return Err(Error::new(
+                ErrorKind::Launch,
+                "grid and block dimensions must be at least 1",
+            ));
+        }
+        if threads_per_cta > 1024 || l.block[2] > 64 {
+            return Err(Error::new(
+                ErrorKind::Launch,
+                format!(
+                    "a block of {}×{}×{} threads exceeds the limits (1024 threads, z ≤ 64)",
+                    l.block[0], l.block[1], l.block[2]
+                ),
+            ));
+        }
+        if l.grid[1] > 65535 || l.grid[2] > 65535 {
+            return Err(Error::new(
+                ErrorKind::Launch,
+                "grid y and z dimensions are at most 65535",
+            ));
+        }
+        let func = &prog.funcs[entry];
+        let need = func.params.last().map_or(0, |p| (p.0 + p.1) as usize);
+        if l.params.len() < need {
+            return Err(Error::new(
+                ErrorKind::Launch,
+                format!(
+                    "kernel `{}` takes {need} bytes of parameters; the launch gives {}",
+                    l.entry,
+                    l.params.len()
+                ),
+            ));
+        }
+        let global_bytes: u64 = self.global.regions.iter().map(|r| r.data.len() as u64).sum();
+        let shared = prog.shared_bytes + l.dyn_shared as u64;
+        let frame0 = (prog.local_bytes as u64).div_ceil(16) * 16 + func.frame_bytes as u64;
+        let per_thread = frame0 + 8 * func.nregs as u64 + 256;
+        let mem_needed = global_bytes + shared + threads_per_cta * per_thread;
+        if mem_needed > l.limits.memory {
+            return Err(Error::new(
+                ErrorKind::Limit,
+                format!(
+                    "the launch needs {mem_needed} bytes of memory; the limit is {}",
+                    l.limits.memory
+                ),
+            ));
+        }
+        if shared > 228 * 1024 {
+            return Err(Error::new(
+                ErrorKind::Launch,
+                format!("{shared} bytes of shared memory per block exceed the 227 KiB a block may have"),
+            ));
+        }
+        let mut stats = Stats::default();
+        for z in 0..l.grid[2] {
+            for y in 0..l.grid[1] {
+                for x in 0..l.grid[0] {
+                    let mut cta = Cta::new(self, l, entry, [x, y, z]);
+                    cta.run(&mut stats)?;
+                }
+            }
+        }
+        Ok(stats)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum St {
+    Run,
+    Exited,
+    /// Waiting at CTA barrier `id`.
+    Bar(u8),
+    /// Waiting at a warp-synchronous instruction for the other lanes of its mask.
+    WarpWait,
+}
+
+struct Frame {
+    /// The call instruction (the return goes to the next one; its `rets` say where values go).
+    call_pc: u32,
+    caller_base: usize,
+    caller_sbase: u32,
+    callee: u32,
+}
+
+struct Thread {
+    pc: u32,
+    st: St,
+    regs: Vec<u64>,
+    base: usize,
+    stack: Vec<u8>,
+    sbase: u32,
+    frames: Vec<Frame>,
+    tid: [u32; 3],
+    /// Linear thread index in the CTA.
+    lin: u32,
+    clock: u64,
+    /// A `bar.red` in progress: its destination.
+    red_dst: Option<Dst>,
+}
+
+#[derive(Clone, Default)]
+struct Barrier {
+    arrived: u32,
+    /// The thread count of the first arrival that gave one (`bar.sync 1, 64`).
+    expected: Option<u32>,
+    waiting: Vec<usize>,
+    popc: u32,
+    and: bool,
+    or: bool,
+    op: Option<BarOp>,
+}
+
+/// Launch-wide values special registers read.
+struct Env {
+    ctaid: [u32; 3],
+    ntid: [u32; 3],
+    nctaid: [u32; 3],
+    dyn_shared: u32,
+    total_shared: u32,
+}
+
+struct Cta<'m, 'p> {
+    m: &'m mut Machine<'p>,
+    env: Env,
+    limits: Limits,
+    shared: Vec<u8>,
+    kparams: &'m [u8],
+    threads: Vec<Thread>,
+    bars: Vec<Barrier>,
+}
+
+/// Warp steps a warp runs before the next warp gets its turn (spin-waits on another warp's
+/// store make progress; the order stays deterministic).
+const SLICE: u32 = 4096;
+
+fn mask_bits(bits: u8) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+#[inline]
+fn wr(t: &mut Thread, d: &Dst, v: u64) {
+    if d.slot == u32::MAX {
+        return;
+    }
+    let v = if d.sext > 0 && d.sext < 64 {
+        let s = 64 - d.sext as u32;
+        (((v << s) as i64) >> s) as u64
+    } else {
+        v
+    };
+    t.regs[t.base + d.slot as usize] = v & mask_bits(d.bits);
+}
+
+impl<'m, 'p> Cta<'m, 'p> {
+    fn new(m: &'m mut Machine<'p>, l: &'m Launch, entry: usize, ctaid: [u32; 3]) -> Cta<'m, 'p> {
+        let prog = m.prog;
+        let func = &prog.funcs[entry];
+        let shared = vec![0u8; (prog.shared_bytes + l.dyn_shared as u64) as usize];
+        let sbase = prog.local_bytes.div_ceil(16) * 16;
+        let mut threads = Vec::new();
+        let mut lin = 0;
+        for z in 0..l.block[2] {
+            for y in 0..l.block[1] {
+                for x in 0..l.block[0] {
+                    threads.push(Thread {
+                        pc: func.start,
+                        st: St::Run,
+                        regs: vec![0; func.nregs as usize],
+                        base: 0,
+                        stack: vec![0; (sbase + func.frame_bytes) as usize],
+                        sbase,
+                        frames: Vec::new(),
+                        tid: [x, y, z],
+                        lin,
+                        clock: 0,
+                        red_dst: None,
+                    });
+                    lin += 1;
+                }
+            }
+        }
+        Cta {
+            env: Env {
+                ctaid,
+                ntid: l.block,
+                nctaid: l.grid,
+                dyn_shared: l.dyn_shared,
+                total_shared: shared.len() as u32,
+            },
+            m,
+            limits: l.limits,
+            shared,
+            kparams: &l.params,
+            threads,
+            bars: vec![Barrier::default(); 16],
+        }
+    }
+
+    fn run(&mut self, stats: &mut Stats) -> Result<()> {
+        let nwarps = self.threads.len().div_ceil(32);
+        loop {
+            let mut progress = false;
+            for w in 0..nwarps {
+                progress |= self.run_warp(w, stats)?;
+            }
+            progress |= self.release_barriers()?;
+            if self.threads.iter().all(|t| t.st == St::Exited) {
+                return Ok(());
+            }
+            if !progress {
+                return Err(self.deadlock());
+            }
+        }
+    }
+
+    fn deadlock(&self) -> Error {
+        let prog = self.m.prog;
+        let waiting: Vec<&Thread> = self.threads.iter().filter(|t| t.st != St::Exited).collect();
+        let t = waiting[0];
+        let inst = &prog.code[(t.pc as usize).saturating_sub(if matches!(t.st, St::Bar(_)) { 1 } else { 0 })];
+        let exited = self.threads.len() - waiting.len();
+        Error::at(
+            ErrorKind::Runtime,
+            inst.loc,
+            format!(
+                "deadlock in block ({},{},{}): {} threads wait (thread ({},{},{}) at `{}`) and none can proceed; {exited} threads have exited",
+                self.env.ctaid[0], self.env.ctaid[1], self.env.ctaid[2], waiting.len(), t.tid[0], t.tid[1], t.tid[2], inst.text
+            ),
+        )
+    }
+
+    /// Runs one warp for up to [`SLICE`] steps; whether it executed anything.
+    fn run_warp(&mut self, w: usize, stats: &mut Stats) -> Result<bool> {
+        let lo = w * 32;
+        let hi = (lo + 32).min(self.threads.len());
+        let mut ran = false;
+        for _ in 0..SLICE {
+            // The group: runnable lanes at the smallest position.
+            let mut best: Option<usize> = None;
+            let mut mask = 0u32;
+            for i in lo..hi {
+                let t = &self.threads[i];
+                if t.st != St::Run {
+                    continue;
+                }
+                match best {
+                    None => {
+                        best = Some(i);
+                        mask = 1 << (i - lo);
+                    }
+                    Some(b) => match position_cmp(t, &self.threads[b]) {
+                        std::cmp::Ordering::Less => {
+                            best = Some(i);
+                            mask = 1 << (i - lo);
+                        }
+                        std::cmp::Ordering::Equal => mask |= 1 << (i - lo),
+                        std::cmp::Ordering::Greater => {}
+                    },
+                }
+            }
+            let Some(b) = best else { break };
+            ran = true;
+            let n = mask.count_ones() as u64;
+            stats.thread_instructions += n;
+            stats.warp_instructions += 1;
+            if stats.thread_instructions > self.limits.steps {
+                let inst = &self.m.prog.code[self.threads[b].pc as usize];
+                return Err(Error::at(
+                    ErrorKind::Limit,
+                    inst.loc,
+                    format!(
+                        "the launch ran past its step limit of {} thread-instructions (at `{}`)",
+                        self.limits.steps, inst.text
+                    ),
+                ));
+            }
+            let pc = self.threads[b].pc;
+            self.step(lo, mask, pc)?;
+        }
+        Ok(ran)
+    }
+
+    fn rt_err(&self, lane: usize, pc: u32, msg: impl std::fmt::Display) -> Error {
+        let inst = &self.m.prog.code[pc as usize];
+        let t = &self.threads[lane];
+        let c = self.env.ctaid;
+        Error::at(
+            ErrorKind::Runtime,
+            inst.loc,
+            format!(
+                "`{}`: thread ({},{},{}) of block ({},{},{}): {msg}",
+                inst.text, t.tid[0], t.tid[1], t.tid[2], c[0], c[1], c[2]
+            ),
+        )
+    }
+
+    #[inline]
+    fn rd(&self, t: &Thread, s: &Src) -> u64 {
+        match *s {
+            Src::Reg(r) => t.regs[t.base + r as usize],
+            Src::Imm(v) => v,
+            Src::Frame(off) => (t.sbase + off) as u64,
+            Src::Sreg(sr) => self.sreg(t, sr),
+        }
+    }
+
+    fn sreg(&self, t: &Thread, s: Sreg) -> u64 {
+        let lane = t.lin % 32;
+        let e = &self.env;
+        match s {
+            Sreg::Tid(c) => t.tid[c as usize] as u64,
+            Sreg::Ntid(c) => e.ntid[c as usize] as u64,
+            Sreg::Ctaid(c) => e.ctaid[c as usize] as u64,
+            Sreg::Nctaid(c) => e.nctaid[c as usize] as u64,
+            Sreg::Laneid => lane as u64,
+            Sreg::Warpid => (t.lin / 32) as u64,
+            // Hardware's resident-warp capacity of an sm_80/sm_90 SM: programs must not depend on it.
+            Sreg::Nwarpid => 64,
+            Sreg::Smid => 0,
+            Sreg::Nsmid => 1,
+            Sreg::Gridid => 1,
+            Sreg::LanemaskEq => 1u64 << lane,
+            Sreg::LanemaskLe => (1u64 << (lane + 1)) - 1,
+            Sreg::LanemaskLt => (1u64 << lane) - 1,
+            Sreg::LanemaskGe => !((1u64 << lane) - 1) & 0xffff_ffff,
+            Sreg::LanemaskGt => !((1u64 << (lane + 1)) - 1) & 0xffff_ffff,
+            // Deterministic counters: the thread's own instruction count (cycles, nanoseconds).
+            Sreg::Clock => t.clock & 0xffff_ffff,
+            Sreg::Clock64 | Sreg::Globaltimer => t.clock,
+            Sreg::GlobaltimerLo => t.clock & 0xffff_ffff,
+            Sreg::GlobaltimerHi => t.clock >> 32,
+            Sreg::DynamicSmemSize => e.dyn_shared as u64,
+            Sreg::TotalSmemSize => e.total_shared as u64,
+            Sreg::Envreg(_) => 0,
+        }
+    }
+
+    /// Executes the instruction at `pc` for the lanes of warp `lo` in `mask`.
+    fn step(&mut self, lo: usize, mask: u32, pc: u32) -> Result<()> {
+        let prog: &'p Program = self.m.prog;
+        let inst = &prog.code[pc as usize];
+        // Lanes whose guard holds execute; the others move on.
+        let mut exec = mask;
+        if let Some((p, neg)) = inst.guard {
+            let mut m = mask;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let t = &self.threads[lo + l];
+                if (t.regs[t.base + p as usize] & 1 != 0) == neg {
+                    exec &= !(1 << l);
+                }
+            }
+        }
+        let skipped = mask & !exec;
+        let mut m = skipped;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let t = &mut self.threads[lo + l];
+            t.pc += 1;
+            t.clock += 1;
+        }
+        let lanes = |mut m: u32| {
+            std::iter::from_fn(move || {
+                (m != 0).then(|| {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    lo + l
+                })
+            })
+        };
+        match &inst.op {
+            Op::Fast { f, d, a, b, c } => {
+                for i in lanes(exec) {
+                    let t = &self.threads[i];
+                    let v = f(self.rd(t, a), self.rd(t, b), self.rd(t, c));
+                    let t = &mut self.threads[i];
+                    wr(t, d, v);
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::Pure {
+                form,
+                sem,
+                dsts,
+                srcs,
+                dsel,
+            } => {
+                let mut ins = [Input::default(); 8];
+                for i in lanes(exec) {
+                    let t = &self.threads[i];
+                    for (k, s) in srcs.iter().enumerate() {
+                        let bits = self.rd(t, &s.src) as u128;
+                        ins[k] = Input {
+                            bits: if s.bits >= 64 {
+                                bits
+                            } else {
+                                bits & ((1u128 << s.bits) - 1)
+                            },
+                            negated: s.negated,
+                            sel: s.sel,
+                        };
+                    }
+                    let out = sem(
+                        form,
+                        &Args {
+                            ins: &ins[..srcs.len()],
+                            dsel: *dsel,
+                        },
+                    )
+                    .map_err(|e| self.rt_err(i, pc, e.0))?;
+                    let t = &mut self.threads[i];
+                    for (d, o) in dsts.iter().zip(&out) {
+                        wr(t, d, o.model as u64);
+                    }
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::Ld { space, ty, dsts, addr } => {
+                let n = dsts.len();
+                let bytes = ty.bytes as usize;
+                for i in lanes(exec) {
+                    let a = self.address(i, addr);
+                    let mut buf = [0u8; 64];
+                    self.load(i, pc, *space, a, &mut buf[..bytes * n])?;
+                    let mut vals = [0u64; 8];
+                    for (k, v) in vals.iter_mut().take(n).enumerate() {
+                        let mut b = [0u8; 8];
+                        b[..bytes].copy_from_slice(&buf[k * bytes..(k + 1) * bytes]);
+                        *v = u64::from_le_bytes(b);
+                    }
+                    let t = &mut self.threads[i];
+                    for (d, v) in dsts.iter().zip(vals) {
+                        wr(t, d, v);
+                    }
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::St {
+                space,
+                bytes,
+                srcs,
+                addr,
+            } => {
+                let bytes = *bytes as usize;
+                for i in lanes(exec) {
+                    let a = self.address(i, addr);
+                    let t = &self.threads[i];
+                    let mut vals = [0u64; 8];
+                    for (k, s) in srcs.iter().enumerate() {
+                        vals[k] = self.rd(t, s);
+                    }
+                    let mut buf = [0u8; 64];
+                    for (k, v) in vals.iter().take(srcs.len()).enumerate() {
+                        buf[k * bytes..(k + 1) * bytes].copy_from_slice(&v.to_le_bytes()[..bytes]);
+                    }
+                    self.store(i, pc, *space, a, &buf[..bytes * srcs.len()])?;
+                    let t = &mut self.threads[i];
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::Cvta {
+                space,
+                to_generic,
+                d,
+                a,
+            } => {
+                for i in lanes(exec) {
+                    let v = self.rd(&self.threads[i], a);
+                    let v = if *to_generic {
+                        mem::to_generic(*space, v)
+                    } else {
+                        mem::from_generic(*space, v)
+                    };
+                    let t = &mut self.threads[i];
+                    wr(t, d, v);
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::Isspacep { space, d, a } => {
+                for i in lanes(exec) {
+                    let v = mem::is_in(*space, self.rd(&self.threads[i], a)) as u64;
+                    let t = &mut self.threads[i];
+                    wr(t, d, v);
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::Bra { target } => {
+                for i in lanes(exec) {
+                    let t = &mut self.threads[i];
+                    t.pc = *target;
+                    t.clock += 1;
+                }
+            }
+            Op::Brx { index, targets } => {
+                for i in lanes(exec) {
+                    let k = self.rd(&self.threads[i], index) as u32 as usize;
+                    let Some(&tg) = targets.get(k) else {
+                        return Err(self.rt_err(
+                            i,
+                            pc,
+                            format!("brx.idx index {k} is outside the {} branch targets", targets.len()),
+                        ));
+                    };
+                    let t = &mut self.threads[i];
+                    t.pc = tg;
+                    t.clock += 1;
+                }
+            }
+            Op::Call { callee, args, .. } => {
+                for i in lanes(exec) {
+                    self.call(i, pc, callee, args)?;
+                }
+            }
+            Op::Ret => {
+                for i in lanes(exec) {
+                    self.ret(i)?;
+                }
+                self.release_barriers()?;
+            }
+            Op::Exit => {
+                for i in lanes(exec) {
+                    self.threads[i].st = St::Exited;
+                }
+                self.release_barriers()?;
+            }
+            Op::Trap => {
+                if let Some(i) = lanes(exec).next() {
+                    return Err(self.rt_err(i, pc, "`trap` executed: the kernel aborts"));
+                }
+            }
+            Op::Nop => {
+                for i in lanes(exec) {
+                    let t = &mut self.threads[i];
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::Bar { op, id, count, pred, d } => {
+                for i in lanes(exec) {
+                    self.bar_arrive(i, pc, *op, id, count.as_ref(), pred.as_ref(), *d)?;
+                }
+                self.release_barriers()?;
+            }
+            Op::WarpSync { mask: mop } => {
+                self.warp_sync(lo, exec, pc, mop)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn address(&self, i: usize, a: &Addr) -> u64 {
+        let t = &self.threads[i];
+        match *a {
+            Addr::Reg(r, off) => t.regs[t.base + r as usize].wrapping_add(off as u64),
+            Addr::Abs(x) => x,
+            Addr::Frame(o, off) => (t.sbase as u64 + o as u64).wrapping_add(off as u64),
+        }
+    }
+
+    /// Where an access lands, after the alignment and bounds checks: the area and the offset.
+    fn locate(&self, i: usize, pc: u32, space: Space, addr: u64, len: usize, write: bool) -> Result<(Area, usize)> {
+        let (space, a) = match space {
+            Space::Generic => match mem::resolve_generic(addr) {
+                Some(x) => x,
+                None => return Err(self.rt_err(i, pc, format!("generic address {addr:#x} is in no state space"))),
+            },
+            s => (s, addr),
+        };
+        if len.is_power_of_two() && a % len as u64 != 0 {
+            return Err(self.rt_err(
+                i,
+                pc,
+                format!(
+                    "{} address {a:#x} is not aligned to the access size of {len} bytes",
+                    space.name()
+                ),
+            ));
+        }
+        let within = |base: u64, size: usize, what: &str| -> std::result::Result<usize, String> {
+            let off = a.wrapping_sub(base);
+            match (off as usize).checked_add(len) {
+                Some(e) if off < size as u64 && e <= size => Ok(off as usize),
+                _ => Err(format!(
+                    "{} address {a:#x} (+{len} bytes) is outside the {what} ({size} bytes)",
+                    space.name()
+                )),
+            }
+        };
+        let r = match space {
+            Space::Global => self.m.global.find(a, len).map(|(k, off)| (Area::Global(k), off)),
+            Space::Shared => within(0, self.shared.len(), "block's shared memory").map(|o| (Area::Shared, o)),
+            Space::Const if write => Err("`.const` memory is read-only".into()),
+            Space::Const => within(0, self.m.constant.len(), "constant bank").map(|o| (Area::Const, o)),
+            Space::Param if a >= mem::KPARAM => {
+                if write {
+                    Err("kernel parameters are read-only".into())
+                } else {
+                    within(mem::KPARAM, self.kparams.len(), "kernel parameters").map(|o| (Area::KParam, o))
+                }
+            }
+            Space::Local | Space::Param => {
+                within(0, self.threads[i].stack.len(), "thread's local memory").map(|o| (Area::Stack, o))
+            }
+            Space::Generic => unreachable!("resolved above"),
+        };
+        r.map_err(|msg| self.rt_err(i, pc, msg))
+    }
+
+    fn load(&self, i: usize, pc: u32, space: Space, addr: u64, out: &mut [u8]) -> Result<()> {
+        let (area, off) = self.locate(i, pc, space, addr, out.len(), false)?;
+        let n = out.len();
+        out.copy_from_slice(match area {
+            Area::Global(k) => &self.m.global.regions[k].data[off..off + n],
+            Area::Shared => &self.shared[off..off + n],
+            Area::Const => &self.m.constant[off..off + n],
+            Area::KParam => &self.kparams[off..off + n],
+            Area::Stack => &self.threads[i].stack[off..off + n],
+        });
+        Ok(())
+    }
+
+    fn store(&mut self, i: usize, pc: u32, space: Space, addr: u64, data: &[u8]) -> Result<()> {
+        let (area, off) = self.locate(i, pc, space, addr, data.len(), true)?;
+        let n = data.len();
+        match area {
+            Area::Global(k) => &mut self.m.global.regions[k].data[off..off + n],
+            Area::Shared => &mut self.shared[off..off + n],
+            Area::Stack => &mut self.threads[i].stack[off..off + n],
+            Area::Const | Area::KParam => unreachable!("located as read-only"),
+        }
+        .copy_from_slice(data);
+        Ok(())
+    }
+
+    fn call(&mut self, i: usize, pc: u32, callee: &Callee, args: &[Arg]) -> Result<()> {
+        let prog: &'p Program = self.m.prog;
+        let f = match callee {
+            Callee::Direct(f) => *f,
+            Callee::Indirect { fptr, params, rets } => {
+                let a = self.rd(&self.threads[i], fptr);
+                let k = a.wrapping_sub(mem::FUNC_BASE);
+                let f = (k / 16) as usize;
+                if a < mem::FUNC_BASE || !k.is_multiple_of(16) || f >= prog.funcs.len() || prog.funcs[f].entry {
+                    return Err(self.rt_err(
+                        i,
+                        pc,
+                        format!("indirect call to {a:#x}, which is not the address of a `.func`"),
+                    ));
+                }
+                let func = &prog.funcs[f];
+                let ps: Vec<u32> = func.params.iter().map(|p| p.1).collect();
+                let rs: Vec<u32> = func.rets.iter().map(|p| p.1).collect();
+                if &ps != params || &rs != rets {
+                    return Err(self.rt_err(
+                        i,
+                        pc,
+                        format!(
+                            "indirect call to `{}`, whose parameters do not match the call's prototype",
+                            func.name
+                        ),
+                    ));
+                }
+                f as u32
+            }
+        };
+        let func = &prog.funcs[f as usize];
+        if !func.defined {
+            return Err(self.rt_err(
+                i,
+                pc,
+                format!("calls `{}`, which is declared but not defined in the module", func.name),
+            ));
+        }
+        let stack_limit = self.limits.stack as usize;
+        let t = &self.threads[i];
+        let new_sbase = t.stack.len().div_ceil(16) * 16;
+        let new_len = new_sbase + func.frame_bytes as usize;
+        if new_len > stack_limit {
+            let depth = t.frames.len() + 1;
+            let inst = &prog.code[pc as usize];
+            return Err(Error::at(
+                ErrorKind::Limit,
+                inst.loc,
+                format!(
+                    "`{}`: the thread's stack would grow to {new_len} bytes at call depth {depth}, past the limit of {stack_limit}",
+                    inst.text
+                ),
+            ));
+        }
+        // Arguments are read in the caller's frame before the callee's exists.
+        let mut arg_bytes: Vec<(u32, Vec<u8>)> = Vec::with_capacity(args.len());
+        for (a, &(off, size)) in args.iter().zip(&func.params) {
+            let bytes = match a {
+                Arg::Frame(o, sz) => {
+                    let s = (t.sbase + o) as usize;
+                    t.stack[s..s + *sz as usize].to_vec()
+                }
+                Arg::Val(src) => self.rd(t, src).to_le_bytes()[..size as usize].to_vec(),
+            };
+            arg_bytes.push((off, bytes));
+        }
+        let t = &mut self.threads[i];
+        t.stack.resize(new_len, 0);
+        for (off, b) in arg_bytes {
+            let s = new_sbase + off as usize;
+            t.stack[s..s + b.len()].copy_from_slice(&b);
+        }
+        t.frames.push(Frame {
+            call_pc: pc,
+            caller_base: t.base,
+            caller_sbase: t.sbase,
+            callee: f,
+        });
+        t.base = t.regs.len();
+        t.regs.resize(t.base + func.nregs as usize, 0);
+        t.sbase = new_sbase as u32;
+        t.pc = func.start;
+        t.clock += 1;
+        Ok(())
+    }
+
+    fn ret(&mut self, i: usize) -> Result<()> {
+        let prog: &'p Program = self.m.prog;
+        let t = &mut self.threads[i];
+        let Some(fr) = t.frames.pop() else {
+            // `ret` from the kernel ends the thread.
+            t.st = St::Exited;
+            return Ok(());
+        };
+        let Op::Call { rets, .. } = &prog.code[fr.call_pc as usize].op else {
+            unreachable!("frames are pushed by calls")
+        };
+        let func = &prog.funcs[fr.callee as usize];
+        for (r, &(off, size)) in rets.iter().zip(&func.rets) {
+            let s = (t.sbase + off) as usize;
+            match r {
+                RetTo::Frame(o, _) => {
+                    let d = (fr.caller_sbase + o) as usize;
+                    t.stack.copy_within(s..s + size as usize, d);
+                }
+                RetTo::Reg(dst) => {
+                    let mut b = [0u8; 8];
+                    b[..size as usize].copy_from_slice(&t.stack[s..s + size as usize]);
+                    let v = u64::from_le_bytes(b);
+                    let callee_base = t.base;
+                    t.base = fr.caller_base;
+                    wr(t, dst, v);
+                    t.base = callee_base;
+                }
+            }
+        }
+        t.regs.truncate(t.base);
+        t.stack.truncate(t.sbase as usize);
+        t.base = fr.caller_base;
+        t.sbase = fr.caller_sbase;
+        t.pc = fr.call_pc + 1;
+        t.clock += 1;
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bar_arrive(
+        &mut self,
+        i: usize,
+        pc: u32,
+        op: BarOp,
+        id: &Src,
+        count: Option<&Src>,
+        pred: Option<&(Src, bool)>,
+        d: Option<Dst>,
+    ) -> Result<()> {
+        let t = &self.threads[i];
+        let b = self.rd(t, id);
+        if b >= 16 {
+            return Err(self.rt_err(i, pc, format!("barrier {b} does not exist (barriers are 0..15)")));
+        }
+        let cnt = count.map(|c| self.rd(t, c) as u32);
+        if let Some(c) = cnt {
+            if c == 0 || c % 32 != 0 || c as usize > self.threads.len().div_ceil(32) * 32 {
+                return Err(self.rt_err(
+                    i,
+                    pc,
+                    format!("barrier thread count {c} must be a nonzero multiple of 32 no larger than the block"),
+                ));
+            }
+        }
+        let p = pred.map(|(s, neg)| (self.rd(t, s) & 1 != 0) ^ neg);
+        let bar = &mut self.bars[b as usize];
+        if let (Some(c), Some(e)) = (cnt, bar.expected) {
+            if c != e {
+                return Err(self.rt_err(
+                    i,
+                    pc,
+                    format!("barrier {b} is used with thread counts {e} and {c} at once"),
+                ));
+            }
+        }
+        bar.expected = bar.expected.or(cnt);
+        bar.arrived += 1;
+        if let Some(p) = p {
+            if bar.op.is_none() || bar.arrived == 1 {
+                bar.popc = 0;
+                bar.and = true;
+                bar.or = false;
+            }
+            bar.op = Some(op);
+            bar.popc += p as u32;
+            bar.and &= p;
+            bar.or |= p;
+        }
+        let t = &mut self.threads[i];
+        t.pc += 1;
+        t.clock += 1;
+        if op != BarOp::Arrive {
+            t.st = St::Bar(b as u8);
+            t.red_dst = d;
+            self.bars[b as usize].waiting.push(i);
+        }
+        Ok(())
+    }
+
+    /// Releases every barrier whose expected threads have all arrived; whether any was.
+    fn release_barriers(&mut self) -> Result<bool> {
+        let live = self.threads.iter().filter(|t| t.st != St::Exited).count() as u32;
+        let mut any = false;
+        for b in 0..self.bars.len() {
+            let bar = &self.bars[b];
+            if bar.arrived == 0 {
+                continue;
+            }
+            // Without a count, every thread of the block that has not exited takes part.
+            let expected = bar.expected.unwrap_or(live);
+            if bar.arrived < expected {
+                continue;
+            }
+            let bar = std::mem::take(&mut self.bars[b]);
+            for &w in &bar.waiting {
+                let t = &mut self.threads[w];
+                t.st = St::Run;
+                if let Some(d) = t.red_dst.take() {
+                    let v = match bar.op {
+                        Some(BarOp::RedPopc) => bar.popc as u64,
+                        Some(BarOp::RedAnd) => bar.and as u64,
+                        _ => bar.or as u64,
+                    };
+                    wr(t, &d, v);
+                }
+            }
+            any = true;
+        }
+        Ok(any)
+    }
+
+    /// `bar.warp.sync`: lanes wait until every live lane of the mask is here.
+    fn warp_sync(&mut self, lo: usize, exec: u32, pc: u32, mop: &Src) -> Result<()> {
+        let hi = (lo + 32).min(self.threads.len());
+        let mut here = exec;
+        for i in lo..hi {
+            let t = &self.threads[i];
+            if t.st == St::WarpWait && t.pc == pc {
+                here |= 1 << (i - lo);
+            }
+        }
+        let Some(first) = (0..32).find(|l| exec >> l & 1 != 0) else {
+            return Ok(());
+        };
+        let mask = self.rd(&self.threads[lo + first], mop) as u32;
+        if exec & !mask != 0 {
+            let l = (exec & !mask).trailing_zeros() as usize;
+            return Err(self.rt_err(
+                lo + l,
+                pc,
+                format!("the executing lane {l} is not in membermask {mask:#010x}"),
+            ));
+        }
+        for l in 0..32 {
+            if mask >> l & 1 != 0 && (lo + l >= hi || self.threads[lo + l].st == St::Exited) {
+                return Err(self.rt_err(
+                    lo + first,
+                    pc,
+                    format!("membermask {mask:#010x} names lane {l}, which has exited or does not exist"),
+                ));
+            }
+        }
+        let all_here = mask & !here == 0;
+        for l in 0..32 {
+            if here >> l & 1 != 0 {
+                let t = &mut self.threads[lo + l];
+                if all_here {
+                    t.st = St::Run;
+                    t.pc += 1;
+                    t.clock += 1;
+                } else {
+                    t.st = St::WarpWait;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where an access lands.
+#[derive(Clone, Copy)]
+enum Area {
+    Global(usize),
+    Shared,
+    Const,
+    KParam,
+    Stack,
+}
+
+/// Orders threads by position: call sites outermost first, then the pc.
+fn position_cmp(a: &Thread, b: &Thread) -> std::cmp::Ordering {
+    if a.frames.is_empty() && b.frames.is_empty() {
+        return a.pc.cmp(&b.pc);
+    }
+    let pa = a.frames.iter().map(|f| f.call_pc).chain(std::iter::once(a.pc));
+    let pb = b.frames.iter().map(|f| f.call_pc).chain(std::iter::once(b.pc));
+    pa.cmp(pb)
+}
