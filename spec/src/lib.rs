@@ -25,3 +25,4 @@ pub mod logic;
 pub mod types;
 pub mod value;
 pub mod video;
+pub mod warp;
