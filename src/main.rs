@@ -1,5 +1,6 @@
 //! `ptxconf`: the reference-conformance suite and differential fuzzer for NVIDIA PTX.
 
+mod bench;
 mod coverage;
 
 use clap::{Parser, Subcommand};
@@ -53,6 +54,19 @@ enum Cmd {
         #[arg(long)]
         stats: bool,
     },
+    /// Benchmarks: `ptxconf bench oracle` runs an ALU-heavy kernel on the interpreter and the same
+    /// computation natively, checks that both give the same bytes, and prints the oracle's
+    /// thread-instructions per second and the ratio of the two times.
+    Bench {
+        /// What to benchmark (`oracle`).
+        target: String,
+        /// Threads in the launch (a multiple of 32; blocks of up to 1024).
+        #[arg(long, default_value_t = 1024)]
+        threads: u32,
+        /// Loop iterations per thread.
+        #[arg(long, default_value_t = 10_000)]
+        iters: u32,
+    },
     /// Report, per §9.7 family and in total, the catalog's forms and how many have semantics,
     /// golden vectors and generator support.
     Coverage {
@@ -85,6 +99,22 @@ fn main() -> ExitCode {
             }
         },
         Cmd::Run { launch, stats } => run_launch(&launch, stats),
+        Cmd::Bench { target, threads, iters } => match target.as_str() {
+            "oracle" => match bench::oracle(threads, iters) {
+                Ok(report) => {
+                    print!("{report}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: bench oracle: {e}");
+                    ExitCode::from(1)
+                }
+            },
+            other => {
+                eprintln!("error: unknown benchmark `{other}` (expected `oracle`)");
+                ExitCode::from(2)
+            }
+        },
         Cmd::Coverage { json } => {
             let report = coverage::Report::compute();
             if json {

@@ -983,6 +983,7 @@ impl FuncCx<'_> {
             "st" => self.st(i, avail[0])?,
             "mov" if self.is_address_mov(i) => self.mov_address(i, avail[0])?,
             "cvta" => self.cvta(i, avail[0])?,
+            "atom" | "red" => self.atom(i, avail[0])?,
             "isspacep" => self.isspacep(i, avail[0])?,
             "bra" => {
                 let [Operand::Expr(Expr::Name(l))] = &i.operands[..] else {
@@ -1168,6 +1169,74 @@ impl FuncCx<'_> {
         }
     }
 
+    /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and `red ... [a], b`.
+    fn atom(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let Some(op) = spec::atom::AtomOp::of(form) else {
+            return terr(
+                loc,
+                format!("`{}` is valid PTX, but the oracle does not execute it yet", form.name),
+            );
+        };
+        let ty = op.ty();
+        if ty.bits() > 64 {
+            return terr(
+                loc,
+                format!("`.{ty}` atomics are not supported by the oracle yet (registers are at most 64 bits)"),
+            );
+        }
+        let n = op.lanes() as usize;
+        let ops = &i.operands[..];
+        let (d, rest) = if op.is_red() {
+            (None, ops)
+        } else {
+            match ops.split_first() {
+                Some((d, rest)) => (Some(d), rest),
+                None => return terr(loc, "`atom` takes a destination, an address and operands"),
+            }
+        };
+        let want_c = op.op() == spec::atom::Op::Cas;
+        let (a, b, c) = match (rest, want_c) {
+            ([a, b], false) | ([a, b, _], false) => (a, b, None),
+            ([a, b, c], true) => (a, b, Some(c)),
+            _ => return terr(loc, format!("wrong number of operands for `{}`", form.name)),
+        };
+        let many = |o: &Operand, f: &dyn Fn(&Operand) -> Result<()>| -> Result<Vec<Operand>> {
+            let v = match (o, n) {
+                (Operand::Vector(v), n) if n > 1 && v.len() == n => v.clone(),
+                (o, 1) if !matches!(o, Operand::Vector(_)) => vec![o.clone()],
+                _ => return terr(loc, format!("`{}` needs {n} elements here", form.name)),
+            };
+            v.iter().try_for_each(f)?;
+            Ok(v)
+        };
+        let d = match d {
+            Some(d) => many(d, &|_| Ok(()))?
+                .iter()
+                .map(|o| self.dst(o, ty, false, loc))
+                .collect::<Result<_>>()?,
+            None => Vec::new(),
+        };
+        let b = many(b, &|_| Ok(()))?
+            .iter()
+            .map(|o| self.src(o, ty, false, loc))
+            .collect::<Result<_>>()?;
+        let c = match c {
+            Some(c) => self.src(c, ty, false, loc)?,
+            None => Src::Imm(0),
+        };
+        let (addr, sym_space) = self.addr(a, loc)?;
+        let space = self.check_space(Self::space_of(form), sym_space, loc)?;
+        Ok(Op::Atom {
+            op,
+            space,
+            d,
+            addr,
+            b,
+            c,
+        })
+    }
+
     fn cvta(&self, i: &Instr, form: &Form) -> Result<Op> {
         let loc = i.loc;
         let space = Self::space_of(form);
@@ -1201,7 +1270,7 @@ impl FuncCx<'_> {
 
     fn isspacep(&self, i: &Instr, form: &Form) -> Result<Op> {
         let loc = i.loc;
-        let space = match form.mods.get(1).copied().unwrap_or("") {
+        let space = match form.mods.first().copied().unwrap_or("") {
             s if s.starts_with("global") => Space::Global,
             s if s.starts_with("shared") => Space::Shared,
             s if s.starts_with("local") => Space::Local,
@@ -1452,12 +1521,14 @@ impl FuncCx<'_> {
 
     fn bind(&self, i: &Instr, form: &'static Form) -> Result<Op> {
         let loc = i.loc;
-        let Some(sem) = spec::eval::semantics(form) else {
+        let sem = spec::eval::semantics(form);
+        let warp = warp_kind(form);
+        if sem.is_none() && warp.is_none() {
             return terr(
                 loc,
                 format!("`{}` is valid PTX, but the oracle does not execute it yet", form.name),
             );
-        };
+        }
         // Flatten the written operands: `p|q` and `{a, b}` are several.
         let mut atoms: Vec<Operand> = Vec::new();
         for o in &i.operands {
@@ -1583,6 +1654,10 @@ impl FuncCx<'_> {
                 format!("`{}` has {} operands too many", form.name, atoms.len() - k),
             );
         }
+        if let Some(kind) = warp {
+            return Ok(Op::Warp { kind, form, dsts, srcs });
+        }
+        let sem = sem.expect("checked above");
         if let Some(f) = crate::fast::lookup(form) {
             if dsts.iter().skip(1).all(|d| *d == Dst::SINK)
                 && srcs.len() <= 3
@@ -1688,6 +1763,28 @@ fn proto(text: &str, loc: Loc) -> Result<Sym> {
         }
         _ => terr(loc, "malformed `.callprototype`"),
     }
+}
+
+/// The warp collective a form is, if any.
+fn warp_kind(form: &Form) -> Option<WarpKind> {
+    use spec::warp::{ShflMode, VoteMode};
+    let sync = form.has("sync");
+    Some(match form.opcode {
+        "shfl" => WarpKind::Shfl(ShflMode::parse(form.var("mode")?)?, sync),
+        "vote" => WarpKind::Vote(
+            match form.var("mode") {
+                Some(m) => VoteMode::parse(m)?,
+                None => VoteMode::Ballot,
+            },
+            sync,
+        ),
+        "match" if form.has("any") => WarpKind::MatchAny,
+        "match" => WarpKind::MatchAll,
+        "redux" => WarpKind::Redux,
+        "elect" => WarpKind::Elect,
+        "activemask" => WarpKind::Activemask,
+        _ => return None,
+    })
 }
 
 fn sreg(n: &str) -> Option<Sreg> {

@@ -354,31 +354,51 @@ impl<'m, 'p> Cta<'m, 'p> {
         let lo = w * 32;
         let hi = (lo + 32).min(self.threads.len());
         let mut ran = false;
+        // The group of the next step when it is known without a scan: after a straight-line
+        // instruction (or a branch all of the group took the same way) executed by every runnable
+        // lane, the same lanes are still together and still the furthest behind.
+        let mut known: Option<(u32, usize)> = None;
         for _ in 0..SLICE {
-            // The group: runnable lanes at the smallest position.
-            let mut best: Option<usize> = None;
-            let mut mask = 0u32;
-            for i in lo..hi {
-                let t = &self.threads[i];
-                if t.st != St::Run {
-                    continue;
-                }
-                match best {
-                    None => {
-                        best = Some(i);
-                        mask = 1 << (i - lo);
-                    }
-                    Some(b) => match position_cmp(t, &self.threads[b]) {
-                        std::cmp::Ordering::Less => {
-                            best = Some(i);
-                            mask = 1 << (i - lo);
+            let (mask, b, runnable) = match known.take() {
+                Some((mask, b)) => (mask, b, mask),
+                None => {
+                    // The group: runnable lanes at the smallest position.
+                    let mut best: Option<usize> = None;
+                    let mut mask = 0u32;
+                    let mut runnable = 0u32;
+                    for i in lo..hi {
+                        let t = &self.threads[i];
+                        if t.st != St::Run {
+                            continue;
                         }
-                        std::cmp::Ordering::Equal => mask |= 1 << (i - lo),
-                        std::cmp::Ordering::Greater => {}
-                    },
+                        runnable |= 1 << (i - lo);
+                        match best {
+                            None => {
+                                best = Some(i);
+                                mask = 1 << (i - lo);
+                            }
+                            Some(b) => match position_cmp(t, &self.threads[b]) {
+                                std::cmp::Ordering::Less => {
+                                    best = Some(i);
+                                    mask = 1 << (i - lo);
+                                }
+                                std::cmp::Ordering::Equal => mask |= 1 << (i - lo),
+                                std::cmp::Ordering::Greater => {}
+                            },
+                        }
+                    }
+                    let Some(b) = best else {
+                        // Lanes waiting at a warp collective for lanes that have since exited
+                        // can go on now: try again without new arrivals.
+                        if self.retry_waiting(lo, hi)? {
+                            ran = true;
+                            continue;
+                        }
+                        break;
+                    };
+                    (mask, b, runnable)
                 }
-            }
-            let Some(b) = best else { break };
+            };
             ran = true;
             let n = mask.count_ones() as u64;
             stats.thread_instructions += n;
@@ -396,6 +416,27 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
             let pc = self.threads[b].pc;
             self.step(lo, mask, pc)?;
+            if mask == runnable {
+                let straight = match &self.m.prog.code[pc as usize].op {
+                    Op::Fast { .. } | Op::Pure { .. } | Op::Ld { .. } | Op::St { .. } | Op::Nop => true,
+                    Op::Cvta { .. } | Op::Isspacep { .. } | Op::Atom { .. } => true,
+                    Op::Bra { .. } => {
+                        let first = self.threads[b].pc;
+                        let mut m = mask;
+                        let mut same = true;
+                        while m != 0 {
+                            let l = m.trailing_zeros() as usize;
+                            m &= m - 1;
+                            same &= self.threads[lo + l].pc == first;
+                        }
+                        same
+                    }
+                    _ => false,
+                };
+                if straight {
+                    known = Some((mask, b));
+                }
+            }
         }
         Ok(ran)
     }
@@ -414,7 +455,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         )
     }
 
-    #[inline]
+    #[inline(always)]
     fn rd(&self, t: &Thread, s: &Src) -> u64 {
         match *s {
             Src::Reg(r) => t.regs[t.base + r as usize],
@@ -424,6 +465,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         }
     }
 
+    #[cold]
     fn sreg(&self, t: &Thread, s: Sreg) -> u64 {
         let lane = t.lin % 32;
         let e = &self.env;
@@ -669,6 +711,22 @@ impl<'m, 'p> Cta<'m, 'p> {
                 }
                 self.release_barriers()?;
             }
+            Op::Atom {
+                op,
+                space,
+                d,
+                addr,
+                b,
+                c,
+            } => {
+                // One thread after another, in lane order: each read-modify-write is atomic.
+                for i in lanes(exec) {
+                    self.atom(i, pc, op, *space, d, addr, b, c)?;
+                }
+            }
+            Op::Warp { kind, form, dsts, srcs } => {
+                self.warp_op(lo, exec, pc, *kind, form, dsts, srcs)?;
+            }
             Op::WarpSync { mask: mop } => {
                 self.warp_sync(lo, exec, pc, mop)?;
             }
@@ -757,6 +815,67 @@ impl<'m, 'p> Cta<'m, 'p> {
             Area::Const | Area::KParam => unreachable!("located as read-only"),
         }
         .copy_from_slice(data);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn atom(
+        &mut self,
+        i: usize,
+        pc: u32,
+        op: &spec::atom::AtomOp,
+        space: Space,
+        d: &[Dst],
+        addr: &Addr,
+        b: &[Src],
+        c: &Src,
+    ) -> Result<()> {
+        let a = self.address(i, addr);
+        let (space, a) = match space {
+            Space::Generic => match mem::resolve_generic(a) {
+                Some(x) => x,
+                None => return Err(self.rt_err(i, pc, format!("generic address {a:#x} is in no state space"))),
+            },
+            s => (s, a),
+        };
+        let aspace = match space {
+            Space::Global => spec::atom::AtomSpace::Global,
+            Space::Shared => spec::atom::AtomSpace::Shared,
+            s => {
+                return Err(self.rt_err(
+                    i,
+                    pc,
+                    format!(
+                        "atomic access to {} memory (only .global and .shared are atomic)",
+                        s.name()
+                    ),
+                ))
+            }
+        };
+        let eb = op.elem_bytes() as usize;
+        let n = b.len();
+        let mut buf = [0u8; 64];
+        self.load(i, pc, space, a, &mut buf[..eb * n])?;
+        let t = &self.threads[i];
+        let cv = self.rd(t, c) as u128;
+        let mut olds = [0u64; 8];
+        let mut new = [0u8; 64];
+        for k in 0..n {
+            let mut e = [0u8; 8];
+            e[..eb].copy_from_slice(&buf[k * eb..(k + 1) * eb]);
+            let old = u64::from_le_bytes(e);
+            olds[k] = old;
+            let bv = self.rd(t, &b[k]) as u128;
+            let out = spec::atom::apply(op, aspace, old as u128, bv, cv);
+            new[k * eb..(k + 1) * eb].copy_from_slice(&(out.model as u64).to_le_bytes()[..eb]);
+        }
+        self.store(i, pc, space, a, &new[..eb * n])?;
+        let t = &mut self.threads[i];
+        for (dst, v) in d.iter().zip(olds) {
+            wr(t, dst, v);
+        }
+        t.pc += 1;
+        t.clock += 1;
         Ok(())
     }
 
@@ -979,38 +1098,166 @@ impl<'m, 'p> Cta<'m, 'p> {
         Ok(any)
     }
 
+    /// A warp collective. The `.sync` forms wait, lane by lane, until every live lane of the
+    /// member masks has arrived at this instruction; then they compute together. Member masks
+    /// lose their exited lanes ("non-exited threads", L12020).
+    #[allow(clippy::too_many_arguments)]
+    fn warp_op(
+        &mut self,
+        lo: usize,
+        exec: u32,
+        pc: u32,
+        kind: WarpKind,
+        form: &'static spec::catalog::Form,
+        dsts: &[Dst],
+        srcs: &[PureIn],
+    ) -> Result<()> {
+        use spec::warp;
+        let hi = (lo + 32).min(self.threads.len());
+        let n = hi - lo;
+        let sync = match kind {
+            WarpKind::Shfl(_, s) | WarpKind::Vote(_, s) => s,
+            WarpKind::Activemask => false,
+            _ => true,
+        };
+        let mut here = exec;
+        let mut live = 0u32;
+        for l in 0..n {
+            let t = &self.threads[lo + l];
+            if sync && t.st == St::WarpWait && t.pc == pc {
+                here |= 1 << l;
+            }
+            if t.st != St::Exited {
+                live |= 1 << l;
+            }
+        }
+        if here == 0 {
+            return Ok(());
+        }
+        // Operands of every lane (an unspecified shfl result is modelled by its source's value).
+        let mut vals = [[0u64; 32]; 4];
+        for (k, s) in srcs.iter().enumerate().take(4) {
+            for (l, t) in self.threads[lo..hi].iter().enumerate() {
+                let v = self.rd(t, &s.src);
+                vals[k][l] = if s.bits >= 64 { v } else { v & ((1u64 << s.bits) - 1) };
+            }
+        }
+        let mut mm = [0u32; 32];
+        if sync {
+            let k = srcs.len() - 1;
+            let mut needed = 0u32;
+            for l in 0..n {
+                if here >> l & 1 != 0 {
+                    mm[l] = vals[k][l] as u32;
+                    needed |= mm[l];
+                }
+            }
+            if needed & live & !here != 0 {
+                for l in 0..n {
+                    if here >> l & 1 != 0 {
+                        self.threads[lo + l].st = St::WarpWait;
+                    }
+                }
+                return Ok(());
+            }
+            for m in mm.iter_mut() {
+                *m &= live;
+            }
+        }
+        let first = lo + here.trailing_zeros() as usize;
+        let u32s = |k: usize| std::array::from_fn::<u32, 32, _>(|l| vals[k][l] as u32);
+        let fail = |e: warp::WarpError| self.rt_err(first, pc, e.0);
+        // Results per lane: the destination and the optional predicate.
+        let res: [(u64, bool); 32] = match kind {
+            WarpKind::Shfl(mode, true) => {
+                let r = warp::shfl_sync(mode, here, &mm, &u32s(0), &u32s(1), &u32s(2)).map_err(fail)?;
+                r.map(|(d, p)| (d as u64, p))
+            }
+            WarpKind::Shfl(mode, false) => {
+                warp::shfl(mode, here, &u32s(0), &u32s(1), &u32s(2)).map(|(d, p)| (d as u64, p))
+            }
+            WarpKind::Vote(mode, s) => {
+                let pred = std::array::from_fn(|l| (vals[0][l] & 1 != 0) ^ srcs[0].negated);
+                let r = if s {
+                    warp::vote_sync(mode, here, &mm, &pred).map_err(fail)?
+                } else {
+                    warp::vote(mode, here, &pred)
+                };
+                r.map(|d| (d as u64, false))
+            }
+            WarpKind::MatchAny => warp::match_sync_any(here, &mm, &vals[0])
+                .map_err(fail)?
+                .map(|d| (d as u64, false)),
+            WarpKind::MatchAll => warp::match_sync_all(here, &mm, &vals[0])
+                .map_err(fail)?
+                .map(|(d, p)| (d as u64, p)),
+            WarpKind::Redux => warp::redux_sync(form, here, &mm, &u32s(0))
+                .map_err(fail)?
+                .map(|d| (d as u64, false)),
+            WarpKind::Elect => warp::elect_sync(here, &mm).map_err(fail)?.map(|(d, p)| (d as u64, p)),
+            WarpKind::Activemask => warp::activemask(here).map(|d| (d as u64, false)),
+        };
+        for (l, (t, &(dv, pv))) in self.threads[lo..hi].iter_mut().zip(&res).enumerate() {
+            if here >> l & 1 == 0 {
+                continue;
+            }
+            if let Some(d) = dsts.first() {
+                wr(t, d, dv);
+            }
+            if let Some(p) = dsts.get(1) {
+                wr(t, p, pv as u64);
+            }
+            t.st = St::Run;
+            t.pc += 1;
+            t.clock += 1;
+        }
+        Ok(())
+    }
+
+    /// Re-evaluates the warp collective the furthest-behind waiting lanes are at; whether any lane
+    /// could go on.
+    fn retry_waiting(&mut self, lo: usize, hi: usize) -> Result<bool> {
+        let waiting = (lo..hi).filter(|&i| self.threads[i].st == St::WarpWait);
+        let Some(pc) = waiting.map(|i| self.threads[i].pc).min() else {
+            return Ok(false);
+        };
+        let prog: &'p Program = self.m.prog;
+        match &prog.code[pc as usize].op {
+            Op::Warp { kind, form, dsts, srcs } => self.warp_op(lo, 0, pc, *kind, form, dsts, srcs)?,
+            Op::WarpSync { mask } => self.warp_sync(lo, 0, pc, mask)?,
+            _ => unreachable!("only warp collectives wait"),
+        }
+        Ok((lo..hi).any(|i| self.threads[i].st == St::Run))
+    }
+
     /// `bar.warp.sync`: lanes wait until every live lane of the mask is here.
     fn warp_sync(&mut self, lo: usize, exec: u32, pc: u32, mop: &Src) -> Result<()> {
         let hi = (lo + 32).min(self.threads.len());
         let mut here = exec;
+        let mut live = 0u32;
         for i in lo..hi {
             let t = &self.threads[i];
             if t.st == St::WarpWait && t.pc == pc {
                 here |= 1 << (i - lo);
             }
+            if t.st != St::Exited {
+                live |= 1 << (i - lo);
+            }
         }
-        let Some(first) = (0..32).find(|l| exec >> l & 1 != 0) else {
+        let Some(first) = (0..32).find(|l| here >> l & 1 != 0) else {
             return Ok(());
         };
         let mask = self.rd(&self.threads[lo + first], mop) as u32;
-        if exec & !mask != 0 {
-            let l = (exec & !mask).trailing_zeros() as usize;
+        if here & !mask != 0 {
+            let l = (here & !mask).trailing_zeros() as usize;
             return Err(self.rt_err(
                 lo + l,
                 pc,
                 format!("the executing lane {l} is not in membermask {mask:#010x}"),
             ));
         }
-        for l in 0..32 {
-            if mask >> l & 1 != 0 && (lo + l >= hi || self.threads[lo + l].st == St::Exited) {
-                return Err(self.rt_err(
-                    lo + first,
-                    pc,
-                    format!("membermask {mask:#010x} names lane {l}, which has exited or does not exist"),
-                ));
-            }
-        }
-        let all_here = mask & !here == 0;
+        // Like the other `.sync` collectives, only non-exited lanes of the mask take part (L12020).
+        let all_here = mask & live & !here == 0;
         for l in 0..32 {
             if here >> l & 1 != 0 {
                 let t = &mut self.threads[lo + l];

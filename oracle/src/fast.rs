@@ -9,6 +9,7 @@
 use crate::program::FastFn;
 use spec::catalog::Form;
 use spec::compare::{compare_f32, compare_f64, CmpOp};
+use spec::float::format::{F32, F64};
 use spec::float::ops::Mods;
 use spec::float::round::Rnd;
 
@@ -140,6 +141,19 @@ fn fma_f64(a: u64, b: u64, c: u64) -> u64 {
     spec::fp::fma_f64(a, b, c, Rnd::Rn).model as u64
 }
 
+fn cvt_rn_f32_u32(a: u64, _: u64, _: u64) -> u64 {
+    spec::cvt::float::from_int(a as u32 as i128, &F32, Rnd::Rn) as u64
+}
+fn cvt_rn_f32_s32(a: u64, _: u64, _: u64) -> u64 {
+    spec::cvt::float::from_int(a as u32 as i32 as i128, &F32, Rnd::Rn) as u64
+}
+fn cvt_rn_f64_u32(a: u64, _: u64, _: u64) -> u64 {
+    spec::cvt::float::from_int(a as u32 as i128, &F64, Rnd::Rn) as u64
+}
+fn cvt_rn_f64_s32(a: u64, _: u64, _: u64) -> u64 {
+    spec::cvt::float::from_int(a as u32 as i32 as i128, &F64, Rnd::Rn) as u64
+}
+
 macro_rules! setp_int {
     ($name:ident, $t:ty, $op:tt) => {
         fn $name(a: u64, b: u64, _: u64) -> u64 {
@@ -249,6 +263,10 @@ pub const FAST: &[(&str, FastFn)] = &[
     ("selp.f64", selp),
     ("cvt.u64.u32", cvt_u64_u32),
     ("cvt.s64.s32", cvt_s64_s32),
+    ("cvt.rn.f32.u32", cvt_rn_f32_u32),
+    ("cvt.rn.f32.s32", cvt_rn_f32_s32),
+    ("cvt.rn.f64.u32", cvt_rn_f64_u32),
+    ("cvt.rn.f64.s32", cvt_rn_f64_s32),
     ("add.rn.f32", add_f32),
     ("sub.rn.f32", sub_f32),
     ("mul.rn.f32", mul_f32),

@@ -215,7 +215,10 @@ impl Parser<'_> {
         let mut text = Vec::new();
         let mut depth = 0usize;
         while let Some(t) = self.peek() {
-            if depth == 0 && (self.line_of(0) != line || *t == Tok::Punct('{') && name != "section") {
+            // Target and prototype lists run to their `;` across lines (nvcc writes one label
+            // per line); other unknown directives end with their line.
+            let multiline = matches!(name.as_str(), "branchtargets" | "calltargets" | "callprototype");
+            if depth == 0 && (self.line_of(0) != line && !multiline || *t == Tok::Punct('{') && name != "section") {
                 break;
             }
             let t = self.next().unwrap_or(Tok::Punct(';'));

@@ -163,6 +163,19 @@ pub enum BarOp {
     RedOr,
 }
 
+/// The warp collectives (§9.7.9.6 shfl.sync, §9.7.13.8-12); `bool`: the `.sync` form (the
+/// deprecated forms take the executing lanes as their member mask).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpKind {
+    Shfl(spec::warp::ShflMode, bool),
+    Vote(spec::warp::VoteMode, bool),
+    MatchAny,
+    MatchAll,
+    Redux,
+    Elect,
+    Activemask,
+}
+
 /// A value-level operation whose result the interpreter computes by a plain function of up to
 /// three operands, chosen at decode time (see [`crate::fast`]).
 pub type FastFn = fn(u64, u64, u64) -> u64;
@@ -234,6 +247,22 @@ pub enum Op {
     },
     WarpSync {
         mask: Src,
+    },
+    /// `atom` (old values to `d`) and `red` (no `d`), one element per entry of `b`.
+    Atom {
+        op: spec::atom::AtomOp,
+        space: Space,
+        d: Vec<Dst>,
+        addr: Addr,
+        b: Vec<Src>,
+        c: Src,
+    },
+    /// A warp collective, computed once for the lanes that execute it together.
+    Warp {
+        kind: WarpKind,
+        form: &'static Form,
+        dsts: Vec<Dst>,
+        srcs: Vec<PureIn>,
     },
     /// Instructions with no effect on the oracle's sequentially consistent, cache-less memory:
     /// fence, membar, prefetch, discard-free hints.

@@ -13,7 +13,9 @@ fn corpus() -> PathBuf {
 fn launches() -> Vec<PathBuf> {
     let mut v = Vec::new();
     for dir in ["llvm", "nvcc"] {
-        let Ok(rd) = std::fs::read_dir(corpus().join(dir)) else { continue };
+        let Ok(rd) = std::fs::read_dir(corpus().join(dir)) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.to_string_lossy().ends_with(".launch.json") {
@@ -70,7 +72,12 @@ fn every_corpus_kernel_matches_its_native_build() {
         let (bufs, stats) = match run_file(f) {
             Ok(x) => x,
             Err((e, file)) => {
-                failures.push(format!("{name}: {} error at {}: {}", e.kind.name(), e.location(&file), e.message));
+                failures.push(format!(
+                    "{name}: {} error at {}: {}",
+                    e.kind.name(),
+                    e.location(&file),
+                    e.message
+                ));
                 continue;
             }
         };
