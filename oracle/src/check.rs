@@ -574,6 +574,7 @@ impl Checker {
             nregs: 1,
             frame: 0,
             labels: HashMap::new(),
+            lists: HashMap::new(),
             fixups: Vec::new(),
             pc: start,
         };
@@ -646,6 +647,8 @@ struct FuncCx<'a> {
     nregs: u32,
     frame: u32,
     labels: HashMap<String, u32>,
+    /// `.branchtargets`/`.callprototype` lists by label, function-wide (scoped ones win).
+    lists: HashMap<String, Sym>,
     /// Branches whose label is resolved at the end: (pc, label, loc).
     fixups: Vec<(u32, String, Loc)>,
     pc: u32,
@@ -657,6 +660,7 @@ impl FuncCx<'_> {
             .iter()
             .rev()
             .find_map(|s| s.get(name))
+            .or_else(|| self.lists.get(name))
             .or_else(|| self.ck.globals.get(name))
     }
 
@@ -668,9 +672,16 @@ impl FuncCx<'_> {
                 match s {
                     // `name: .callprototype` and `name: .branchtargets` label a directive, not
                     // code; they are scoped to their block (see `block`).
-                    Stmt::Label { .. }
+                    // A list may be used before it is written: it is also known function-wide.
+                    Stmt::Label { name, .. }
                         if matches!(body.get(k + 1), Some(Stmt::Directive(d))
-                            if matches!(d.name.as_str(), "callprototype" | "branchtargets" | "calltargets")) => {}
+                            if matches!(d.name.as_str(), "callprototype" | "branchtargets" | "calltargets")) =>
+                    {
+                        if let Some(Stmt::Directive(d)) = body.get(k + 1) {
+                            let sym = list_sym(d)?;
+                            fc.lists.entry(name.clone()).or_insert(sym);
+                        }
+                    }
                     Stmt::Label { name, loc } if fc.labels.insert(name.clone(), *pc).is_some() => {
                         return terr(*loc, format!("label `{name}` is defined twice"));
                     }
@@ -702,21 +713,9 @@ impl FuncCx<'_> {
                     // `name: .callprototype ...` and `name: .branchtargets ...` give the label a
                     // meaning; other directives (`.loc`, `.pragma`) do not change semantics.
                     if let Some(label) = pending_label.take() {
-                        match d.name.as_str() {
-                            "callprototype" => {
-                                let sym = proto(&d.text, d.loc)?;
-                                self.scopes.last_mut().unwrap().insert(label, sym);
-                            }
-                            "branchtargets" | "calltargets" => {
-                                let names = d
-                                    .text
-                                    .split([',', ';', ' '])
-                                    .filter(|w| !w.is_empty())
-                                    .map(str::to_string)
-                                    .collect();
-                                self.scopes.last_mut().unwrap().insert(label, Sym::Targets(names));
-                            }
-                            _ => {}
+                        if matches!(d.name.as_str(), "callprototype" | "branchtargets" | "calltargets") {
+                            let sym = list_sym(d)?;
+                            self.scopes.last_mut().unwrap().insert(label, sym);
                         }
                     }
                 }
@@ -1716,6 +1715,20 @@ fn addr_name_off(e: &Expr) -> Option<(&str, i64)> {
         },
         _ => None,
     }
+}
+
+/// The meaning of a labelled `.callprototype`, `.branchtargets` or `.calltargets` directive.
+fn list_sym(d: &ast::Directive) -> Result<Sym> {
+    if d.name == "callprototype" {
+        return proto(&d.text, d.loc);
+    }
+    let names = d
+        .text
+        .split([',', ';', ' '])
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    Ok(Sym::Targets(names))
 }
 
 /// `(.param .b32 _) _ (.param .b32 _, .param .b64 _)`: return and parameter sizes.

@@ -1,0 +1,351 @@
+//! The interpreter on small kernels: SIMT divergence and reconvergence, barriers, collectives,
+//! special registers, and every kind of bad kernel ending in a located error, never a panic or a
+//! hang.
+
+use oracle::error::ErrorKind;
+use oracle::launch::{self, Buffers, LaunchFile};
+
+const HEADER: &str = ".version 8.0\n.target sm_80\n.address_size 64\n";
+
+/// Runs `body` as kernel `k(.param .u64 out)` with `out` a zeroed buffer of `out_bytes`.
+fn run(body: &str, grid: u32, block: u32, out_bytes: usize, extra: &str) -> Result<Buffers, oracle::error::Error> {
+    let ptx = format!("{HEADER}{extra}\n.visible .entry k(.param .u64 out)\n{{\n{body}\n}}\n");
+    let l: LaunchFile = serde_json::from_value(serde_json::json!({
+        "ptx": "k.ptx", "entry": "k", "grid": [grid, 1, 1], "block": [block, 1, 1],
+        "buffers": [{"name": "out", "size": out_bytes}],
+        "params": [{"buffer": "out"}],
+        "limits": {"steps": 1_000_000, "stack": 4096},
+    }))
+    .unwrap();
+    launch::run(&l, &ptx).map(|(b, _)| b)
+}
+
+fn words(b: &Buffers) -> Vec<u32> {
+    b[0].1
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// The line of `needle` in the kernel text `run` builds (for checking error locations).
+fn line_of(body: &str, extra: &str, needle: &str) -> u32 {
+    let ptx = format!("{HEADER}{extra}\n.visible .entry k(.param .u64 out)\n{{\n{body}\n}}\n");
+    ptx.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1
+}
+
+const PROLOGUE: &str = "
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+";
+
+#[test]
+fn divergent_lanes_take_their_own_paths_and_reconverge() {
+    // Odd lanes add 100, even lanes 200; after the join every lane adds its shuffled neighbour's
+    // value, which only works if the warp is whole again at the shfl.
+    let body = format!(
+        "{PROLOGUE}
+    and.b32 %r2, %r1, 1;
+    setp.eq.u32 %p1, %r2, 1;
+    @%p1 bra ODD;
+    add.u32 %r3, %r1, 200;
+    bra.uni JOIN;
+ODD:
+    add.u32 %r3, %r1, 100;
+JOIN:
+    shfl.sync.bfly.b32 %r4, %r3, 1, 0x1f, 0xffffffff;
+    add.u32 %r5, %r3, %r4;
+    st.global.u32 [%rd3], %r5;
+    ret;"
+    );
+    let out = words(&run(&body, 1, 64, 256, "").unwrap());
+    for (t, &v) in out.iter().enumerate() {
+        let own = |t: usize| t as u32 + if t % 2 == 1 { 100 } else { 200 };
+        assert_eq!(v, own(t) + own(t ^ 1), "thread {t}");
+    }
+}
+
+#[test]
+fn a_data_dependent_loop_per_lane() {
+    // Each lane loops tid times; lanes leave the loop at different iterations.
+    let body = format!(
+        "{PROLOGUE}
+    mov.u32 %r2, 0;
+    mov.u32 %r3, 0;
+LOOP:
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+    add.u32 %r3, %r3, %r2;
+    add.u32 %r2, %r2, 1;
+    bra LOOP;
+DONE:
+    st.global.u32 [%rd3], %r3;
+    ret;"
+    );
+    let out = words(&run(&body, 1, 96, 384, "").unwrap());
+    for (t, &v) in out.iter().enumerate() {
+        assert_eq!(v, (0..t as u32).sum::<u32>(), "thread {t}");
+    }
+}
+
+#[test]
+fn barriers_order_shared_memory_across_warps() {
+    // Every thread writes its slot, waits, then reads the slot of the thread mirrored across the
+    // block (another warp): without the barrier the first warp would read zeros.
+    let extra = ".shared .align 4 .b32 s[128];";
+    let body = format!(
+        "{PROLOGUE}
+    shl.b32 %r2, %r1, 2;
+    mov.u32 %r3, s;
+    add.u32 %r4, %r3, %r2;
+    add.u32 %r5, %r1, 1000;
+    st.shared.u32 [%r4], %r5;
+    bar.sync 0;
+    sub.u32 %r6, 127, %r1;
+    shl.b32 %r6, %r6, 2;
+    add.u32 %r7, %r3, %r6;
+    ld.shared.u32 %r8, [%r7];
+    st.global.u32 [%rd3], %r8;
+    ret;"
+    );
+    let out = words(&run(&body, 1, 128, 512, extra).unwrap());
+    for (t, &v) in out.iter().enumerate() {
+        assert_eq!(v, 1000 + 127 - t as u32, "thread {t}");
+    }
+}
+
+#[test]
+fn bar_red_popc_counts_the_block() {
+    let body = format!(
+        "{PROLOGUE}
+    and.b32 %r2, %r1, 3;
+    setp.eq.u32 %p1, %r2, 0;
+    bar.red.popc.u32 %r3, 0, %p1;
+    bar.red.and.pred %p2, 0, %p1;
+    bar.red.or.pred %p3, 0, %p1;
+    selp.u32 %r4, 2, 0, %p2;
+    selp.u32 %r5, 4, 0, %p3;
+    or.b32 %r6, %r4, %r5;
+    shl.b32 %r7, %r3, 8;
+    or.b32 %r8, %r7, %r6;
+    st.global.u32 [%rd3], %r8;
+    ret;"
+    );
+    let out = words(&run(&body, 1, 96, 384, "").unwrap());
+    assert!(out.iter().all(|&v| v == (24 << 8) | 4), "{out:?}");
+}
+
+#[test]
+fn special_registers() {
+    let body = format!(
+        "{PROLOGUE}
+    mov.u32 %r2, %laneid;
+    mov.u32 %r3, %warpid;
+    mov.u32 %r4, %lanemask_lt;
+    mov.u32 %r5, %ctaid.x;
+    mov.u32 %r6, %nctaid.x;
+    mov.u32 %r7, %ntid.x;
+    mov.u32 %r8, %ctaid.x;
+    mad.lo.u32 %r9, %r8, %r7, %r1;
+    mul.wide.u32 %rd4, %r9, 32;
+    add.s64 %rd5, %rd1, %rd4;
+    st.global.v4.u32 [%rd5], {{%r2, %r3, %r4, %r5}};
+    st.global.v2.u32 [%rd5+16], {{%r6, %r7}};
+    ret;"
+    );
+    let out = words(&run(&body, 2, 64, 2 * 64 * 32, "").unwrap());
+    for g in 0..128usize {
+        let (c, t) = (g / 64, g % 64);
+        let lane = (t % 32) as u32;
+        let want = [lane, (t / 32) as u32, (1u32 << lane) - 1, c as u32, 2, 64];
+        assert_eq!(&out[g * 8..g * 8 + 6], &want, "thread {g}");
+    }
+}
+
+#[test]
+fn shfl_in_a_branch_waits_for_the_lanes_still_on_their_way() {
+    // Lanes 0..15 take a detour first; the shfl (full mask) must see all 32 lanes' values.
+    let body = format!(
+        "{PROLOGUE}
+    mov.u32 %r3, %r1;
+    setp.lt.u32 %p1, %r1, 16;
+    @!%p1 bra SKIP;
+    mul.lo.u32 %r3, %r1, 3;
+SKIP:
+    shfl.sync.idx.b32 %r4, %r3, 31, 0x1f, 0xffffffff;
+    shfl.sync.idx.b32 %r5, %r3, 0, 0x1f, 0xffffffff;
+    add.u32 %r6, %r4, %r5;
+    st.global.u32 [%rd3], %r6;
+    ret;"
+    );
+    let out = words(&run(&body, 1, 32, 128, "").unwrap());
+    assert!(out.iter().all(|&v| v == 31), "{out:?}");
+}
+
+fn err(body: &str, block: u32, extra: &str) -> oracle::error::Error {
+    run(body, 1, block, 64, extra).expect_err("the kernel must fail")
+}
+
+#[test]
+fn out_of_bounds_stores_name_the_thread_the_instruction_and_the_address() {
+    let body = format!("{PROLOGUE}\n    st.global.u32 [%rd3+64], %r1;\n    ret;");
+    let e = err(&body, 32, "");
+    assert_eq!(e.kind, ErrorKind::Runtime);
+    assert_eq!(e.loc.unwrap().0, line_of(&body, "", "st.global.u32 [%rd3+64]"));
+    assert!(
+        e.message.contains("thread (0,0,0)") && e.message.contains("runs past the end of `out`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn misaligned_and_unmapped_accesses_fail_cleanly() {
+    let e = err(
+        &format!("{PROLOGUE}\n    st.global.u32 [%rd3+2], %r1;\n    ret;"),
+        1,
+        "",
+    );
+    assert!(e.message.contains("not aligned"), "{e}");
+    let e = err(
+        &format!("{PROLOGUE}\n    mov.u64 %rd4, 4096;\n    ld.u32 %r2, [%rd4];\n    ret;"),
+        1,
+        "",
+    );
+    assert!(e.message.contains("no state space"), "{e}");
+    let e = err(
+        &format!("{PROLOGUE}\n    mov.u32 %r2, 0x7fff0000;\n    ld.shared.u32 %r3, [%r2];\n    ret;"),
+        1,
+        "",
+    );
+    assert!(e.message.contains("shared memory"), "{e}");
+}
+
+#[test]
+fn runaway_kernels_hit_the_step_limit() {
+    let e = err("L:\n    bra L;", 32, "");
+    assert_eq!(e.kind, ErrorKind::Limit);
+    assert!(e.message.contains("step limit"), "{e}");
+    assert!(e.loc.is_some());
+}
+
+#[test]
+fn unbounded_recursion_hits_the_stack_limit() {
+    let extra = ".func f(.param .b32 x)\n{\n    .local .b8 pad[256];\n    .reg .b32 %a;\n    ld.param.b32 %a, [x];\n    { .param .b32 y; st.param.b32 [y], %a; call.uni f, (y); }\n    ret;\n}";
+    let body = "    { .param .b32 y; st.param.b32 [y], 1; call.uni f, (y); }\n    ret;";
+    let e = err(body, 1, extra);
+    assert_eq!(e.kind, ErrorKind::Limit);
+    assert!(e.message.contains("stack"), "{e}");
+}
+
+#[test]
+fn deadlocks_and_traps_are_errors() {
+    // Half the block waits at a barrier the other half never reaches.
+    let body = format!(
+        "{PROLOGUE}
+    setp.lt.u32 %p1, %r1, 32;
+    @%p1 bra WAIT;
+LOOP:
+    bar.sync 1;
+    bra LOOP;
+WAIT:
+    bar.sync 0;
+    ret;"
+    );
+    let e = err(&body, 64, "");
+    assert_eq!(e.kind, ErrorKind::Runtime);
+    assert!(e.message.contains("deadlock"), "{e}");
+    let e = err("    trap;", 1, "");
+    assert!(e.message.contains("trap"), "{e}");
+}
+
+#[test]
+fn collective_misuse_is_reported() {
+    let body = format!("{PROLOGUE}\n    shfl.sync.idx.b32 %r2, %r1, 0, 0x1f, 0x0000ffff;\n    ret;");
+    let e = err(&body, 32, "");
+    assert!(e.message.contains("membermask") || e.message.contains("not in"), "{e}");
+    let body = format!("{PROLOGUE}\n    brx.idx %r1, T;\n    ret;\nA:\n    ret;\nT: .branchtargets A;");
+    // Written after its use, the list is still known; thread 1's index 1 is past its end.
+    let e = run(&body, 1, 2, 64, "").map(|_| ()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
+    assert!(
+        e.message.contains("index 1 is outside the 1 branch targets") && e.message.contains("thread (1,0,0)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn launch_errors_are_reported_as_launch_errors() {
+    let ptx = format!("{HEADER}.visible .entry k(.param .u64 out, .param .u32 n)\n{{\n    ret;\n}}\n");
+    let bad = |v: serde_json::Value| {
+        let l: LaunchFile = serde_json::from_value(v).unwrap();
+        launch::run(&l, &ptx).unwrap_err()
+    };
+    let base = serde_json::json!({"ptx": "k.ptx", "entry": "k", "grid": [1,1,1], "block": [32,1,1],
+        "buffers": [{"name": "out", "size": 16}], "params": [{"buffer": "out"}, {"type": "u32", "value": "7"}]});
+    let with = |k: &str, v: serde_json::Value| {
+        let mut b = base.clone();
+        b[k] = v;
+        b
+    };
+    for (v, msg) in [
+        (with("entry", "nope".into()), "no kernel"),
+        (
+            with("params", serde_json::json!([{"buffer": "out"}])),
+            "takes 2 parameters",
+        ),
+        (
+            with(
+                "params",
+                serde_json::json!([{"buffer": "in"}, {"type": "u32", "value": "7"}]),
+            ),
+            "does not list",
+        ),
+        (
+            with(
+                "params",
+                serde_json::json!([{"buffer": "out"}, {"type": "u64", "value": "7"}]),
+            ),
+            "declares",
+        ),
+        (
+            with(
+                "params",
+                serde_json::json!([{"buffer": "out"}, {"type": "u32", "value": "0x1ffffffff"}]),
+            ),
+            "fits",
+        ),
+        (with("block", serde_json::json!([1025, 1, 1])), "exceeds"),
+        (with("grid", serde_json::json!([0, 1, 1])), "at least 1"),
+        (
+            with("buffers", serde_json::json!([{"name": "out", "hex": "abc"}])),
+            "even number",
+        ),
+    ] {
+        let e = bad(v);
+        assert_eq!(e.kind, ErrorKind::Launch, "{e}");
+        assert!(e.message.contains(msg), "{msg}: {e}");
+    }
+    assert!(launch::parse_launch("{\"ptx\": 1}").is_err());
+    assert!(launch::parse_launch(
+        "{\"ptx\": \"a\", \"entry\": \"k\", \"grid\": [1,1,1], \"block\": [1,1,1], \"bogus\": 1}"
+    )
+    .is_err());
+}
+
+#[test]
+fn the_reply_formats_follow_the_contract() {
+    let ok = launch::ok_json(&vec![("a".into(), vec![0, 0xff]), ("b".into(), vec![])]);
+    let v: serde_json::Value = serde_json::from_str(&ok).unwrap();
+    assert_eq!(v["status"], "ok");
+    assert_eq!(v["buffers"][0]["hex"], "00ff");
+    assert_eq!(v["buffers"][1]["name"], "b");
+    let e = oracle::error::Error::at(ErrorKind::Type, oracle::ast::Loc { line: 3, col: 7 }, "bad");
+    let v: serde_json::Value = serde_json::from_str(&launch::error_json(&e, "k.ptx")).unwrap();
+    assert_eq!(v["status"], "error");
+    assert_eq!(v["kind"], "type");
+    assert_eq!(v["location"], "k.ptx:3:7");
+}
