@@ -522,6 +522,18 @@ impl Checker {
         }
         for (i, e) in flat.iter().enumerate() {
             let val = match e {
+                Expr::Name(n) if n.starts_with("generic(") => {
+                    let inner = &n["generic(".len()..n.len() - 1];
+                    match self.globals.get(inner) {
+                        Some(Sym::Var { space, addr }) => mem::to_generic(*space, *addr),
+                        _ => {
+                            return terr(
+                                v.loc,
+                                format!("`{inner}` in `{n}` is not a variable declared before it"),
+                            )
+                        }
+                    }
+                }
                 Expr::Name(n) => match self.globals.get(n.as_str()) {
                     Some(Sym::Func(f)) => mem::FUNC_BASE + 16 * *f as u64,
                     Some(Sym::Var {

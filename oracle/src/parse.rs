@@ -583,6 +583,14 @@ impl Parser<'_> {
                     name = format!("{name}.{c}");
                     self.i += 1;
                 }
+                // `generic(var)` in an initializer (§5.4.4): the variable's generic address, kept
+                // as one name so it prints back as written.
+                if name == "generic" && self.peek() == Some(&Tok::Punct('(')) {
+                    self.i += 1;
+                    let inner = self.ident("a variable name in `generic(...)`")?;
+                    self.punct(')')?;
+                    return Ok(Expr::Name(format!("generic({inner})")));
+                }
                 Ok(Expr::Name(name))
             }
             _ => self.expected("an operand (register, name or constant)"),

@@ -349,3 +349,24 @@ fn the_reply_formats_follow_the_contract() {
     assert_eq!(v["kind"], "type");
     assert_eq!(v["location"], "k.ptx:3:7");
 }
+
+#[test]
+fn generic_initializers_point_at_their_variables() {
+    let extra = ".global .u32 g = 7;\n.const .u32 c = 9;\n.global .u64 p[2] = {generic(g), generic(c)};";
+    let body = format!(
+        "{PROLOGUE}
+    ld.global.u64 %rd4, [p];
+    ld.u32 %r2, [%rd4];
+    ld.global.u64 %rd5, [p+8];
+    ld.u32 %r3, [%rd5];
+    isspacep.const %p1, %rd5;
+    selp.u32 %r4, 100, 0, %p1;
+    add.u32 %r5, %r3, %r4;
+    st.global.v2.u32 [%rd1], {{%r2, %r5}};
+    ret;"
+    );
+    assert_eq!(words(&run(&body, 1, 1, 8, extra).unwrap()), [7, 109]);
+    // It prints back as written.
+    let m = oracle::parse::parse(&format!("{HEADER}{extra}")).unwrap();
+    assert!(oracle::print::print(&m).contains("generic(g)"));
+}
