@@ -101,6 +101,22 @@ fn every_corpus_kernel_matches_its_native_build() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The printer keeps meaning, not just syntax: each corpus kernel printed and parsed back computes
+/// the same bytes as the original.
+#[test]
+fn printed_kernels_compute_the_same_bytes() {
+    for f in launches() {
+        let l = oracle::launch::parse_launch(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        let ptx = std::fs::read_to_string(f.with_file_name(&l.ptx)).unwrap();
+        let printed = oracle::print::print(&oracle::parse::parse(&ptx).unwrap());
+        let a = oracle::launch::run(&l, &ptx).unwrap().0;
+        let b = oracle::launch::run(&l, &printed)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+            .0;
+        assert!(a == b, "{}: the printed kernel computes different bytes", f.display());
+    }
+}
+
 #[test]
 fn the_nan_rule_is_not_a_wildcard() {
     // A NaN matches a NaN, never a number; every other buffer compares bit for bit.
