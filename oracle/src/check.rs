@@ -765,14 +765,8 @@ impl FuncCx<'_> {
                     if vec_len(d) > 1 || !d.dims.is_empty() {
                         return terr(d.loc, "vector and array registers are not supported by the oracle");
                     }
-                    if ty.bits() > 64 {
-                        return terr(
-                            d.loc,
-                            format!(
-                                "`.{}` registers (wider than 64 bits) are not supported by the oracle yet",
-                                d.ty
-                            ),
-                        );
+                    if ty.bits() > 64 && ty.kind != Kind::Bits {
+                        return terr(d.loc, format!("`.{}` is not a register type (§5.2.1)", d.ty));
                     }
                     if ty.bits() == 8 && ty.kind != Kind::Pred {
                         return terr(
@@ -780,8 +774,9 @@ impl FuncCx<'_> {
                             format!("`.reg .{}`: registers are at least 16 bits wide (§5.2.1)", d.ty),
                         );
                     }
+                    // A `.b128` register is two slots, low half first.
                     let slot = self.nregs;
-                    self.nregs += 1;
+                    self.nregs += ty.bits().div_ceil(64);
                     Sym::Reg { slot, ty }
                 }
                 "local" | "param" => {
@@ -1095,9 +1090,6 @@ impl FuncCx<'_> {
     fn ld(&self, i: &Instr, form: &Form) -> Result<Op> {
         let loc = i.loc;
         let ty = Self::mem_ty(form);
-        if ty.bits() > 64 {
-            return terr(loc, format!("`.{ty}` loads are not supported by the oracle yet"));
-        }
         let n = Self::vector_count(form);
         let (d, a) = match &i.operands[..] {
             [d, a] | [d, a, _] => (d, a),
@@ -1111,6 +1103,16 @@ impl FuncCx<'_> {
             (_, 1) if !matches!(d, Operand::Vector(_)) => vec![self.dst(d, ty, true, loc)?],
             _ => return terr(loc, format!("`.v{n}` needs a vector of {n} destinations")),
         };
+        let (dsts, ty) = wide_as_halves(dsts, ty, |d| {
+            [
+                Dst { bits: 64, ..d },
+                Dst {
+                    slot: d.slot + 1,
+                    bits: 64,
+                    ..d
+                },
+            ]
+        });
         let (addr, sym_space) = self.addr(a, loc)?;
         let space = self.check_space(Self::space_of(form), sym_space, loc)?;
         Ok(Op::Ld {
@@ -1127,9 +1129,6 @@ impl FuncCx<'_> {
     fn st(&self, i: &Instr, form: &Form) -> Result<Op> {
         let loc = i.loc;
         let ty = Self::mem_ty(form);
-        if ty.bits() > 64 {
-            return terr(loc, format!("`.{ty}` stores are not supported by the oracle yet"));
-        }
         let n = Self::vector_count(form);
         let (a, s) = match &i.operands[..] {
             [a, s] | [a, s, _] => (a, s),
@@ -1143,6 +1142,10 @@ impl FuncCx<'_> {
             (_, 1) if !matches!(s, Operand::Vector(_)) => vec![self.src(s, ty, true, loc)?],
             _ => return terr(loc, format!("`.v{n}` needs a vector of {n} sources")),
         };
+        let (srcs, ty) = wide_as_halves(srcs, ty, |s| match s {
+            Src::Reg(r) => [Src::Reg(r), Src::Reg(r + 1)],
+            other => [other, Src::Imm(0)],
+        });
         let (addr, sym_space) = self.addr(a, loc)?;
         let space = self.check_space(Self::space_of(form), sym_space, loc)?;
         if space == Space::Const {
@@ -1693,6 +1696,15 @@ impl FuncCx<'_> {
             dsel: None,
         })
     }
+}
+
+/// A `.b128` access moves the register's two 64-bit halves, low first (little-endian memory);
+/// narrower types pass through.
+fn wide_as_halves<T: Copy>(v: Vec<T>, ty: Type, halves: impl Fn(T) -> [T; 2]) -> (Vec<T>, Type) {
+    if ty.bits() != 128 {
+        return (v, ty);
+    }
+    (v.into_iter().flat_map(halves).collect(), Type::parse("b64").unwrap())
 }
 
 fn mask(bits: u32) -> u64 {

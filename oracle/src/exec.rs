@@ -554,7 +554,14 @@ impl<'m, 'p> Cta<'m, 'p> {
                 for i in lanes(exec) {
                     let t = &self.threads[i];
                     for (k, s) in srcs.iter().enumerate() {
-                        let bits = self.rd(t, &s.src) as u128;
+                        let bits = match s.src {
+                            // A `.b128` register: its two slots, low half first.
+                            Src::Reg(r) if s.bits == 128 => {
+                                let at = t.base + r as usize;
+                                t.regs[at] as u128 | (t.regs[at + 1] as u128) << 64
+                            }
+                            src => self.rd(t, &src) as u128,
+                        };
                         ins[k] = Input {
                             bits: if s.bits >= 64 {
                                 bits
@@ -575,7 +582,13 @@ impl<'m, 'p> Cta<'m, 'p> {
                     .map_err(|e| self.rt_err(i, pc, e.0))?;
                     let t = &mut self.threads[i];
                     for (d, o) in dsts.iter().zip(&out) {
-                        wr(t, d, o.model as u64);
+                        if d.bits == 128 && d.slot != u32::MAX {
+                            let at = t.base + d.slot as usize;
+                            t.regs[at] = o.model as u64;
+                            t.regs[at + 1] = (o.model >> 64) as u64;
+                        } else {
+                            wr(t, d, o.model as u64);
+                        }
                     }
                     t.pc += 1;
                     t.clock += 1;

@@ -370,3 +370,40 @@ fn generic_initializers_point_at_their_variables() {
     let m = oracle::parse::parse(&format!("{HEADER}{extra}")).unwrap();
     assert!(oracle::print::print(&m).contains("generic(g)"));
 }
+
+#[test]
+fn b128_registers_load_unpack_pack_and_store() {
+    // ld.b128 reads 16 bytes into one register; mov.b128 unpacks it to 64-bit halves (low first)
+    // and packs them back swapped; st.b128 writes it.
+    let ptx = "
+.version 8.3
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b128 %q<3>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [out];
+    ld.global.b128 %q1, [%rd1];
+    mov.b128 {%rd2, %rd3}, %q1;
+    mov.b128 %q2, {%rd3, %rd2};
+    st.global.b128 [%rd1+16], %q2;
+    st.global.u64 [%rd1+32], %rd2;
+    ret;
+}
+";
+    let input: Vec<u8> = (0u8..16).chain([0; 24]).collect();
+    let l: LaunchFile = serde_json::from_value(serde_json::json!({
+        "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [1, 1, 1],
+        "buffers": [{"name": "out", "hex": launch::encode_hex(&input)}],
+        "params": [{"buffer": "out"}],
+    }))
+    .unwrap();
+    let out = &launch::run(&l, ptx).unwrap().0[0].1;
+    let want: Vec<u8> = (0u8..16).chain(8..16).chain(0..8).chain(0..8).collect();
+    assert_eq!(out, &want);
+    // Misaligned 16-byte accesses are caught like any other.
+    let bad = ptx.replace("ld.global.b128 %q1, [%rd1];", "ld.global.b128 %q1, [%rd1+8];");
+    let e = launch::run(&l, &bad).unwrap_err();
+    assert!(e.message.contains("aligned to the access size of 16"), "{e}");
+}
