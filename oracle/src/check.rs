@@ -228,7 +228,7 @@ fn agree(instr: Type, reg: Type, relaxed: bool) -> std::result::Result<u8, Strin
     let kinds_ok = match (instr.kind, reg.kind) {
         (Kind::Bits, _) | (_, Kind::Bits) => true,
         (a, b) if int(a) && int(b) => true,
-        (Kind::Float(a), Kind::Float(b)) => a == b || (instr.lanes > 1 && ib == rb),
+        (Kind::Float(a), Kind::Float(b)) => a == b,
         _ => false,
     };
     if !kinds_ok {
@@ -587,6 +587,7 @@ impl Checker {
             frame: 0,
             labels: HashMap::new(),
             lists: HashMap::new(),
+            opcode: String::new(),
             fixups: Vec::new(),
             pc: start,
         };
@@ -661,6 +662,8 @@ struct FuncCx<'a> {
     labels: HashMap<String, u32>,
     /// `.branchtargets`/`.callprototype` lists by label, function-wide (scoped ones win).
     lists: HashMap<String, Sym>,
+    /// The opcode being checked (special registers and addresses are legal in few).
+    opcode: String,
     /// Branches whose label is resolved at the end: (pc, label, loc).
     fixups: Vec<(u32, String, Loc)>,
     pc: u32,
@@ -768,12 +771,6 @@ impl FuncCx<'_> {
                     if ty.bits() > 64 && ty.kind != Kind::Bits {
                         return terr(d.loc, format!("`.{}` is not a register type (§5.2.1)", d.ty));
                     }
-                    if ty.bits() == 8 && ty.kind != Kind::Pred {
-                        return terr(
-                            d.loc,
-                            format!("`.reg .{}`: registers are at least 16 bits wide (§5.2.1)", d.ty),
-                        );
-                    }
                     // A `.b128` register is two slots, low half first.
                     let slot = self.nregs;
                     self.nregs += ty.bits().div_ceil(64);
@@ -806,6 +803,26 @@ impl FuncCx<'_> {
         Ok(())
     }
 
+    /// The registers of a vector operand must share one type size (ptxas: "Incompatible
+    /// elements of vector expression"); `true` when they do.
+    fn uniform(&self, v: &[Operand], loc: Loc) -> Result<bool> {
+        let mut first: Option<u32> = None;
+        for o in v {
+            if let Operand::Expr(Expr::Name(n)) = o {
+                if let Some(Sym::Reg { ty, .. }) = self.lookup(n) {
+                    match first {
+                        None => first = Some(ty.bits()),
+                        Some(b) if b != ty.bits() => {
+                            return terr(loc, "the registers of a vector operand must all have the same size")
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+
     fn reg(&self, name: &str, loc: Loc) -> Result<(u32, Type)> {
         match self.lookup(name) {
             Some(Sym::Reg { slot, ty }) => Ok((*slot, *ty)),
@@ -830,7 +847,18 @@ impl FuncCx<'_> {
         if let Expr::Name(n) = e {
             if let Some(s) = sreg(n) {
                 let sty = sreg_type(s);
-                if ty.bits() != sty.bits() && !(relaxed && ty.bits() < sty.bits()) {
+                // Special registers are read by mov and cvt only (§10); a 16-bit read of a
+                // 32-bit one is allowed for legacy code (L31875) and takes the low half.
+                if !matches!(self.opcode.as_str(), "mov" | "cvt") {
+                    return terr(
+                        loc,
+                        format!("special register `{n}` can only be read with `mov` or `cvt`"),
+                    );
+                }
+                if ty.bits() != sty.bits()
+                    && !(ty.bits() == 16 && sty.bits() == 32)
+                    && !(relaxed && ty.bits() < sty.bits())
+                {
                     return terr(loc, format!("`{n}` is `.{sty}`; the instruction expects `.{ty}`"));
                 }
                 return Ok(Src::Sreg(s));
@@ -840,21 +868,32 @@ impl FuncCx<'_> {
                     agree(ty, *rty, relaxed).map_err(|m| Error::at(ErrorKind::Type, loc, format!("`{n}`: {m}")))?;
                     Ok(Src::Reg(*slot))
                 }
-                Some(Sym::Var { addr, space, .. }) => {
-                    if ty.bits() < 32 {
-                        return terr(loc, format!("the address of `{n}` does not fit `.{ty}`"));
-                    }
-                    let _ = space;
-                    Ok(Src::Imm(*addr))
-                }
-                Some(Sym::FrameVar { off, .. }) => Ok(Src::Frame(*off)),
-                Some(Sym::Func(i)) => Ok(Src::Imm(mem::FUNC_BASE + 16 * *i as u64)),
+                // A variable's or function's address is an operand of `mov` and `cvta` only
+                // (L11748); those take it before operands reach here.
+                Some(Sym::Var { .. } | Sym::FrameVar { .. } | Sym::Func(_)) => terr(
+                    loc,
+                    format!("`{n}` is a variable or function: take its address with `mov` (or `cvta`) first"),
+                ),
                 Some(_) => terr(loc, format!("`{n}` cannot be used as a value here")),
                 None if n == "WARP_SZ" => Ok(Src::Imm(32)),
                 None => terr(loc, format!("`{n}` is not declared")),
             };
         }
         match ty.kind {
+            // A bit-size operand takes a float literal's bits: `0f` for 32 bits, `0d` for 64
+            // (`mov.b32 %r, 0f3f800000`, which LLVM emits).
+            Kind::Bits if contains_float(e) => {
+                let as_float = Type::parse(match ty.bits() {
+                    32 => "f32",
+                    64 => "f64",
+                    _ => return terr(loc, format!("a floating-point constant cannot be a `.{ty}` operand")),
+                })
+                .unwrap();
+                match float_literal(e, as_float) {
+                    Some(b) => Ok(Src::Imm(b)),
+                    None => terr(loc, format!("expected a floating-point constant for `.{ty}`")),
+                }
+            }
             Kind::Float(_) => match float_literal(e, ty) {
                 Some(b) => Ok(Src::Imm(b)),
                 None if ty.bits() <= 16 => terr(loc, format!("`.{ty}` operands take registers, not constants")),
@@ -935,10 +974,10 @@ impl FuncCx<'_> {
         };
         match self.lookup(n) {
             Some(Sym::Reg { slot, ty }) => {
-                if ty.kind == Kind::Pred || ty.bits() < 32 {
+                if ty.kind == Kind::Pred || ty.bits() < 16 || matches!(ty.kind, Kind::Float(_)) {
                     return terr(
                         loc,
-                        format!("address register `{n}` must be 32 or 64 bits wide, not `.{ty}`"),
+                        format!("address register `{n}` must be a 16-, 32- or 64-bit integer, not `.{ty}`"),
                     );
                 }
                 Ok((Addr::Reg(*slot, off), None))
@@ -953,6 +992,7 @@ impl FuncCx<'_> {
     fn instr(&mut self, i: &Instr) -> Result<()> {
         let loc = i.loc;
         let text = crate::print::instr(i);
+        self.opcode = i.opcode.clone();
         let guard = match &i.guard {
             Some((neg, p)) => Some((self.pred(p, loc)?, *neg)),
             None => None,
@@ -1017,6 +1057,28 @@ impl FuncCx<'_> {
             }
             "bar" | "barrier" if !i.mods.iter().any(|m| m == "cluster") => self.bar(i, avail[0])?,
             "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent" => Op::Nop,
+            // "shfl and vote without .sync are not supported on sm_70 and later from PTX 6.4"
+            // (L11890, L18011).
+            // "mad.f32 requires a rounding modifier for sm_20 and higher" (L8030).
+            "mad"
+                if self.ck.sm >= 20
+                    && i.mods.iter().any(|m| m == "f32")
+                    && !i.mods.iter().any(|m| matches!(m.as_str(), "rn" | "rz" | "rm" | "rp")) =>
+            {
+                return terr(
+                    loc,
+                    "`mad.f32` needs a rounding modifier (`.rn`, `.rz`, `.rm`, `.rp`) on sm_20 and later",
+                );
+            }
+            "shfl" | "vote" if !i.mods.iter().any(|m| m == "sync") && self.ck.sm >= 70 && self.ck.version >= (6, 4) => {
+                return terr(
+                    loc,
+                    format!(
+                        "`{name}` without `.sync` is not supported on sm_70 and later (use `{}.sync`)",
+                        i.opcode
+                    ),
+                );
+            }
             _ => self.value(i, &avail)?,
         };
         self.push(guard, op, loc, text);
@@ -1096,7 +1158,7 @@ impl FuncCx<'_> {
             _ => return terr(loc, "`ld` takes a destination and an address"),
         };
         let dsts = match (d, n) {
-            (Operand::Vector(v), n) if v.len() == n && n > 1 => v
+            (Operand::Vector(v), n) if v.len() == n && n > 1 && self.uniform(v, loc)? => v
                 .iter()
                 .map(|o| self.dst(o, ty, true, loc))
                 .collect::<Result<Vec<_>>>()?,
@@ -1115,6 +1177,7 @@ impl FuncCx<'_> {
         });
         let (addr, sym_space) = self.addr(a, loc)?;
         let space = self.check_space(Self::space_of(form), sym_space, loc)?;
+        let addr = generic_var_addr(space, sym_space, addr);
         Ok(Op::Ld {
             space,
             ty: MemTy {
@@ -1135,7 +1198,7 @@ impl FuncCx<'_> {
             _ => return terr(loc, "`st` takes an address and a source"),
         };
         let srcs = match (s, n) {
-            (Operand::Vector(v), n) if v.len() == n && n > 1 => v
+            (Operand::Vector(v), n) if v.len() == n && n > 1 && self.uniform(v, loc)? => v
                 .iter()
                 .map(|o| self.src(o, ty, true, loc))
                 .collect::<Result<Vec<_>>>()?,
@@ -1151,6 +1214,13 @@ impl FuncCx<'_> {
         if space == Space::Const {
             return terr(loc, "`.const` memory is read-only");
         }
+        if space == Space::Param && matches!(addr, Addr::Abs(x) if x >= mem::KPARAM) {
+            return terr(
+                loc,
+                "kernel parameters are read-only (§5.1.6.1: `st.param` writes a function's parameters)",
+            );
+        }
+        let addr = generic_var_addr(space, sym_space, addr);
         Ok(Op::St {
             space,
             bytes: (ty.bits() / 8) as u8,
@@ -1164,6 +1234,7 @@ impl FuncCx<'_> {
     fn check_space(&self, space: Space, sym: Option<Space>, loc: Loc) -> Result<Space> {
         match (space, sym) {
             (s, Some(v)) if s == v => Ok(s),
+            (Space::Generic, Some(v)) if v != Space::Local && v != Space::Param => Ok(Space::Generic),
             (Space::Generic, Some(v)) => terr(
                 loc,
                 format!(
@@ -1409,7 +1480,7 @@ impl FuncCx<'_> {
                     let Some(Sym::FrameVar { off, size: s, .. }) = self.lookup(n) else {
                         unreachable!()
                     };
-                    if s < size {
+                    if s != size {
                         return terr(loc, format!("argument `{n}` has {s} bytes; the parameter has {size}"));
                     }
                     Arg::Frame(*off, *size)
@@ -1428,7 +1499,7 @@ impl FuncCx<'_> {
                         }
                     })
                     .unwrap();
-                    Arg::Val(self.src(a, ty, true, loc)?)
+                    Arg::Val(self.src(a, ty, false, loc)?)
                 }
             });
         }
@@ -1447,7 +1518,7 @@ impl FuncCx<'_> {
                     let Some(Sym::FrameVar { off, size: s, .. }) = self.lookup(n) else {
                         unreachable!()
                     };
-                    if s < size {
+                    if s != size {
                         return terr(
                             loc,
                             format!("return variable `{n}` has {s} bytes; the callee returns {size}"),
@@ -1469,7 +1540,7 @@ impl FuncCx<'_> {
                         }
                     })
                     .unwrap();
-                    RetTo::Reg(self.dst(r, ty, true, loc)?)
+                    RetTo::Reg(self.dst(r, ty, false, loc)?)
                 }
             });
         }
@@ -1512,9 +1583,13 @@ impl FuncCx<'_> {
             Some(p) => Some((self.src(p, Type::parse("pred").unwrap(), false, loc)?, false)),
             None => None,
         };
+        let id = self.src(id, u32t, false, loc)?;
+        if matches!(id, Src::Imm(b) if b >= 16) {
+            return terr(loc, "barriers are numbered 0 to 15 (L17006)");
+        }
         Ok(Op::Bar {
             op,
-            id: self.src(id, u32t, false, loc)?,
+            id,
             count: count.map(|c| self.src(c, u32t, false, loc)).transpose()?,
             pred,
             d,
@@ -1523,14 +1598,20 @@ impl FuncCx<'_> {
 
     /// A value-level form: bind the written operands to a form's outputs and inputs.
     fn value(&self, i: &Instr, forms: &[&'static Form]) -> Result<Op> {
-        let mut last_err = None;
+        // Several forms may share a name (`mov.u32 d, a` and `mov.u32 d, avar`): report the error
+        // of a form the oracle executes rather than "not executed" of another.
+        let mut errs = Vec::new();
         for &form in forms {
             match self.bind(i, form) {
                 Ok(op) => return Ok(op),
-                Err(e) => last_err = Some(e),
+                Err(e) => errs.push(e),
             }
         }
-        Err(last_err.unwrap())
+        let pick = errs
+            .iter()
+            .position(|e| !e.message.contains("does not execute"))
+            .unwrap_or(errs.len() - 1);
+        Err(errs.swap_remove(pick))
     }
 
     fn bind(&self, i: &Instr, form: &'static Form) -> Result<Op> {
@@ -1556,9 +1637,11 @@ impl FuncCx<'_> {
             }
         }
         let all: Vec<&spec::catalog::Operand> = form.outputs.iter().chain(&form.inputs).collect();
-        let required = all.iter().filter(|o| !o.optional).count();
+        // The carry flag (`.cc`) is an implicit operand, never written.
+        let required = all.iter().filter(|o| !o.optional && !o.flags.cc).count();
         let optional = all.len() - required;
-        if atoms.len() < required || atoms.len() > all.len() {
+        let writable = all.iter().filter(|o| !o.flags.cc).count();
+        if atoms.len() < required || atoms.len() > writable {
             return terr(
                 loc,
                 format!(
@@ -1592,6 +1675,7 @@ impl FuncCx<'_> {
                             negated: false,
                             sel: None,
                             bits: fo.ty.bits(),
+                            invert: false,
                         });
                     }
                     continue;
@@ -1611,6 +1695,7 @@ impl FuncCx<'_> {
                         negated: false,
                         sel: None,
                         bits: 1,
+                        invert: false,
                     });
                 }
                 continue;
@@ -1622,8 +1707,13 @@ impl FuncCx<'_> {
             if j < nout {
                 dsts.push(self.dst(o, fo.ty, relaxed, loc)?);
             } else {
+                let mut invert = false;
                 let (o, negated) = match o {
                     Operand::Not(p) if fo.flags.not => (Operand::Expr(Expr::Name(p.clone())), true),
+                    Operand::Not(p) if fo.ty.kind == Kind::Pred => {
+                        invert = true;
+                        (Operand::Expr(Expr::Name(p.clone())), false)
+                    }
                     Operand::Not(_) => {
                         return terr(
                             loc,
@@ -1659,6 +1749,7 @@ impl FuncCx<'_> {
                     negated,
                     sel,
                     bits: if fo.ty.kind == Kind::Pred { 1 } else { fo.ty.bits() },
+                    invert,
                 });
             }
         }
@@ -1675,7 +1766,7 @@ impl FuncCx<'_> {
         if let Some(f) = crate::fast::lookup(form) {
             if dsts.iter().skip(1).all(|d| *d == Dst::SINK)
                 && srcs.len() <= 3
-                && srcs.iter().all(|s| !s.negated && s.sel.is_none())
+                && srcs.iter().all(|s| !s.negated && !s.invert && s.sel.is_none())
                 && dsts[0].sext == 0
             {
                 let get = |n: usize| srcs.get(n).map_or(Src::Imm(0), |s| s.src);
@@ -1695,6 +1786,15 @@ impl FuncCx<'_> {
             srcs,
             dsel: None,
         })
+    }
+}
+
+/// A generic access naming a `.global`, `.const` or `.shared` variable (L3137) uses its generic
+/// address.
+fn generic_var_addr(space: Space, sym: Option<Space>, addr: Addr) -> Addr {
+    match (space, sym, addr) {
+        (Space::Generic, Some(v), Addr::Abs(x)) => Addr::Abs(mem::to_generic(v, x)),
+        _ => addr,
     }
 }
 
@@ -1829,6 +1929,8 @@ fn sreg(n: &str) -> Option<Sreg> {
         "x" => Some(0),
         "y" => Some(1),
         "z" => Some(2),
+        // The fourth element of the v4 special registers reads 0 (L31857).
+        "w" => Some(3),
         _ => None,
     };
     if let Some((base, c)) = n.split_once('.') {

@@ -470,10 +470,11 @@ impl<'m, 'p> Cta<'m, 'p> {
         let lane = t.lin % 32;
         let e = &self.env;
         match s {
-            Sreg::Tid(c) => t.tid[c as usize] as u64,
-            Sreg::Ntid(c) => e.ntid[c as usize] as u64,
-            Sreg::Ctaid(c) => e.ctaid[c as usize] as u64,
-            Sreg::Nctaid(c) => e.nctaid[c as usize] as u64,
+            // `.w` (component 3) of the v4 registers reads 0 (L31857).
+            Sreg::Tid(c) => t.tid.get(c as usize).map_or(0, |&v| v as u64),
+            Sreg::Ntid(c) => e.ntid.get(c as usize).map_or(0, |&v| v as u64),
+            Sreg::Ctaid(c) => e.ctaid.get(c as usize).map_or(0, |&v| v as u64),
+            Sreg::Nctaid(c) => e.nctaid.get(c as usize).map_or(0, |&v| v as u64),
             Sreg::Laneid => lane as u64,
             Sreg::Warpid => (t.lin / 32) as u64,
             // Hardware's resident-warp capacity of an sm_80/sm_90 SM: programs must not depend on it.
@@ -561,7 +562,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                                 t.regs[at] as u128 | (t.regs[at + 1] as u128) << 64
                             }
                             src => self.rd(t, &src) as u128,
-                        };
+                        } ^ s.invert as u128;
                         ins[k] = Input {
                             bits: if s.bits >= 64 {
                                 bits

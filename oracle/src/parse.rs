@@ -425,7 +425,7 @@ impl Parser<'_> {
         let mut operands = Vec::new();
         if !self.eat_punct(';') {
             loop {
-                operands.push(self.operand()?);
+                operands.push(self.operand(opcode == "call")?);
                 if self.eat_punct(';') {
                     break;
                 }
@@ -443,15 +443,17 @@ impl Parser<'_> {
         })
     }
 
-    fn operand(&mut self) -> R<Operand> {
+    /// An operand; `lists`: a `(` opens a call's return or argument list, not a parenthesized
+    /// constant expression (`(1+2)*3`).
+    fn operand(&mut self, lists: bool) -> R<Operand> {
         match self.peek() {
             Some(Tok::Punct('{')) => {
                 self.i += 1;
-                Ok(Operand::Vector(self.operand_list('}')?))
+                Ok(Operand::Vector(self.operand_list('}', lists)?))
             }
-            Some(Tok::Punct('(')) => {
+            Some(Tok::Punct('(')) if lists => {
                 self.i += 1;
-                Ok(Operand::List(self.operand_list(')')?))
+                Ok(Operand::List(self.operand_list(')', lists)?))
             }
             Some(Tok::Punct('[')) => {
                 self.i += 1;
@@ -476,13 +478,13 @@ impl Parser<'_> {
         }
     }
 
-    fn operand_list(&mut self, close: char) -> R<Vec<Operand>> {
+    fn operand_list(&mut self, close: char, lists: bool) -> R<Vec<Operand>> {
         let mut v = Vec::new();
         if self.eat_punct(close) {
             return Ok(v);
         }
         loop {
-            v.push(self.operand()?);
+            v.push(self.operand(lists)?);
             if self.eat_punct(close) {
                 return Ok(v);
             }

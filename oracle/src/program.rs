@@ -52,6 +52,9 @@ pub struct PureIn {
     pub negated: bool,
     pub sel: Option<Sel>,
     pub bits: u32,
+    /// `!p` on a predicate operand whose form has no `{!}` (ptxas accepts it on every `.pred`
+    /// source, e.g. `selp.b32 d, a, b, !p`): the oracle inverts the bit before the spec sees it.
+    pub invert: bool,
 }
 
 /// Special registers (§10), with the component resolved.
