@@ -1466,85 +1466,58 @@ impl FuncCx<'_> {
             );
         }
         let mut args = Vec::new();
-        for (a, size) in arg_list.iter().zip(&psizes) {
-            args.push(match a {
-                Operand::Expr(Expr::Name(n))
-                    if matches!(
-                        self.lookup(n),
-                        Some(Sym::FrameVar {
-                            space: Space::Param,
-                            ..
-                        })
-                    ) =>
-                {
-                    let Some(Sym::FrameVar { off, size: s, .. }) = self.lookup(n) else {
-                        unreachable!()
-                    };
-                    if s != size {
-                        return terr(loc, format!("argument `{n}` has {s} bytes; the parameter has {size}"));
+        for (a, &size) in arg_list.iter().zip(&psizes) {
+            args.push(match self.param_var(a) {
+                Some((_, off, s)) if s == size => Arg::Frame(off, size),
+                Some((n, _, s)) => return terr(loc, format!("argument `{n}` has {s} bytes; the parameter has {size}")),
+                None => match bits_type(size) {
+                    Some(ty) => Arg::Val(self.src(a, ty, false, loc)?),
+                    None => {
+                        return terr(
+                            loc,
+                            format!("a {size}-byte parameter must be passed in a `.param` variable"),
+                        )
                     }
-                    Arg::Frame(*off, *size)
-                }
-                a => {
-                    let ty = Type::parse(match size {
-                        1 => "b8",
-                        2 => "b16",
-                        4 => "b32",
-                        8 => "b64",
-                        _ => {
-                            return terr(
-                                loc,
-                                format!("a {size}-byte parameter must be passed in a `.param` variable"),
-                            )
-                        }
-                    })
-                    .unwrap();
-                    Arg::Val(self.src(a, ty, false, loc)?)
-                }
+                },
             });
         }
         let mut rets = Vec::new();
-        for (r, size) in ret_list.iter().zip(&rsizes) {
-            rets.push(match r {
-                Operand::Expr(Expr::Name(n))
-                    if matches!(
-                        self.lookup(n),
-                        Some(Sym::FrameVar {
-                            space: Space::Param,
-                            ..
-                        })
-                    ) =>
-                {
-                    let Some(Sym::FrameVar { off, size: s, .. }) = self.lookup(n) else {
-                        unreachable!()
-                    };
-                    if s != size {
+        for (r, &size) in ret_list.iter().zip(&rsizes) {
+            rets.push(match self.param_var(r) {
+                Some((_, off, s)) if s == size => RetTo::Frame(off, size),
+                Some((n, _, s)) => {
+                    return terr(
+                        loc,
+                        format!("return variable `{n}` has {s} bytes; the callee returns {size}"),
+                    )
+                }
+                None => match bits_type(size) {
+                    Some(ty) => RetTo::Reg(self.dst(r, ty, false, loc)?),
+                    None => {
                         return terr(
                             loc,
-                            format!("return variable `{n}` has {s} bytes; the callee returns {size}"),
-                        );
+                            format!("a {size}-byte return value must go to a `.param` variable"),
+                        )
                     }
-                    RetTo::Frame(*off, *size)
-                }
-                r => {
-                    let ty = Type::parse(match size {
-                        1 => "b8",
-                        2 => "b16",
-                        4 => "b32",
-                        8 => "b64",
-                        _ => {
-                            return terr(
-                                loc,
-                                format!("a {size}-byte return value must go to a `.param` variable"),
-                            )
-                        }
-                    })
-                    .unwrap();
-                    RetTo::Reg(self.dst(r, ty, false, loc)?)
-                }
+                },
             });
         }
         Ok(Op::Call { callee, args, rets })
+    }
+
+    /// A call operand naming a `.param` variable of this activation: (name, offset, size).
+    fn param_var<'o>(&self, o: &'o Operand) -> Option<(&'o str, u32, u32)> {
+        match o {
+            Operand::Expr(Expr::Name(n)) => match self.lookup(n) {
+                Some(Sym::FrameVar {
+                    space: Space::Param,
+                    off,
+                    size,
+                }) => Some((n.as_str(), *off, *size)),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     fn bar(&self, i: &Instr, form: &Form) -> Result<Op> {
@@ -1787,6 +1760,17 @@ impl FuncCx<'_> {
             dsel: None,
         })
     }
+}
+
+/// The bit-size type of a `size`-byte value passed in a register.
+fn bits_type(size: u32) -> Option<Type> {
+    Type::parse(match size {
+        1 => "b8",
+        2 => "b16",
+        4 => "b32",
+        8 => "b64",
+        _ => return None,
+    })
 }
 
 /// A generic access naming a `.global`, `.const` or `.shared` variable (L3137) uses its generic
