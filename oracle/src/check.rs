@@ -803,24 +803,33 @@ impl FuncCx<'_> {
         Ok(())
     }
 
-    /// The registers of a vector operand must share one type size (ptxas: "Incompatible
-    /// elements of vector expression"); `true` when they do.
-    fn uniform(&self, v: &[Operand], loc: Loc) -> Result<bool> {
-        let mut first: Option<u32> = None;
-        for o in v {
-            if let Operand::Expr(Expr::Name(n)) = o {
-                if let Some(Sym::Reg { ty, .. }) = self.lookup(n) {
-                    match first {
-                        None => first = Some(ty.bits()),
-                        Some(b) if b != ty.bits() => {
-                            return terr(loc, "the registers of a vector operand must all have the same size")
-                        }
-                        _ => {}
-                    }
-                }
-            }
+    /// The elements of a memory instruction's data operand: a `{...}` of `n` registers of one
+    /// size for `.vN` (ptxas: "Incompatible elements of vector expression"), else the operand.
+    fn elements<'o>(&self, o: &'o Operand, n: usize, loc: Loc) -> Result<Vec<&'o Operand>> {
+        let v: Vec<&Operand> = match o {
+            Operand::Vector(v) if n > 1 && v.len() == n => v.iter().collect(),
+            o if n == 1 && !matches!(o, Operand::Vector(_)) => return Ok(vec![o]),
+            _ => return terr(loc, format!("`.v{n}` needs a vector of {n} elements here")),
+        };
+        let sizes = v.iter().filter_map(|o| match o {
+            Operand::Expr(Expr::Name(n)) => match self.lookup(n) {
+                Some(Sym::Reg { ty, .. }) => Some(ty.bits()),
+                _ => None,
+            },
+            _ => None,
+        });
+        if sizes.collect::<std::collections::BTreeSet<_>>().len() > 1 {
+            return terr(loc, "the registers of a vector operand must all have the same size");
         }
-        Ok(true)
+        Ok(v)
+    }
+
+    /// A memory instruction's address, its space checked against the instruction's; a generic
+    /// access naming a variable uses the variable's generic address.
+    fn mem_addr(&self, a: &Operand, form: &Form, loc: Loc) -> Result<(Addr, Space)> {
+        let (addr, sym_space) = self.addr(a, loc)?;
+        let space = self.check_space(Self::space_of(form), sym_space, loc)?;
+        Ok((generic_var_addr(space, sym_space, addr), space))
     }
 
     fn reg(&self, name: &str, loc: Loc) -> Result<(u32, Type)> {
@@ -1157,14 +1166,11 @@ impl FuncCx<'_> {
             [d, a] | [d, a, _] => (d, a),
             _ => return terr(loc, "`ld` takes a destination and an address"),
         };
-        let dsts = match (d, n) {
-            (Operand::Vector(v), n) if v.len() == n && n > 1 && self.uniform(v, loc)? => v
-                .iter()
-                .map(|o| self.dst(o, ty, true, loc))
-                .collect::<Result<Vec<_>>>()?,
-            (_, 1) if !matches!(d, Operand::Vector(_)) => vec![self.dst(d, ty, true, loc)?],
-            _ => return terr(loc, format!("`.v{n}` needs a vector of {n} destinations")),
-        };
+        let dsts = self
+            .elements(d, n, loc)?
+            .into_iter()
+            .map(|o| self.dst(o, ty, true, loc))
+            .collect::<Result<Vec<_>>>()?;
         let (dsts, ty) = wide_as_halves(dsts, ty, |d| {
             [
                 Dst { bits: 64, ..d },
@@ -1175,9 +1181,7 @@ impl FuncCx<'_> {
                 },
             ]
         });
-        let (addr, sym_space) = self.addr(a, loc)?;
-        let space = self.check_space(Self::space_of(form), sym_space, loc)?;
-        let addr = generic_var_addr(space, sym_space, addr);
+        let (addr, space) = self.mem_addr(a, form, loc)?;
         Ok(Op::Ld {
             space,
             ty: MemTy {
@@ -1197,20 +1201,16 @@ impl FuncCx<'_> {
             [a, s] | [a, s, _] => (a, s),
             _ => return terr(loc, "`st` takes an address and a source"),
         };
-        let srcs = match (s, n) {
-            (Operand::Vector(v), n) if v.len() == n && n > 1 && self.uniform(v, loc)? => v
-                .iter()
-                .map(|o| self.src(o, ty, true, loc))
-                .collect::<Result<Vec<_>>>()?,
-            (_, 1) if !matches!(s, Operand::Vector(_)) => vec![self.src(s, ty, true, loc)?],
-            _ => return terr(loc, format!("`.v{n}` needs a vector of {n} sources")),
-        };
+        let srcs = self
+            .elements(s, n, loc)?
+            .into_iter()
+            .map(|o| self.src(o, ty, true, loc))
+            .collect::<Result<Vec<_>>>()?;
         let (srcs, ty) = wide_as_halves(srcs, ty, |s| match s {
             Src::Reg(r) => [Src::Reg(r), Src::Reg(r + 1)],
             other => [other, Src::Imm(0)],
         });
-        let (addr, sym_space) = self.addr(a, loc)?;
-        let space = self.check_space(Self::space_of(form), sym_space, loc)?;
+        let (addr, space) = self.mem_addr(a, form, loc)?;
         if space == Space::Const {
             return terr(loc, "`.const` memory is read-only");
         }
@@ -1220,7 +1220,6 @@ impl FuncCx<'_> {
                 "kernel parameters are read-only (§5.1.6.1: `st.param` writes a function's parameters)",
             );
         }
-        let addr = generic_var_addr(space, sym_space, addr);
         Ok(Op::St {
             space,
             bytes: (ty.bits() / 8) as u8,
@@ -1286,32 +1285,24 @@ impl FuncCx<'_> {
             ([a, b, c], true) => (a, b, Some(c)),
             _ => return terr(loc, format!("wrong number of operands for `{}`", form.name)),
         };
-        let many = |o: &Operand, f: &dyn Fn(&Operand) -> Result<()>| -> Result<Vec<Operand>> {
-            let v = match (o, n) {
-                (Operand::Vector(v), n) if n > 1 && v.len() == n => v.clone(),
-                (o, 1) if !matches!(o, Operand::Vector(_)) => vec![o.clone()],
-                _ => return terr(loc, format!("`{}` needs {n} elements here", form.name)),
-            };
-            v.iter().try_for_each(f)?;
-            Ok(v)
-        };
         let d = match d {
-            Some(d) => many(d, &|_| Ok(()))?
-                .iter()
+            Some(d) => self
+                .elements(d, n, loc)?
+                .into_iter()
                 .map(|o| self.dst(o, ty, false, loc))
                 .collect::<Result<_>>()?,
             None => Vec::new(),
         };
-        let b = many(b, &|_| Ok(()))?
-            .iter()
+        let b = self
+            .elements(b, n, loc)?
+            .into_iter()
             .map(|o| self.src(o, ty, false, loc))
             .collect::<Result<_>>()?;
         let c = match c {
             Some(c) => self.src(c, ty, false, loc)?,
             None => Src::Imm(0),
         };
-        let (addr, sym_space) = self.addr(a, loc)?;
-        let space = self.check_space(Self::space_of(form), sym_space, loc)?;
+        let (addr, space) = self.mem_addr(a, form, loc)?;
         Ok(Op::Atom {
             op,
             space,

@@ -407,3 +407,21 @@ fn b128_registers_load_unpack_pack_and_store() {
     let e = launch::run(&l, &bad).unwrap_err();
     assert!(e.message.contains("aligned to the access size of 16"), "{e}");
 }
+
+#[test]
+fn generic_atomics_on_a_named_variable_use_its_generic_address() {
+    // 32 threads add 1 to `.shared` s through a generic `atom` that names it (its generic
+    // address, not its shared offset 0); each gets a distinct old value below 32.
+    let extra = ".shared .align 4 .u32 s;";
+    let body = format!(
+        "{PROLOGUE}
+    atom.add.u32 %r2, [s], 1;
+    bar.sync 0;
+    ld.shared.u32 %r3, [s];
+    st.global.v2.u32 [%rd1], {{%r2, %r3}};
+    ret;"
+    );
+    let out = words(&run(&body, 1, 32, 8, extra).unwrap());
+    assert!(out[0] < 32, "{out:?}");
+    assert_eq!(out[1], 32, "{out:?}");
+}
