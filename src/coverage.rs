@@ -1,8 +1,9 @@
 //! `ptxconf coverage`: how much of the catalog each part of the suite covers.
 //!
 //! Counts per §9.7 family and in total: forms in the catalog, forms with semantics in the spec,
-//! forms with golden vectors (corpus/vectors/, a later issue) and forms the program generator
-//! emits (a later issue). The last two are 0 until those parts exist.
+//! forms with golden vectors (a file in corpus/vectors/, relative to the working directory, for a
+//! form with semantics: `mov.u32 d, avar` shares `mov.u32`'s key but not its vectors) and forms
+//! the program generator emits (issue 6; 0 until it exists).
 
 use serde::Serialize;
 use spec::catalog::{catalog, Class};
@@ -101,6 +102,7 @@ impl Report {
             .iter()
             .map(|f| {
                 let sec = cat.section_of(f);
+                let semantics = spec::eval::semantics(f).is_some();
                 FormCoverage {
                     name: f.name.clone(),
                     signature: f.signature(),
@@ -109,8 +111,9 @@ impl Report {
                     class: f.class,
                     ptx: f.ptx.to_string(),
                     target: f.target.to_string(),
-                    semantics: spec::eval::semantics(f).is_some(),
-                    vectors: false,
+                    semantics,
+                    vectors: semantics
+                        && crate::vectors::path_of(std::path::Path::new(crate::vectors::DEFAULT_DIR), f).is_file(),
                     generated: false,
                 }
             })

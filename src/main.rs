@@ -1,11 +1,12 @@
 //! `ptxconf`: the reference-conformance suite and differential fuzzer for NVIDIA PTX.
 
-mod bench;
-mod coverage;
-
 use clap::{Parser, Subcommand};
 use std::io::{BufRead, BufWriter, Write};
 use std::process::ExitCode;
+
+use ptxconf::{bench, coverage};
+
+mod conform_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -67,6 +68,19 @@ enum Cmd {
         #[arg(long, default_value_t = 10_000)]
         iters: u32,
     },
+    /// Golden vectors (corpus/vectors/): `generate` writes them from the spec, `verify`
+    /// regenerates and compares byte for byte, `cat FORM` prints one form's file.
+    Vectors {
+        #[command(subcommand)]
+        cmd: VectorsCmd,
+    },
+    /// Judge an implementation: every selected form's golden vectors as kernels on a backend.
+    ///
+    /// `ptxconf conform --backend oracle` runs the whole suite on the built-in oracle. Filters
+    /// select forms by a substring of their key (`add.rn`), or a family or section id (`9.7.3`,
+    /// `9.7.3.1`). Prints a table per family and every failed form's first mismatches; exits 1 if
+    /// any form failed, 2 on usage errors.
+    Conform(Box<ConformArgs>),
     /// Report, per §9.7 family and in total, the catalog's forms and how many have semantics,
     /// golden vectors and generator support.
     Coverage {
@@ -74,6 +88,101 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum VectorsCmd {
+    /// Write the vector file of every form with semantics that the filters select (all without
+    /// filters; then files of forms no longer generated are deleted).
+    Generate {
+        /// Output directory.
+        #[arg(long, default_value = ptxconf::vectors::DEFAULT_DIR)]
+        dir: std::path::PathBuf,
+        /// The generator seed (each form's own seed is derived from it and the form's key).
+        #[arg(long, default_value_t = ptxconf::vectors::DEFAULT_SEED)]
+        seed: u64,
+        /// `golden` (the committed corpus) or `one` (TestFloat level-1 counts: large, not
+        /// committed).
+        #[arg(long, default_value = "golden")]
+        level: String,
+        /// Forms generated at once.
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Substrings of form keys, or family/section ids.
+        filters: Vec<String>,
+    },
+    /// Regenerate every file from the seed and level in its header and compare the text byte
+    /// for byte; exits 1 on any difference or missing form.
+    Verify {
+        #[arg(long, default_value = ptxconf::vectors::DEFAULT_DIR)]
+        dir: std::path::PathBuf,
+        #[arg(long)]
+        jobs: Option<usize>,
+        filters: Vec<String>,
+    },
+    /// Print one form's vector file (decompressed): `ptxconf vectors cat add.rn.f32`.
+    Cat {
+        /// The form's key (`mov.b32~i2` for a form with a vector operand).
+        form: String,
+        #[arg(long, default_value = ptxconf::vectors::DEFAULT_DIR)]
+        dir: std::path::PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+struct ConformArgs {
+    /// `oracle`, `cuda`, `cuda:LIB` (a library exposing the CUDA driver API, e.g. ZLUDA's), or
+    /// `cmd:PROGRAM [ARGS]` (an external program speaking `ptxconf run`'s launch protocol).
+    #[arg(long, default_value = "oracle")]
+    backend: String,
+    /// Forms to run: substrings of form keys, or family/section ids. None: every form.
+    filters: Vec<String>,
+    /// The golden-vector directory.
+    #[arg(long, default_value = ptxconf::vectors::DEFAULT_DIR)]
+    vectors: std::path::PathBuf,
+    /// Run these vector files (a repro's `vectors.vec`) instead of the directory.
+    #[arg(long = "file")]
+    files: Vec<std::path::PathBuf>,
+    /// Write the report as JSON.
+    #[arg(long)]
+    json: Option<std::path::PathBuf>,
+    /// Write the report as JUnit XML.
+    #[arg(long)]
+    junit: Option<std::path::PathBuf>,
+    /// Where to write a standalone repro of each failed form.
+    #[arg(long, default_value = "conform-repro")]
+    repro: std::path::PathBuf,
+    /// Mismatches shown per failed form.
+    #[arg(long, default_value_t = 5)]
+    show: usize,
+    /// Per-launch timeout of `cmd:` backends, in seconds.
+    #[arg(long, default_value_t = 60.0)]
+    timeout: f64,
+    /// Launches in flight at once (in-process oracle threads, `cmd:` processes).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// The target the backend implements (`sm_90`), overriding what it declares.
+    #[arg(long)]
+    target: Option<String>,
+    /// The newest PTX ISA version the backend accepts (`8.5`), overriding what it declares.
+    #[arg(long)]
+    ptx: Option<String>,
+    /// The §9.7 families the backend implements (`9.7.1`), overriding what it declares.
+    #[arg(long = "family")]
+    families: Vec<String>,
+    /// A hardware profile directory (corpus/profiles/...).
+    #[arg(long)]
+    profile: Option<std::path::PathBuf>,
+    /// With --profile: also require the profile's observed bits (canonical NaNs, approximate
+    /// instructions' results).
+    #[arg(long, requires = "profile")]
+    strict: bool,
+    /// Record what the backend returns as a hardware profile into this directory.
+    #[arg(long)]
+    record_profile: Option<std::path::PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
 }
 
 fn main() -> ExitCode {
@@ -115,6 +224,8 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Cmd::Conform(args) => conform_cmd::run(*args),
+        Cmd::Vectors { cmd } => vectors_cmd(cmd),
         Cmd::Coverage { json } => {
             let report = coverage::Report::compute();
             if json {
@@ -128,6 +239,120 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+fn default_jobs(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+}
+
+/// `vectors generate|verify|cat`.
+fn vectors_cmd(cmd: VectorsCmd) -> ExitCode {
+    use ptxconf::vectors;
+    match cmd {
+        VectorsCmd::Generate {
+            dir,
+            seed,
+            level,
+            jobs,
+            filters,
+        } => {
+            let Some(level) = generators::vectors::Level::parse(&level) else {
+                eprintln!("error: --level `{level}`: expected `golden` or `one`");
+                return ExitCode::from(2);
+            };
+            match vectors::generate(&dir, seed, level, &filters, default_jobs(jobs)) {
+                Ok(s) => {
+                    print!("{}", show_summary(&s));
+                    if s.failed.is_empty() {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::from(1)
+                    }
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        VectorsCmd::Verify { dir, jobs, filters } => match vectors::verify(&dir, &filters, default_jobs(jobs)) {
+            Ok(r) => {
+                print!("{}", show_verify(&r));
+                if r.ok() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
+        VectorsCmd::Cat { form, dir } => match vectors::cat(&dir, &form) {
+            Ok(text) => {
+                // stdout closed (piped into `head`) is not an error.
+                let _ = std::io::stdout().lock().write_all(text.as_bytes());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+fn show_summary(s: &ptxconf::vectors::Summary) -> String {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{} forms ({} files written), {} vectors ({} exhaustive, {} hard, {} random), {} bytes compressed, {:.1} s",
+        s.forms, s.written, s.vectors, s.exhaustive, s.hard, s.random, s.bytes, s.seconds
+    );
+    for p in &s.deleted {
+        let _ = writeln!(t, "deleted stale {}", p.display());
+    }
+    for (k, n) in &s.rejected {
+        let _ = writeln!(t, "{k}: {n} operand sets the spec rejects were skipped");
+    }
+    for (k, why) in &s.failed {
+        let _ = writeln!(t, "FAILED {k}: {why}");
+    }
+    t
+}
+
+fn show_verify(r: &ptxconf::vectors::VerifyReport) -> String {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    for m in &r.mismatched {
+        let _ = writeln!(
+            t,
+            "MISMATCH {} ({}:{}):\n  file:        {}\n  regenerated: {}",
+            m.key,
+            m.path.display(),
+            m.line,
+            m.found,
+            m.expected
+        );
+    }
+    for k in &r.missing {
+        let _ = writeln!(t, "MISSING {k}");
+    }
+    for (p, why) in &r.errors {
+        let _ = writeln!(t, "ERROR {}: {why}", p.display());
+    }
+    let _ = writeln!(
+        t,
+        "{} files checked: {} differ, {} missing, {} unreadable",
+        r.checked,
+        r.mismatched.len(),
+        r.missing.len(),
+        r.errors.len()
+    );
+    t
 }
 
 /// `run`: the launch contract's replies on stdout, the exit status saying which it was.

@@ -108,7 +108,7 @@ fn eval_prints_float_results_and_their_acceptance_tags() {
             "0x7fff4000 lanes:nan/-",
         ),
         // 1/3: RN(1/3) in f32 is 0x3eaaaaab; the reference is 1/3 in f64, 1 ulp allowed (L8445).
-        (&["rcp.approx.f32", "3.0"][..], "0x3eaaaaab ulp<=1@0x3fd5555555555555"),
+        (&["rcp.approx.f32", "3.0"][..], "0x3eaaaaab ulp:1@3fd5555555555555"),
         // PTX's bit literal for f32, and testp's "zero is normal" (L7472).
         (&["testp.normal.f32", "0f80000000"][..], "1"),
     ];

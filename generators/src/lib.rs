@@ -8,3 +8,4 @@
 //! Program generators are built by the golden-vector (#5) and program-generator (#6) issues.
 
 pub mod float;
+pub mod vectors;

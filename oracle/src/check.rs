@@ -1588,6 +1588,29 @@ impl FuncCx<'_> {
                 format!("`{}` is valid PTX, but the oracle does not execute it yet", form.name),
             );
         }
+        // A second destination that is a predicate is written after `|` (`p|q`, `d|p`, L11178),
+        // and `|` joins nothing else.
+        let second_pred = form
+            .outputs
+            .get(1)
+            .is_some_and(|o| o.ty.kind == Kind::Pred && !o.flags.cc);
+        for (n, o) in i.operands.iter().enumerate() {
+            if let Operand::Pair(a, b) = o {
+                if n != 0 || !second_pred {
+                    return terr(loc, format!("`{}` has no `{a}|{b}` destination pair", form.name));
+                }
+            }
+        }
+        let paired = matches!(i.operands.first(), Some(Operand::Pair(..)));
+        if second_pred && !paired && !form.outputs[1].optional {
+            return terr(
+                loc,
+                format!(
+                    "`{}` writes its destinations as `{}|{}`",
+                    form.name, form.outputs[0].name, form.outputs[1].name
+                ),
+            );
+        }
         // Flatten the written operands: `p|q` and `{a, b}` are several.
         let mut atoms: Vec<Operand> = Vec::new();
         for o in &i.operands {
@@ -1605,6 +1628,8 @@ impl FuncCx<'_> {
         let required = all.iter().filter(|o| !o.optional && !o.flags.cc).count();
         let optional = all.len() - required;
         let writable = all.iter().filter(|o| !o.flags.cc).count();
+        // Without `|` the optional second predicate is absent (`setp.eq.s32 p, q, a, b` is not `p|q`).
+        let writable = writable - usize::from(second_pred && !paired);
         if atoms.len() < required || atoms.len() > writable {
             return terr(
                 loc,
@@ -1626,21 +1651,16 @@ impl FuncCx<'_> {
         let mut take_optional = atoms.len() - required;
         let mut dsts = Vec::new();
         let mut srcs = Vec::new();
+        let mut dsel = None;
         let mut k = 0;
         let nout = form.outputs.len();
         for (j, fo) in all.iter().enumerate() {
             if fo.optional {
                 if take_optional == 0 {
+                    // An absent optional source is not given to the spec at all: whether it is
+                    // written changes the meaning (`vadd d, a, b` vs `vadd d.b0, a, b, c`).
                     if j < nout {
                         dsts.push(Dst::SINK);
-                    } else {
-                        srcs.push(PureIn {
-                            src: Src::Imm(0),
-                            negated: false,
-                            sel: None,
-                            bits: fo.ty.bits(),
-                            invert: false,
-                        });
                     }
                     continue;
                 }
@@ -1669,6 +1689,23 @@ impl FuncCx<'_> {
             };
             k += 1;
             if j < nout {
+                // A video destination's selector or mask (`d.b2`, `d.h10`) is part of the
+                // instruction's meaning (the spec merges into `c`, L30910), not of the register.
+                let o = match o {
+                    Operand::Expr(Expr::Name(n)) if fo.flags.sel && self.lookup(n).is_none() => {
+                        match n
+                            .rsplit_once('.')
+                            .and_then(|(b, s)| Some((b, spec::value::Sel::parse(s)?)))
+                        {
+                            Some((base, sel)) => {
+                                dsel = Some(sel);
+                                &Operand::Expr(Expr::Name(base.to_string()))
+                            }
+                            None => o,
+                        }
+                    }
+                    _ => o,
+                };
                 dsts.push(self.dst(o, fo.ty, relaxed, loc)?);
             } else {
                 let mut invert = false;
@@ -1731,6 +1768,7 @@ impl FuncCx<'_> {
             if dsts.iter().skip(1).all(|d| *d == Dst::SINK)
                 && srcs.len() <= 3
                 && srcs.iter().all(|s| !s.negated && !s.invert && s.sel.is_none())
+                && dsel.is_none()
                 && dsts[0].sext == 0
             {
                 let get = |n: usize| srcs.get(n).map_or(Src::Imm(0), |s| s.src);
@@ -1748,7 +1786,7 @@ impl FuncCx<'_> {
             sem,
             dsts,
             srcs,
-            dsel: None,
+            dsel,
         })
     }
 }

@@ -16,13 +16,13 @@
 //! (`1.5`, `-0.0`, `inf`, `nan`) or PTX's `0f3f800000`/`0d3ff0000000000000` bit literals. Output: every destination in
 //! order, hex padded to its width, predicates as `0`/`1`, the carry-out as `cf=N`; a result whose
 //! acceptance set is wider than one value is followed by its tag (see [`tag`]: `any`,
-//! `oneof:0x..,0x..`, `nan`, `ulp<=2@REF`, `lanes:nan/-`).
+//! `oneof:0x..,0x..`, `nan`, `ulp:2@REF`, `lanes:nan/-`: the tags of [`crate::vector`]).
 
 use crate::catalog::{catalog, Class, Form, Operand};
 use crate::float::round::{from_f64, Rnd};
 use crate::float::Fmt;
 use crate::types::{FloatFormat, Kind};
-use crate::value::{err, Accept, Args, ErrBound, EvalError, Input, Outcome, Outcomes, Sel};
+use crate::value::{err, Args, EvalError, Input, Outcome, Outcomes, Sel};
 use std::fmt::Write as _;
 
 /// A semantics adapter: decodes the form's modifiers and calls the pure function for it.
@@ -255,53 +255,10 @@ pub fn format_outputs(form: &Form, out: &[Outcome]) -> String {
         } else {
             let _ = write!(s, "0x{:0w$x}", r.model, w = o.ty.bits().div_ceil(4) as usize);
         }
-        if let Some(t) = tag(r, o.ty.bits()) {
+        if let Some(t) = crate::vector::tag_of(&r.accept, r.model, o.ty) {
             s.push(' ');
             s.push_str(&t);
         }
     }
     s
-}
-
-/// The acceptance tag printed after a model value, one token without spaces (`None` for an exact
-/// result). `width` is the destination's width in bits, for padding the values a tag lists.
-///
-/// | set | tag |
-/// |---|---|
-/// | any value | `any` |
-/// | the model or listed values | `oneof:0x..,0x..` (the model first) |
-/// | any NaN of the format | `nan` |
-/// | error bound | `ulp<=2@REF`, `abs<=2^-20.5@REF`, `rel<=2^-23@REF`, `+ftz` appended when a flushed zero is also accepted; REF is the true value as the hex bits of an f64 |
-/// | per lane | `lanes:T1/T0`, most significant lane first, `-` for an exact lane |
-pub fn tag(out: &Outcome, width: u32) -> Option<String> {
-    let hex = |x: u128| format!("0x{:0w$x}", x, w = width.div_ceil(4) as usize);
-    Some(match &out.accept {
-        Accept::Exact => return None,
-        Accept::Any => "any".to_string(),
-        Accept::OneOf(v) => {
-            let all: Vec<String> = std::iter::once(out.model).chain(v.iter().copied()).map(hex).collect();
-            format!("oneof:{}", all.join(","))
-        }
-        Accept::Nan(_) => "nan".to_string(),
-        Accept::Bound(b) => {
-            let e = match b.err {
-                ErrBound::Ulp(n) => format!("ulp<={n}"),
-                ErrBound::Abs { log2 } => format!("abs<=2^{log2}"),
-                ErrBound::Rel { log2 } => format!("rel<=2^{log2}"),
-            };
-            format!(
-                "{e}@0x{:016x}{}",
-                b.reference.to_bits(),
-                if b.ftz { "+ftz" } else { "" }
-            )
-        }
-        Accept::Lanes { lane_bits, lanes } => {
-            let ts: Vec<String> = lanes
-                .iter()
-                .rev()
-                .map(|o| tag(o, *lane_bits).unwrap_or_else(|| "-".to_string()))
-                .collect();
-            format!("lanes:{}", ts.join("/"))
-        }
-    })
 }

@@ -7,7 +7,8 @@
 //!   §9.7.3-9.7.4), [`data`] and [`cvt`] (§9.7.9), [`video`] (§9.7.18); all floating point on
 //!   [`float`] (formats, the rounding engine, IEEE operations, `.ftz`/`.sat`/`.relu`/NaN rules).
 //! - [`eval`]: the dispatch from a form to its function, and the `ptxconf eval` text front end.
-//! - Results are [`value::Outcome`]s: a model value and the set of results the manual allows.
+//! - Results are [`value::Outcome`]s: a model value and the set of results the manual allows;
+//!   [`vector`] is their text form in golden-vector files.
 
 pub mod approx;
 pub mod atom;
@@ -24,5 +25,6 @@ pub mod int;
 pub mod logic;
 pub mod types;
 pub mod value;
+pub mod vector;
 pub mod video;
 pub mod warp;

@@ -49,7 +49,7 @@ impl FloatFormat {
             FloatFormat::E2m1 => 4,
         }
     }
-    const NAMES: [(&'static str, FloatFormat); 12] = [
+    pub const NAMES: [(&'static str, FloatFormat); 12] = [
         ("f16", FloatFormat::F16),
         ("bf16", FloatFormat::Bf16),
         ("tf32", FloatFormat::Tf32),

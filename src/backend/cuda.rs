@@ -1,0 +1,617 @@
+//! `cuda[:LIB]`: a library exposing the CUDA driver API (`libcuda.so.1`, or any library given
+//! as `cuda:LIB`, such as ZLUDA's), loaded at run time. Kernels are JIT-compiled from PTX by the
+//! driver (`cuModuleLoadDataEx`) and run on the first device's primary context.
+//!
+//! Loading: cudarc's generated loader (`cudarc::driver::sys::Lib::new`, and `culib()` behind
+//! every free function) resolves all ~470 driver entry points with `.expect(...)`, so it panics
+//! on a library that lacks any one of them (a driver older than the bindings' CUDA 12.8, or a
+//! partial implementation such as ZLUDA), and `culib()` panics when no library is found. This
+//! backend therefore resolves only the entry points it calls, through libloading, and uses
+//! cudarc for the driver API's types and enum values. Nothing here panics when the library is
+//! absent or incomplete: [`Cuda::open`] says why in one line.
+
+use super::{Backend, Buffers, Caps, Failure, Job, JobParam};
+use cudarc::driver::sys::{CUdevice_attribute, CUjit_option};
+use spec::catalog::{PtxVersion, Target};
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
+use std::sync::Mutex;
+
+/// `CUresult`, kept as a plain integer: a driver may return codes newer than the bindings' enum,
+/// which would be undefined behaviour to read as a Rust enum.
+type CuResult = c_int;
+type CuDevice = c_int;
+type CuDevicePtr = u64;
+type Handle = *mut c_void;
+
+const CUDA_SUCCESS: CuResult = 0;
+
+/// The newest PTX ISA version the suite's vectors use: a newer driver is capped here.
+const MAX_PTX: PtxVersion = PtxVersion(8, 7);
+
+/// Size of the JIT error log buffer.
+const JIT_LOG_BYTES: usize = 64 * 1024;
+
+/// Library names tried, in order, when no `cuda:LIB` is given (those cudarc's default search
+/// would find on Linux).
+#[cfg(unix)]
+const DEFAULT_LIBS: &[&str] = &["libcuda.so.1", "libcuda.so", "libcuda.so.12"];
+
+macro_rules! driver_api {
+    ($($name:ident: fn($($arg:ty),*);)*) => {
+        /// The driver entry points this backend calls.
+        #[allow(non_snake_case)]
+        struct Api {
+            $($name: unsafe extern "C" fn($($arg),*) -> CuResult,)*
+        }
+
+        impl Api {
+            /// Resolves every entry point, or names the first one missing.
+            fn load(lib: &dl::Library) -> Result<Api, &'static str> {
+                Ok(Api {
+                    $($name: {
+                        let sym = lib.sym(concat!(stringify!($name), "\0")).ok_or(stringify!($name))?;
+                        // SAFETY: the symbol is the driver API function of that name, whose C
+                        // signature the declaration above copies from cuda.h (12.x).
+                        unsafe {
+                            std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($arg),*) -> CuResult>(sym)
+                        }
+                    },)*
+                })
+            }
+        }
+    };
+}
+
+driver_api! {
+    cuInit: fn(c_uint);
+    cuDriverGetVersion: fn(*mut c_int);
+    cuGetErrorName: fn(CuResult, *mut *const c_char);
+    cuGetErrorString: fn(CuResult, *mut *const c_char);
+    cuDeviceGetCount: fn(*mut c_int);
+    cuDeviceGet: fn(*mut CuDevice, c_int);
+    cuDeviceGetName: fn(*mut c_char, c_int, CuDevice);
+    cuDeviceGetAttribute: fn(*mut c_int, c_int, CuDevice);
+    cuDevicePrimaryCtxRetain: fn(*mut Handle, CuDevice);
+    cuDevicePrimaryCtxRelease_v2: fn(CuDevice);
+    cuDevicePrimaryCtxReset_v2: fn(CuDevice);
+    cuCtxSetCurrent: fn(Handle);
+    cuCtxSynchronize: fn();
+    cuModuleLoadDataEx: fn(*mut Handle, *const c_void, c_uint, *mut c_int, *mut *mut c_void);
+    cuModuleGetFunction: fn(*mut Handle, Handle, *const c_char);
+    cuModuleUnload: fn(Handle);
+    cuMemAlloc_v2: fn(*mut CuDevicePtr, usize);
+    cuMemFree_v2: fn(CuDevicePtr);
+    cuMemcpyHtoD_v2: fn(CuDevicePtr, *const c_void, usize);
+    cuMemcpyDtoH_v2: fn(*mut c_void, CuDevicePtr, usize);
+    cuMemsetD8_v2: fn(CuDevicePtr, u8, usize);
+    cuLaunchKernel: fn(Handle, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, Handle, *mut *mut c_void, *mut *mut c_void);
+}
+
+/// The library, through libloading; it stays loaded for the life of the process (a driver is
+/// never worth unloading, and its function pointers must outlive every [`Cuda`]).
+mod dl {
+    use std::ffi::c_void;
+
+    pub struct Library(&'static libloading::Library);
+
+    impl Library {
+        /// Opens `name` (a path, or a name the dynamic linker searches for), or says why not.
+        pub fn open(name: &str) -> Result<Library, String> {
+            // SAFETY: loading runs the library's initialisers; a CUDA driver's are what every
+            // CUDA program runs.
+            let lib = unsafe { libloading::Library::new(name) }.map_err(|e| match e {
+                libloading::Error::DlOpen { desc } => format!("{desc:?}").trim_matches('"').to_string(),
+                e => format!("{name}: {e}"),
+            })?;
+            Ok(Library(Box::leak(Box::new(lib))))
+        }
+
+        /// The address of `name` (NUL-terminated), if the library exports it.
+        pub fn sym(&self, name: &str) -> Option<*mut c_void> {
+            // SAFETY: only the address is taken; callers give it its C signature.
+            let s = unsafe { self.0.get::<*mut c_void>(name.as_bytes()) }.ok()?;
+            let p = *s;
+            (!p.is_null()).then_some(p)
+        }
+    }
+}
+
+/// The driver state a launch needs; behind a mutex because a sticky error replaces the context.
+struct State {
+    ctx: Handle,
+}
+
+// SAFETY: a CUcontext handle may be used from any thread (each launch makes it current on its
+// own thread first); the mutex serialises all use.
+unsafe impl Send for State {}
+
+pub struct Cuda {
+    api: Api,
+    lib: String,
+    device: CuDevice,
+    name: String,
+    /// `cuDriverGetVersion`: 12080 for CUDA 12.8.
+    version: c_int,
+    kernel_driver: Option<String>,
+    state: Mutex<State>,
+    caps: Caps,
+}
+
+impl Cuda {
+    /// Loads the driver library (`lib`, or the default `libcuda` search), initialises it and
+    /// takes the first device's primary context. `Failure::Unavailable` with a one-line reason
+    /// when there is no usable driver or device.
+    pub fn open(lib: Option<&str>) -> Result<Cuda, Failure> {
+        let no_driver = |why: String| Failure::Unavailable(format!("no CUDA driver found: {why}"));
+        let (library, lib_name) = match lib {
+            Some(path) => (dl::Library::open(path).map_err(no_driver)?, path.to_string()),
+            None => open_default().map_err(no_driver)?,
+        };
+        let api = Api::load(&library).map_err(|missing| {
+            no_driver(format!(
+                "{lib_name} does not export {missing} (not a CUDA driver library, or one too old)"
+            ))
+        })?;
+        // `library` goes out of scope without closing (dl::Library has no Drop), so the function
+        // pointers in `api` stay valid.
+        let err = |what: &str, r: CuResult| {
+            Failure::Unavailable(format!("CUDA driver {lib_name}: {what}: {}", error_text(&api, r)))
+        };
+        // SAFETY (all driver calls below): the pointers passed are to live locals of the types the
+        // driver API declares.
+        unsafe {
+            let r = (api.cuInit)(0);
+            if r != CUDA_SUCCESS {
+                return Err(err("cuInit", r));
+            }
+            let mut version = 0;
+            let r = (api.cuDriverGetVersion)(&mut version);
+            if r != CUDA_SUCCESS {
+                return Err(err("cuDriverGetVersion", r));
+            }
+            let mut count = 0;
+            let r = (api.cuDeviceGetCount)(&mut count);
+            if r != CUDA_SUCCESS {
+                return Err(err("cuDeviceGetCount", r));
+            }
+            if count < 1 {
+                return Err(Failure::Unavailable(format!("CUDA driver {lib_name}: no CUDA device")));
+            }
+            let mut device = 0;
+            let r = (api.cuDeviceGet)(&mut device, 0);
+            if r != CUDA_SUCCESS {
+                return Err(err("cuDeviceGet", r));
+            }
+            let mut buf = [0 as c_char; 256];
+            let r = (api.cuDeviceGetName)(buf.as_mut_ptr(), buf.len() as c_int - 1, device);
+            let name = if r == CUDA_SUCCESS {
+                CStr::from_ptr(buf.as_ptr()).to_string_lossy().trim().to_string()
+            } else {
+                "unnamed CUDA device".to_string()
+            };
+            let attr = |a: CUdevice_attribute| {
+                let mut v = 0;
+                let r = (api.cuDeviceGetAttribute)(&mut v, a as c_int, device);
+                if r == CUDA_SUCCESS {
+                    Ok(v)
+                } else {
+                    Err(r)
+                }
+            };
+            let major = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+                .map_err(|r| err("compute capability", r))?;
+            let minor = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
+                .map_err(|r| err("compute capability", r))?;
+            let Some(ptx) = max_ptx(version) else {
+                return Err(Failure::Unavailable(format!(
+                    "CUDA driver {lib_name}: CUDA {} is older than 8.0, which PTX ISA 5.0 needs",
+                    version_text(version)
+                )));
+            };
+            let mut ctx: Handle = std::ptr::null_mut();
+            let r = (api.cuDevicePrimaryCtxRetain)(&mut ctx, device);
+            if r != CUDA_SUCCESS {
+                return Err(err("cuDevicePrimaryCtxRetain", r));
+            }
+            Ok(Cuda {
+                caps: Caps {
+                    // Plain `sm_XY`: the driver's JIT also accepts the device's `sm_XYa` PTX,
+                    // but Caps cannot say "plain and this one suffix", so `a`/`f` forms are
+                    // skipped on this backend.
+                    target: Some(Target {
+                        sm: (major * 10 + minor).max(0) as u32,
+                        suffix: None,
+                    }),
+                    ptx,
+                    families: None,
+                },
+                api,
+                lib: lib_name,
+                device,
+                name,
+                version,
+                kernel_driver: kernel_driver_version(),
+                state: Mutex::new(State { ctx }),
+            })
+        }
+    }
+}
+
+fn open_default() -> Result<(dl::Library, String), String> {
+    #[cfg(unix)]
+    {
+        let mut first_err = None;
+        for name in DEFAULT_LIBS {
+            match dl::Library::open(name) {
+                Ok(l) => return Ok((l, name.to_string())),
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        Err(first_err.unwrap_or_default())
+    }
+    #[cfg(not(unix))]
+    {
+        Err("the default driver search is only implemented on Unix; name the library as cuda:LIB".into())
+    }
+}
+
+/// The newest PTX ISA version a driver of CUDA version `v` (`cuDriverGetVersion`, 12080 = 12.8)
+/// JIT-compiles, from the release table of the PTX ISA 8.7 manual (§13, L34560-L34775), capped
+/// at [`MAX_PTX`]. Per that table CUDA 12.6 brings no new ISA (still 8.5) and CUDA 12.7 (driver
+/// r565) brings 8.6. `None`: older than CUDA 8.0.
+pub fn max_ptx(v: c_int) -> Option<PtxVersion> {
+    let (major, minor) = (v / 1000, (v % 1000) / 10);
+    let p = match (major, minor) {
+        (m, _) if m > 12 => MAX_PTX,
+        (12, 0..=5) => PtxVersion(8, minor as u8),
+        (12, 6) => PtxVersion(8, 5),
+        (12, 7) => PtxVersion(8, 6),
+        (12, _) => MAX_PTX,
+        (11, n) => PtxVersion(7, n.min(8) as u8),
+        (10, 0) => PtxVersion(6, 3),
+        (10, 1) => PtxVersion(6, 4),
+        (10, _) => PtxVersion(6, 5),
+        (9, n) => PtxVersion(6, n.min(2) as u8),
+        (8, _) => PtxVersion(5, 0),
+        _ => return None,
+    };
+    Some(p.min(MAX_PTX))
+}
+
+fn version_text(v: c_int) -> String {
+    format!("{}.{}", v / 1000, (v % 1000) / 10)
+}
+
+/// The kernel module's version (`570.124.06`), where the NVIDIA driver says it.
+fn kernel_driver_version() -> Option<String> {
+    nvrm_version(&std::fs::read_to_string("/proc/driver/nvidia/version").ok()?)
+}
+
+/// The version in the first line of `/proc/driver/nvidia/version`: `NVRM version: NVIDIA UNIX
+/// x86_64 Kernel Module  570.124.06  ...` (or `... Open Kernel Module for x86_64  570.133.20 ...`):
+/// the first word of digits and dots after the `NVRM version:` label.
+fn nvrm_version(text: &str) -> Option<String> {
+    let line = text.lines().next()?;
+    let rest = line.split_once(':').map_or(line, |(_, r)| r);
+    rest.split_whitespace()
+        .find(|w| w.contains('.') && w.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .map(str::to_string)
+}
+
+/// `CUDA_ERROR_X: description`, as the driver names code `r`.
+fn error_text(api: &Api, r: CuResult) -> String {
+    let mut name: *const c_char = std::ptr::null();
+    let mut desc: *const c_char = std::ptr::null();
+    // SAFETY: the driver writes a pointer to a static string, or leaves it null on an unknown
+    // code.
+    unsafe {
+        let n = if (api.cuGetErrorName)(r, &mut name) == CUDA_SUCCESS && !name.is_null() {
+            CStr::from_ptr(name).to_string_lossy().into_owned()
+        } else {
+            format!("CUDA error {r}")
+        };
+        if (api.cuGetErrorString)(r, &mut desc) == CUDA_SUCCESS && !desc.is_null() {
+            format!("{n}: {}", CStr::from_ptr(desc).to_string_lossy())
+        } else {
+            n
+        }
+    }
+}
+
+impl Drop for Cuda {
+    fn drop(&mut self) {
+        // SAFETY: releases the retain taken in `open` (or in a reset).
+        unsafe {
+            (self.api.cuDevicePrimaryCtxRelease_v2)(self.device);
+        }
+    }
+}
+
+impl Backend for Cuda {
+    fn name(&self) -> String {
+        "cuda".into()
+    }
+    fn describe(&self) -> String {
+        let v = version_text(self.version);
+        let driver = self.kernel_driver.clone().unwrap_or_else(|| v.clone());
+        let target = self.caps.target.map_or("?".to_string(), |t| t.to_string());
+        format!("{} ({target}), driver {driver} (CUDA {v}), {}", self.name, self.lib)
+    }
+    fn caps(&self) -> &Caps {
+        &self.caps
+    }
+    fn parallel(&self) -> usize {
+        1
+    }
+    fn run(&self, job: &Job) -> Result<Buffers, Failure> {
+        let mut st = match self.state.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        let mut launched = false;
+        let res = self.launch(st.ctx, job, &mut launched);
+        if res.is_err() && launched {
+            // An error in or after the launch may be sticky (an illegal address poisons the
+            // context for every later call): start the next job on a fresh context.
+            self.reset(&mut st);
+        }
+        res
+    }
+}
+
+/// Device memory and the module of one launch, released on every path out of it.
+struct Resources<'a> {
+    api: &'a Api,
+    module: Handle,
+    allocs: Vec<(CuDevicePtr, usize)>,
+}
+
+impl Drop for Resources<'_> {
+    fn drop(&mut self) {
+        // SAFETY: each pointer and the module came from the driver in this launch's context.
+        // Errors are ignored: after a sticky error they fail, and the reset frees everything.
+        unsafe {
+            for &(p, _) in &self.allocs {
+                (self.api.cuMemFree_v2)(p);
+            }
+            if !self.module.is_null() {
+                (self.api.cuModuleUnload)(self.module);
+            }
+        }
+    }
+}
+
+impl Cuda {
+    fn rejected(&self, what: &str, r: CuResult) -> Failure {
+        Failure::Rejected {
+            kind: "cuda".into(),
+            message: format!("{what}: {}", error_text(&self.api, r)),
+        }
+    }
+
+    fn check(&self, what: &str, r: CuResult) -> Result<(), Failure> {
+        if r == CUDA_SUCCESS {
+            Ok(())
+        } else {
+            Err(self.rejected(what, r))
+        }
+    }
+
+    fn reset(&self, st: &mut State) {
+        // SAFETY: `st.ctx` is this backend's retained primary context; after the release and
+        // reset, a new retain gives a fresh one.
+        unsafe {
+            (self.api.cuDevicePrimaryCtxRelease_v2)(self.device);
+            (self.api.cuDevicePrimaryCtxReset_v2)(self.device);
+            let mut ctx: Handle = std::ptr::null_mut();
+            if (self.api.cuDevicePrimaryCtxRetain)(&mut ctx, self.device) == CUDA_SUCCESS {
+                st.ctx = ctx;
+            }
+        }
+    }
+
+    fn launch(&self, ctx: Handle, job: &Job, launched: &mut bool) -> Result<Buffers, Failure> {
+        let api = &self.api;
+        let launch_err = |m: String| Failure::Rejected {
+            kind: "launch".into(),
+            message: m,
+        };
+        let ptx = CString::new(job.ptx.as_str()).map_err(|_| launch_err("the PTX text contains a NUL byte".into()))?;
+        let entry = CString::new(job.entry.as_str())
+            .map_err(|_| launch_err(format!("the entry name {:?} contains a NUL byte", job.entry)))?;
+        // Inputs' bytes (`None`: a zeroed output) and sizes, checked before the device is touched.
+        let mut host: Vec<(Option<Vec<u8>>, usize)> = Vec::with_capacity(job.buffers.len());
+        for b in &job.buffers {
+            host.push(match (&b.hex, b.size) {
+                (Some(h), None) => {
+                    let d = oracle::launch::decode_hex(h).ok_or_else(|| {
+                        launch_err(format!(
+                            "buffer `{}`: `hex` is not an even number of hex digits",
+                            b.name
+                        ))
+                    })?;
+                    let n = d.len();
+                    (Some(d), n)
+                }
+                (None, Some(n)) => {
+                    let n = usize::try_from(n).map_err(|_| launch_err(format!("buffer `{}` is too large", b.name)))?;
+                    (None, n)
+                }
+                _ => {
+                    return Err(launch_err(format!(
+                        "buffer `{}` needs exactly one of `hex` and `size`",
+                        b.name
+                    )))
+                }
+            });
+        }
+        let mut args: Vec<Vec<u8>> = Vec::with_capacity(job.params.len());
+        for (k, p) in job.params.iter().enumerate() {
+            args.push(match p {
+                JobParam::Buffer { buffer } => {
+                    if !job.buffers.iter().any(|b| &b.name == buffer) {
+                        return Err(launch_err(format!(
+                            "parameter {k} names buffer `{buffer}`, which the launch does not list"
+                        )));
+                    }
+                    Vec::new() // the device address, filled in below
+                }
+                JobParam::Scalar { ty, value } => {
+                    scalar_bytes(ty, value).map_err(|m| launch_err(format!("parameter {k}: {m}")))?
+                }
+            });
+        }
+
+        // SAFETY (all driver calls below): handles come from the driver in this context; host
+        // pointers are to live buffers of at least the sizes passed.
+        unsafe {
+            self.check("cuCtxSetCurrent", (api.cuCtxSetCurrent)(ctx))?;
+            let mut res = Resources {
+                api,
+                module: std::ptr::null_mut(),
+                allocs: Vec::with_capacity(host.len()),
+            };
+            self.load_module(&ptx, &mut res)?;
+            let mut func: Handle = std::ptr::null_mut();
+            let r = (api.cuModuleGetFunction)(&mut func, res.module, entry.as_ptr());
+            if r != CUDA_SUCCESS {
+                return Err(self.rejected(
+                    &format!("no kernel `{}` in the module (cuModuleGetFunction)", job.entry),
+                    r,
+                ));
+            }
+            for (b, (data, len)) in job.buffers.iter().zip(&host) {
+                let len = *len;
+                let mut p: CuDevicePtr = 0;
+                // A zero-byte allocation is an error; one byte keeps every buffer addressable.
+                self.check(
+                    &format!("cuMemAlloc of buffer `{}`", b.name),
+                    (api.cuMemAlloc_v2)(&mut p, len.max(1)),
+                )?;
+                res.allocs.push((p, len));
+                match data {
+                    Some(d) if len > 0 => {
+                        self.check("cuMemcpyHtoD", (api.cuMemcpyHtoD_v2)(p, d.as_ptr().cast(), len))?;
+                    }
+                    Some(_) => {}
+                    None => self.check("cuMemsetD8", (api.cuMemsetD8_v2)(p, 0, len.max(1)))?,
+                }
+            }
+            for (p, a) in job.params.iter().zip(args.iter_mut()) {
+                if let JobParam::Buffer { buffer } = p {
+                    let k = job.buffers.iter().position(|b| &b.name == buffer).unwrap_or(0);
+                    *a = res.allocs[k].0.to_le_bytes().to_vec();
+                }
+            }
+            let mut ptrs: Vec<*mut c_void> = args.iter_mut().map(|a| a.as_mut_ptr().cast()).collect();
+            let [gx, gy, gz] = job.grid;
+            let [bx, by, bz] = job.block;
+            *launched = true;
+            let r = (api.cuLaunchKernel)(
+                func,
+                gx,
+                gy,
+                gz,
+                bx,
+                by,
+                bz,
+                0,
+                std::ptr::null_mut(),
+                if ptrs.is_empty() {
+                    std::ptr::null_mut()
+                } else {
+                    ptrs.as_mut_ptr()
+                },
+                std::ptr::null_mut(),
+            );
+            self.check("cuLaunchKernel", r)?;
+            self.check("cuCtxSynchronize (running the kernel)", (api.cuCtxSynchronize)())?;
+            let mut out = Vec::with_capacity(job.buffers.len());
+            for (b, &(p, len)) in job.buffers.iter().zip(&res.allocs) {
+                let mut data = vec![0u8; len];
+                if len > 0 {
+                    self.check(
+                        &format!("cuMemcpyDtoH of buffer `{}`", b.name),
+                        (api.cuMemcpyDtoH_v2)(data.as_mut_ptr().cast(), p, len),
+                    )?;
+                }
+                out.push((b.name.clone(), data));
+            }
+            Ok(out)
+        }
+    }
+
+    /// JIT-compiles the PTX; a rejection carries the JIT's error log.
+    unsafe fn load_module(&self, ptx: &CStr, res: &mut Resources) -> Result<(), Failure> {
+        let mut log = vec![0u8; JIT_LOG_BYTES];
+        let mut opts = [
+            CUjit_option::CU_JIT_ERROR_LOG_BUFFER as c_int,
+            CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES as c_int,
+        ];
+        // The size option's value is the integer itself in pointer-sized storage (cuda.h); the
+        // driver overwrites it with the bytes written.
+        let mut vals: [*mut c_void; 2] = [log.as_mut_ptr().cast(), std::ptr::without_provenance_mut(JIT_LOG_BYTES)];
+        let r = (self.api.cuModuleLoadDataEx)(
+            &mut res.module,
+            ptx.as_ptr().cast(),
+            opts.len() as c_uint,
+            opts.as_mut_ptr(),
+            vals.as_mut_ptr(),
+        );
+        if r == CUDA_SUCCESS {
+            return Ok(());
+        }
+        res.module = std::ptr::null_mut();
+        let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+        let text = String::from_utf8_lossy(&log[..end]).trim().to_string();
+        let err = error_text(&self.api, r);
+        Err(Failure::Rejected {
+            kind: "jit".into(),
+            message: if text.is_empty() { err } else { format!("{err}: {text}") },
+        })
+    }
+}
+
+/// A scalar parameter's bytes (little-endian, the type's size): decimal (negative as two's
+/// complement) or `0x` hex, as the launch protocol reads it (`oracle/src/launch.rs`).
+pub fn scalar_bytes(ty: &str, value: &str) -> Result<Vec<u8>, String> {
+    let Some(t) = spec::types::Type::parse(ty) else {
+        return Err(format!("`{ty}` is not a PTX type"));
+    };
+    let bytes = (t.bits() as usize).div_ceil(8);
+    let bits = bytes * 8;
+    let bad = || format!("`{value}` is not a decimal or 0x-hex value that fits `{ty}`");
+    let max = if bits >= 128 { u128::MAX } else { (1u128 << bits) - 1 };
+    let v: u128 = if let Some(h) = value.strip_prefix("0x").or_else(|| value.strip_prefix("0X")) {
+        u128::from_str_radix(h, 16).map_err(|_| bad())?
+    } else if let Some(n) = value.strip_prefix('-') {
+        let m: u128 = n.parse().map_err(|_| bad())?;
+        if bits < 128 && m > 1u128 << (bits - 1) {
+            return Err(bad());
+        }
+        m.wrapping_neg() & max
+    } else {
+        value.parse().map_err(|_| bad())?
+    };
+    if v > max {
+        return Err(bad());
+    }
+    Ok(v.to_le_bytes()[..bytes].to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nvrm_version;
+
+    #[test]
+    fn nvrm_version_reads_both_module_flavours() {
+        let closed = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.124.06  Wed Feb 26 01:25:42 UTC 2025\nGCC version: gcc version 12.2.0\n";
+        let open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.20  Release Build  (dvs-builder@U16-I2-C03-12-4)  Fri Mar 14 04:47:22 UTC 2025\n";
+        assert_eq!(nvrm_version(closed).as_deref(), Some("570.124.06"));
+        assert_eq!(nvrm_version(open).as_deref(), Some("570.133.20"));
+        assert_eq!(nvrm_version("something else\n"), None);
+        assert_eq!(nvrm_version(""), None);
+    }
+}

@@ -1,0 +1,234 @@
+//! Backends: what runs a conformance kernel. A [`Job`] is one kernel launch (PTX text, entry,
+//! geometry, buffers); a backend runs it and returns every buffer's bytes afterwards.
+//!
+//! - `oracle`: the built-in interpreter, in process ([`oracle`]);
+//! - `cuda[:LIB]`: any library exposing the CUDA driver API, loaded at run time ([`cuda`]);
+//! - `cmd:PROGRAM`: an external process speaking the launch protocol of `ptxconf run`
+//!   (launch JSON in, result JSON out), with a per-launch timeout ([`cmd`]).
+
+pub mod cmd;
+pub mod cuda;
+pub mod oracle;
+
+use serde::Serialize;
+use spec::catalog::{Form, PtxVersion, Target};
+use std::fmt;
+
+/// One buffer of a launch: initial bytes (inputs) or a size (zeroed outputs).
+#[derive(Clone, Debug, Serialize)]
+pub struct JobBuffer {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hex: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+/// A kernel parameter: a buffer's device address, or a scalar (`{"type": "u32", "value": "17"}`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum JobParam {
+    Buffer {
+        buffer: String,
+    },
+    Scalar {
+        #[serde(rename = "type")]
+        ty: String,
+        value: String,
+    },
+}
+
+/// One launch, in the shape of `ptxconf run`'s launch file (with the PTX text instead of a path).
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// The kernel's PTX module text.
+    pub ptx: String,
+    pub entry: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub buffers: Vec<JobBuffer>,
+    pub params: Vec<JobParam>,
+}
+
+#[derive(Serialize)]
+struct LaunchJson<'a> {
+    ptx: &'a str,
+    entry: &'a str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    buffers: &'a [JobBuffer],
+    params: &'a [JobParam],
+}
+
+impl Job {
+    /// The launch file `ptxconf run` reads, naming the PTX as `ptx_file` (relative to the launch
+    /// file).
+    pub fn launch_json(&self, ptx_file: &str) -> String {
+        let l = LaunchJson {
+            ptx: ptx_file,
+            entry: &self.entry,
+            grid: self.grid,
+            block: self.block,
+            buffers: &self.buffers,
+            params: &self.params,
+        };
+        serde_json::to_string_pretty(&l).expect("launch serializes") + "\n"
+    }
+}
+
+/// Every buffer after the run, in launch order.
+pub type Buffers = Vec<(String, Vec<u8>)>;
+
+/// Why a launch gave no result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Failure {
+    /// The backend cannot run anything here (no driver, no device); its forms are skipped.
+    Unavailable(String),
+    /// The implementation rejected or failed the kernel (`kind`: parse, type, launch, runtime,
+    /// limit, or the driver's error name) — a failed form, with the message it gave.
+    Rejected { kind: String, message: String },
+    /// No reply within the per-launch timeout.
+    Timeout { seconds: f64 },
+    /// The process died or the library misbehaved (signal, exit without a reply).
+    Crashed(String),
+    /// A reply that does not follow the protocol.
+    Malformed(String),
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Unavailable(m) => write!(f, "unavailable: {m}"),
+            Failure::Rejected { kind, message } => write!(f, "{kind} error: {message}"),
+            Failure::Timeout { seconds } => write!(f, "no reply within {seconds} s"),
+            Failure::Crashed(m) => write!(f, "crashed: {m}"),
+            Failure::Malformed(m) => write!(f, "malformed reply: {m}"),
+        }
+    }
+}
+
+/// What a backend can run: kernels whose `.target` and `.version` it accepts, in the families it
+/// lists (`None`: all).
+#[derive(Clone, Debug)]
+pub struct Caps {
+    /// The device's architecture; `a`/`f` suffixed forms need the same suffix and number.
+    /// `None`: every target (the oracle).
+    pub target: Option<Target>,
+    /// The newest PTX ISA version the implementation accepts.
+    pub ptx: PtxVersion,
+    /// §9.7 family ids (`9.7.3`) it implements, or `None` for every family.
+    pub families: Option<Vec<String>>,
+}
+
+impl Caps {
+    /// Why `form` cannot run here, or `None` when it can.
+    pub fn unsupported(&self, form: &Form) -> Option<String> {
+        let need = form.target;
+        if let Some(t) = self.target {
+            let target_ok = match need.suffix {
+                None => need.sm <= t.sm,
+                // Architecture-specific targets have no forward compatibility (sm_90a runs on
+                // sm_90 only).
+                Some(_) => need.sm == t.sm && t.suffix.is_some(),
+            };
+            if !target_ok {
+                return Some(format!("needs {need}, backend is {t}"));
+            }
+        }
+        if form.ptx > self.ptx {
+            return Some(format!("needs PTX {}, backend accepts up to {}", form.ptx, self.ptx));
+        }
+        if let Some(fams) = &self.families {
+            let fam = spec::catalog::catalog().family_of(form).id;
+            if !fams.iter().any(|f| f == fam) {
+                return Some(format!("family {fam} not implemented by the backend"));
+            }
+        }
+        None
+    }
+}
+
+/// A backend: something that runs [`Job`]s. Implementations are used from several threads at
+/// once when they say so ([`Backend::parallel`]).
+pub trait Backend: Send + Sync {
+    /// The name given on the command line (`oracle`, `cuda`, `cmd:./impl`).
+    fn name(&self) -> String;
+    /// A description of what runs the kernels, for reports and provenance (GPU, driver, CUDA
+    /// version; the program's path).
+    fn describe(&self) -> String;
+    fn caps(&self) -> &Caps;
+    /// How many launches may run at once.
+    fn parallel(&self) -> usize {
+        1
+    }
+    /// Runs one launch.
+    fn run(&self, job: &Job) -> Result<Buffers, Failure>;
+}
+
+/// A backend with capabilities declared on the command line instead of its own.
+pub struct WithCaps {
+    pub inner: Box<dyn Backend>,
+    pub caps: Caps,
+}
+
+impl Backend for WithCaps {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn caps(&self) -> &Caps {
+        &self.caps
+    }
+    fn parallel(&self) -> usize {
+        self.inner.parallel()
+    }
+    fn run(&self, job: &Job) -> Result<Buffers, Failure> {
+        self.inner.run(job)
+    }
+}
+
+/// Options shared by the backends that need them.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Per-launch timeout for `cmd:` backends, in seconds.
+    pub timeout: f64,
+    /// Overrides of the declared capabilities (`--target`, `--ptx`, `--family`).
+    pub target: Option<Target>,
+    pub ptx: Option<PtxVersion>,
+    pub families: Option<Vec<String>>,
+    /// Worker threads for in-process backends.
+    pub jobs: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            timeout: 60.0,
+            target: None,
+            ptx: None,
+            families: None,
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+}
+
+/// Opens the backend named `spec`: `oracle`, `cuda`, `cuda:LIB`, `cmd:PROGRAM [ARGS...]`.
+/// `Err(Failure::Unavailable)` when it cannot run here (no driver), other errors for a bad name.
+pub fn open(spec: &str, opts: &Options) -> Result<Box<dyn Backend>, Failure> {
+    Ok(if spec == "oracle" {
+        Box::new(oracle::Oracle::new(opts))
+    } else if spec == "cuda" {
+        Box::new(cuda::Cuda::open(None)?)
+    } else if let Some(lib) = spec.strip_prefix("cuda:") {
+        Box::new(cuda::Cuda::open(Some(lib))?)
+    } else if let Some(prog) = spec.strip_prefix("cmd:") {
+        Box::new(cmd::Cmd::new(prog, opts)?)
+    } else {
+        return Err(Failure::Rejected {
+            kind: "usage".into(),
+            message: format!("unknown backend `{spec}` (expected oracle, cuda, cuda:LIB or cmd:PROGRAM)"),
+        });
+    })
+}

@@ -1,0 +1,79 @@
+//! The built-in oracle as a backend: the interpreter of `ptxconf run`, in process.
+
+use super::{Backend, Buffers, Caps, Failure, Job, JobParam, Options};
+use oracle::launch::{BufferSpec, LaunchFile, ParamSpec};
+use spec::catalog::PtxVersion;
+
+pub struct Oracle {
+    caps: Caps,
+    jobs: usize,
+}
+
+impl Oracle {
+    pub fn new(opts: &Options) -> Oracle {
+        Oracle {
+            // The oracle runs every target and version the catalog knows; its type checker
+            // enforces each kernel's own `.target` and `.version`.
+            caps: Caps {
+                target: None,
+                ptx: PtxVersion(8, 7),
+                families: None,
+            },
+            jobs: opts.jobs.max(1),
+        }
+    }
+}
+
+impl Backend for Oracle {
+    fn name(&self) -> String {
+        "oracle".into()
+    }
+    fn describe(&self) -> String {
+        format!(
+            "ptxconf {} built-in oracle (PTX ISA 8.7 interpreter)",
+            env!("CARGO_PKG_VERSION")
+        )
+    }
+    fn caps(&self) -> &Caps {
+        &self.caps
+    }
+    fn parallel(&self) -> usize {
+        self.jobs
+    }
+    fn run(&self, job: &Job) -> Result<Buffers, Failure> {
+        let l = LaunchFile {
+            ptx: "kernel.ptx".into(),
+            entry: job.entry.clone(),
+            grid: job.grid,
+            block: job.block,
+            buffers: job
+                .buffers
+                .iter()
+                .map(|b| BufferSpec {
+                    name: b.name.clone(),
+                    hex: b.hex.clone(),
+                    size: b.size,
+                })
+                .collect(),
+            params: job
+                .params
+                .iter()
+                .map(|p| match p {
+                    JobParam::Buffer { buffer } => ParamSpec::Buffer { buffer: buffer.clone() },
+                    JobParam::Scalar { ty, value } => ParamSpec::Scalar {
+                        ty: ty.clone(),
+                        value: value.clone(),
+                    },
+                })
+                .collect(),
+            shared_bytes: 0,
+            limits: None,
+        };
+        oracle::launch::run(&l, &job.ptx)
+            .map(|(bufs, _)| bufs)
+            .map_err(|e| Failure::Rejected {
+                kind: e.kind.name().to_string(),
+                message: e.to_string(),
+            })
+    }
+}

@@ -1,0 +1,656 @@
+//! The conformance runner: every selected form's golden vectors, as kernels, on a backend; each
+//! result judged by its acceptance set; a report per family and per form, with the first
+//! mismatches and a standalone repro for every failed form.
+
+use crate::backend::{Backend, Failure};
+use crate::kernel;
+use crate::profile::Profile;
+use serde::Serialize;
+use spec::catalog::{catalog, Class, Form};
+use spec::types::FloatFormat;
+use spec::value::{Accept, Outcome};
+use spec::vector::{form_key, Vector};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// How a run is carried out and reported.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Vectors per launch.
+    pub max_threads: usize,
+    /// Mismatches kept per failed form.
+    pub show: usize,
+    /// Where repros of failed forms are written (`None`: not written).
+    pub repro_dir: Option<PathBuf>,
+    /// A hardware profile; with `strict`, results must also match its observations.
+    pub profile: Option<Profile>,
+    pub strict: bool,
+    /// Keep what the backend returned for recording a profile (approximate forms' results, the
+    /// NaNs it returned).
+    pub record: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            max_threads: 1 << 16,
+            show: 5,
+            repro_dir: None,
+            profile: None,
+            strict: false,
+            record: false,
+        }
+    }
+}
+
+/// One form's vectors, from a file or generated in memory.
+pub struct FormVectors {
+    /// Index of the form in the catalog.
+    pub form: usize,
+    pub vectors: Vec<Vector>,
+    /// Where they came from (a path, or `generated`).
+    pub source: String,
+}
+
+/// A result that is not in the acceptance set.
+#[derive(Clone, Debug, Serialize)]
+pub struct Mismatch {
+    /// Index of the vector in its file.
+    pub index: usize,
+    /// The vector's line: operands, expected values and tags.
+    pub vector: String,
+    /// What the backend returned, per destination (hex).
+    pub actual: Vec<String>,
+    /// The destinations that were wrong.
+    pub wrong: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+/// The outcome of one form.
+#[derive(Clone, Debug, Serialize)]
+pub struct FormReport {
+    pub form: String,
+    pub family: &'static str,
+    pub section: &'static str,
+    pub status: Status,
+    /// Why it was skipped, or what the backend said when a launch failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub vectors: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub mismatches: Vec<Mismatch>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repro: Option<String>,
+    pub seconds: f64,
+    /// With [`Settings::record`]: an approximate form's vectors with what the backend returned
+    /// as their exact results.
+    #[serde(skip)]
+    pub observed: Option<Vec<Vector>>,
+    /// With [`Settings::record`]: the distinct NaNs returned where any NaN was allowed.
+    #[serde(skip)]
+    pub nans: Vec<(FloatFormat, u128)>,
+}
+
+/// Per-family totals.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Totals {
+    pub forms_passed: usize,
+    pub forms_failed: usize,
+    pub forms_skipped: usize,
+    pub vectors_passed: usize,
+    pub vectors_failed: usize,
+}
+
+impl Totals {
+    fn add(&mut self, f: &FormReport) {
+        match f.status {
+            Status::Passed => self.forms_passed += 1,
+            Status::Failed => self.forms_failed += 1,
+            Status::Skipped => self.forms_skipped += 1,
+        }
+        self.vectors_passed += f.passed;
+        self.vectors_failed += f.failed;
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FamilyReport {
+    pub id: &'static str,
+    pub title: &'static str,
+    #[serde(flatten)]
+    pub totals: Totals,
+}
+
+/// A whole run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub backend: String,
+    pub device: String,
+    /// Set when the backend could not run at all (every form skipped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+    pub strict: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    pub seconds: f64,
+    pub totals: Totals,
+    pub families: Vec<FamilyReport>,
+    pub forms: Vec<FormReport>,
+}
+
+impl Report {
+    pub fn passed(&self) -> bool {
+        self.totals.forms_failed == 0
+    }
+}
+
+/// Judges one destination: in the acceptance set, and under `strict` equal to the profile's
+/// observation where it has one (the canonical NaN of the format).
+fn accepts(out: &Outcome, bits: u128, profile: Option<&Profile>) -> bool {
+    if !out.accepts(bits) {
+        return false;
+    }
+    let Some(p) = profile else { return true };
+    match &out.accept {
+        Accept::Nan(f) => p.canonical_nan(*f).is_none_or(|n| n == bits),
+        Accept::Lanes { lane_bits, lanes } => {
+            let mask = (1u128 << lane_bits) - 1;
+            lanes
+                .iter()
+                .enumerate()
+                .all(|(i, l)| accepts(l, (bits >> (i as u32 * lane_bits)) & mask, Some(p)))
+        }
+        _ => true,
+    }
+}
+
+/// Records the NaN a backend returned where the set allowed any NaN.
+fn note_nans(out: &Outcome, bits: u128, seen: &mut Vec<(FloatFormat, u128)>) {
+    match &out.accept {
+        Accept::Nan(f) if spec::float::Fmt::of(*f).is_nan(bits) && !seen.contains(&(*f, bits)) => {
+            seen.push((*f, bits));
+        }
+        Accept::Lanes { lane_bits, lanes } => {
+            let mask = (1u128 << lane_bits) - 1;
+            for (i, l) in lanes.iter().enumerate() {
+                note_nans(l, (bits >> (i as u32 * lane_bits)) & mask, seen);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn hex(bits: u128, width: u32) -> String {
+    format!("{:0w$x}", bits, w = width.div_ceil(4) as usize)
+}
+
+/// Runs one form's vectors on the backend and judges them.
+pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) -> FormReport {
+    let started = Instant::now();
+    let cat = catalog();
+    let form = &cat.forms[fv.form];
+    let mut r = FormReport {
+        form: form_key(form),
+        family: cat.family_of(form).id,
+        section: form.section,
+        status: Status::Passed,
+        reason: None,
+        vectors: fv.vectors.len(),
+        passed: 0,
+        failed: 0,
+        mismatches: Vec::new(),
+        repro: None,
+        seconds: 0.0,
+        observed: None,
+        nans: Vec::new(),
+    };
+    let approximate = matches!(form.class, Class::ApproxBounded | Class::ApproxUnbounded);
+    let mut observed: Vec<Vec<u128>> = vec![
+        Vec::new();
+        if settings.record && approximate {
+            fv.vectors.len()
+        } else {
+            0
+        }
+    ];
+    if let Some(why) = backend.caps().unsupported(form) {
+        r.status = Status::Skipped;
+        r.reason = Some(why);
+        return r;
+    }
+    let strict = if settings.strict {
+        settings.profile.as_ref()
+    } else {
+        None
+    };
+    let all: Vec<usize> = (0..fv.vectors.len()).collect();
+    let mut failing: Vec<usize> = Vec::new();
+    let batches = match kernel::build(form, &fv.vectors, &all, settings.max_threads) {
+        Ok(b) => b,
+        Err(e) => {
+            r.status = Status::Failed;
+            r.reason = Some(format!("cannot build the kernel: {e}"));
+            return r;
+        }
+    };
+    for b in &batches {
+        let got = backend
+            .run(&b.job)
+            .and_then(|bufs| b.decode(form, &bufs).map_err(|e| Failure::Malformed(e.to_string())));
+        let results = match got {
+            Ok(res) => res,
+            Err(Failure::Unavailable(why)) => {
+                r.status = Status::Skipped;
+                r.reason = Some(why);
+                return r;
+            }
+            Err(f) => {
+                // The launch gave no results: every vector of it counts as failed, and the
+                // repro is that launch.
+                r.status = Status::Failed;
+                r.failed += b.vectors.len();
+                if r.reason.is_none() {
+                    r.reason = Some(f.to_string());
+                    failing.extend(b.vectors.iter().take(settings.show.max(1)));
+                }
+                continue;
+            }
+        };
+        for (&i, actual) in b.vectors.iter().zip(results) {
+            let v = &fv.vectors[i];
+            if settings.record {
+                for (o, &bits) in v.outs.iter().zip(&actual) {
+                    note_nans(o, bits, &mut r.nans);
+                }
+                if let Some(slot) = observed.get_mut(i) {
+                    *slot = actual.clone();
+                }
+            }
+            let wrong: Vec<String> = form
+                .outputs
+                .iter()
+                .zip(&v.outs)
+                .zip(&actual)
+                .filter(|((_, o), &bits)| !accepts(o, bits, strict))
+                .map(|((op, _), _)| op.name.to_string())
+                .collect();
+            if wrong.is_empty() {
+                r.passed += 1;
+                continue;
+            }
+            r.failed += 1;
+            r.status = Status::Failed;
+            if r.mismatches.len() < settings.show {
+                failing.push(i);
+                r.mismatches.push(Mismatch {
+                    index: i,
+                    vector: spec::vector::format_line(form, v),
+                    actual: form
+                        .outputs
+                        .iter()
+                        .zip(&actual)
+                        .map(|(o, &b)| hex(b, o.ty.bits()))
+                        .collect(),
+                    wrong,
+                });
+            }
+        }
+    }
+    if !observed.is_empty() && r.status != Status::Skipped && observed.iter().all(|o| !o.is_empty()) {
+        r.observed = Some(
+            fv.vectors
+                .iter()
+                .zip(observed)
+                .map(|(v, got)| Vector {
+                    dsel: v.dsel,
+                    ins: v.ins.clone(),
+                    outs: got.into_iter().map(Outcome::exact).collect(),
+                })
+                .collect(),
+        );
+    }
+    if r.status == Status::Failed {
+        if let Some(dir) = &settings.repro_dir {
+            r.repro = Some(match write_repro(dir, form, fv, &failing) {
+                Ok(p) => p.display().to_string(),
+                Err(e) => format!("(could not write the repro: {e})"),
+            });
+        }
+    }
+    r.seconds = started.elapsed().as_secs_f64();
+    r
+}
+
+/// Writes a standalone repro of a failed form: the failing vectors as a vector file, their
+/// kernel and its launch file. `ptxconf run launch.json` replays the launch on the oracle or
+/// by hand on any implementation; `ptxconf conform --file vectors.vec --backend B` judges it.
+fn write_repro(dir: &Path, form: &Form, fv: &FormVectors, failing: &[usize]) -> Result<PathBuf, String> {
+    let d = dir.join(form_key(form));
+    std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+    let vectors: Vec<Vector> = failing.iter().map(|&i| fv.vectors[i].clone()).collect();
+    let all: Vec<usize> = (0..vectors.len()).collect();
+    let batch = kernel::build(form, &vectors, &all, vectors.len().max(1))?
+        .into_iter()
+        .next()
+        .ok_or("no vectors")?;
+    let header = vec![
+        ("source".to_string(), fv.source.clone()),
+        ("vectors".to_string(), format!("{:?} (indices in the source)", failing)),
+    ];
+    let files = [
+        ("vectors.vec", spec::vector::format_file(form, &header, &vectors)),
+        ("kernel.ptx", batch.job.ptx.clone()),
+        ("launch.json", batch.job.launch_json("kernel.ptx")),
+    ];
+    for (name, text) in files {
+        std::fs::write(d.join(name), text).map_err(|e| format!("{}: {e}", d.join(name).display()))?;
+    }
+    let mut readme = String::new();
+    let _ = writeln!(readme, "Repro for `{}` ({}).", form_key(form), form.signature());
+    let _ = writeln!(
+        readme,
+        "Thread t evaluates line t of vectors.vec; the `out` buffer holds its destinations."
+    );
+    let _ = writeln!(
+        readme,
+        "  ptxconf run launch.json                           # the oracle's bytes"
+    );
+    let _ = writeln!(
+        readme,
+        "  ptxconf conform --file vectors.vec --backend B    # judge a backend"
+    );
+    std::fs::write(d.join("README.txt"), readme).map_err(|e| e.to_string())?;
+    Ok(d)
+}
+
+/// Runs every form `load` yields on the backend, `backend.parallel()` forms at a time, and
+/// reports in form order (deterministic whatever the scheduling). `load(i)` reads the i-th of
+/// `count` forms' vectors; `tick` is called after each form.
+pub fn run<L, T>(backend: &dyn Backend, count: usize, load: L, settings: &Settings, tick: T) -> Report
+where
+    L: Fn(usize) -> Result<FormVectors, (Option<usize>, String)> + Sync,
+    T: Fn(&FormReport) + Sync,
+{
+    let started = Instant::now();
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<FormReport>>> = Mutex::new(vec![None; count]);
+    let workers = backend.parallel().clamp(1, count.max(1));
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= count {
+                    break;
+                }
+                let rep = match load(i) {
+                    Ok(fv) => check_form(backend, &fv, settings),
+                    Err((form, why)) => unreadable(form, why),
+                };
+                tick(&rep);
+                slots.lock().expect("no worker panics")[i] = Some(rep);
+            });
+        }
+    });
+    let forms: Vec<FormReport> = slots
+        .into_inner()
+        .expect("no worker panics")
+        .into_iter()
+        .flatten()
+        .collect();
+    summarize(backend.name(), backend.describe(), None, forms, settings, started)
+}
+
+/// A vector file that cannot be read is a failed form (the corpus is part of the suite).
+fn unreadable(form: Option<usize>, why: String) -> FormReport {
+    let cat = catalog();
+    let (key, family, section) = match form {
+        Some(i) => (
+            form_key(&cat.forms[i]),
+            cat.family_of(&cat.forms[i]).id,
+            cat.forms[i].section,
+        ),
+        None => ("?".to_string(), "?", "?"),
+    };
+    FormReport {
+        form: key,
+        family,
+        section,
+        status: Status::Failed,
+        reason: Some(why),
+        vectors: 0,
+        passed: 0,
+        failed: 0,
+        mismatches: Vec::new(),
+        repro: None,
+        seconds: 0.0,
+        observed: None,
+        nans: Vec::new(),
+    }
+}
+
+/// The report of a backend that cannot run here: every selected form skipped, with the reason.
+pub fn unavailable(backend: &str, why: &str, forms: &[usize], settings: &Settings) -> Report {
+    let cat = catalog();
+    let reports = forms
+        .iter()
+        .map(|&i| {
+            let f = &cat.forms[i];
+            FormReport {
+                form: form_key(f),
+                family: cat.family_of(f).id,
+                section: f.section,
+                status: Status::Skipped,
+                reason: Some(why.to_string()),
+                vectors: 0,
+                passed: 0,
+                failed: 0,
+                mismatches: Vec::new(),
+                repro: None,
+                seconds: 0.0,
+                observed: None,
+                nans: Vec::new(),
+            }
+        })
+        .collect();
+    summarize(
+        backend.to_string(),
+        String::new(),
+        Some(why.to_string()),
+        reports,
+        settings,
+        Instant::now(),
+    )
+}
+
+fn summarize(
+    backend: String,
+    device: String,
+    unavailable: Option<String>,
+    forms: Vec<FormReport>,
+    settings: &Settings,
+    started: Instant,
+) -> Report {
+    let cat = catalog();
+    let mut totals = Totals::default();
+    let mut families: Vec<FamilyReport> = Vec::new();
+    for f in &forms {
+        totals.add(f);
+        match families.iter_mut().find(|x| x.id == f.family) {
+            Some(x) => x.totals.add(f),
+            None => {
+                let title = cat.families.iter().find(|x| x.id == f.family).map_or("", |x| x.title);
+                let mut t = Totals::default();
+                t.add(f);
+                families.push(FamilyReport {
+                    id: f.family,
+                    title,
+                    totals: t,
+                });
+            }
+        }
+    }
+    families.sort_by_key(|f| family_order(f.id));
+    Report {
+        backend,
+        device,
+        unavailable,
+        strict: settings.strict,
+        profile: settings.profile.as_ref().map(|p| p.name.clone()),
+        seconds: started.elapsed().as_secs_f64(),
+        totals,
+        families,
+        forms,
+    }
+}
+
+/// `9.7.10` after `9.7.9`.
+fn family_order(id: &str) -> Vec<u32> {
+    id.split('.').map(|p| p.parse().unwrap_or(u32::MAX)).collect()
+}
+
+impl Report {
+    /// The human summary: one row per family, then every failed form with its first mismatches.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "backend: {}", self.backend);
+        if !self.device.is_empty() {
+            let _ = writeln!(s, "device:  {}", self.device);
+        }
+        if let Some(p) = &self.profile {
+            let _ = writeln!(s, "profile: {p}{}", if self.strict { " (strict)" } else { "" });
+        }
+        if let Some(u) = &self.unavailable {
+            let _ = writeln!(s, "{u}\nevery form skipped");
+        }
+        let _ = writeln!(
+            s,
+            "\n{:<8} {:<44} {:>7} {:>7} {:>7} {:>11} {:>9}",
+            "family", "", "passed", "failed", "skipped", "vectors ok", "bad"
+        );
+        let row = |s: &mut String, id: &str, title: &str, t: &Totals| {
+            let _ = writeln!(
+                s,
+                "{:<8} {:<44} {:>7} {:>7} {:>7} {:>11} {:>9}",
+                id,
+                title.chars().take(44).collect::<String>(),
+                t.forms_passed,
+                t.forms_failed,
+                t.forms_skipped,
+                t.vectors_passed,
+                t.vectors_failed
+            );
+        };
+        for f in &self.families {
+            row(&mut s, f.id, f.title, &f.totals);
+        }
+        row(&mut s, "total", "", &self.totals);
+        for f in self.forms.iter().filter(|f| f.status == Status::Failed) {
+            let _ = writeln!(s, "\nFAILED {} ({} of {} vectors)", f.form, f.failed, f.vectors);
+            if let Some(r) = &f.reason {
+                let _ = writeln!(s, "  {r}");
+            }
+            for m in &f.mismatches {
+                let _ = writeln!(s, "  vector {}: {}", m.index, m.vector);
+                let _ = writeln!(s, "    got {} (wrong: {})", m.actual.join(" "), m.wrong.join(", "));
+            }
+            if let Some(p) = &f.repro {
+                let _ = writeln!(s, "  repro: {p}");
+            }
+        }
+        let _ = writeln!(
+            s,
+            "\n{} forms passed, {} failed, {} skipped; {} vectors judged in {:.1} s",
+            self.totals.forms_passed,
+            self.totals.forms_failed,
+            self.totals.forms_skipped,
+            self.totals.vectors_passed + self.totals.vectors_failed,
+            self.seconds
+        );
+        s
+    }
+
+    /// JUnit XML: a test suite per family, a test case per form.
+    pub fn junit(&self) -> String {
+        let esc = |t: &str| {
+            t.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', "&quot;")
+        };
+        let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let _ = writeln!(
+            s,
+            "<testsuites name=\"ptxconf conform {}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
+            esc(&self.backend),
+            self.forms.len(),
+            self.totals.forms_failed,
+            self.totals.forms_skipped,
+            self.seconds
+        );
+        for fam in &self.families {
+            let forms: Vec<&FormReport> = self.forms.iter().filter(|f| f.family == fam.id).collect();
+            let time: f64 = forms.iter().map(|f| f.seconds).sum();
+            let _ = writeln!(
+                s,
+                "  <testsuite name=\"{} {}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{time:.3}\">",
+                fam.id,
+                esc(fam.title),
+                forms.len(),
+                fam.totals.forms_failed,
+                fam.totals.forms_skipped
+            );
+            for f in forms {
+                let _ = write!(
+                    s,
+                    "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
+                    f.section,
+                    esc(&f.form),
+                    f.seconds
+                );
+                match f.status {
+                    Status::Passed => s.push_str("/>\n"),
+                    Status::Skipped => {
+                        let _ = writeln!(
+                            s,
+                            ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                            esc(f.reason.as_deref().unwrap_or(""))
+                        );
+                    }
+                    Status::Failed => {
+                        let mut body = String::new();
+                        for m in &f.mismatches {
+                            let _ = writeln!(body, "vector {}: {}\n  got {}", m.index, m.vector, m.actual.join(" "));
+                        }
+                        if let Some(p) = &f.repro {
+                            let _ = writeln!(body, "repro: {p}");
+                        }
+                        let msg = f
+                            .reason
+                            .clone()
+                            .unwrap_or_else(|| format!("{} of {} vectors wrong", f.failed, f.vectors));
+                        let _ = writeln!(
+                            s,
+                            ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
+                            esc(&msg),
+                            esc(&body)
+                        );
+                    }
+                }
+            }
+            s.push_str("  </testsuite>\n");
+        }
+        s.push_str("</testsuites>\n");
+        s
+    }
+}

@@ -1,0 +1,472 @@
+//! A form's golden vectors as PTX kernels: one thread per vector, operands loaded from an input
+//! buffer, the instruction under test, every destination stored to an output buffer.
+//!
+//! What PTX fixes in the instruction text rather than in registers — video selectors (`a.b1`,
+//! `d.h10`), negation (`!p`, `-a`), immediate operands (`lop3`'s LUT) and which optional operands
+//! are written — makes a *variant*. A kernel holds every variant of its vectors; each thread reads
+//! its variant number and jumps to it through a `brx.idx` table, so a form runs in a few launches
+//! however many selector combinations it has (one JIT compilation per launch on real hardware).
+//!
+//! Records: the input record of a thread is its variant number (u32, when there is more than one
+//! variant) and every register operand in PTX order, each at its natural alignment (predicates and
+//! the carry flag as u32 0/1); the output record holds every destination likewise.
+
+use crate::backend::{Buffers, Job, JobBuffer, JobParam};
+use spec::catalog::{Form, Operand, PtxVersion, Target};
+use spec::types::Kind;
+use spec::value::Sel;
+use spec::vector::Vector;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// Threads per block.
+const BLOCK: u32 = 128;
+
+/// The kernel's entry name.
+pub const ENTRY: &str = "conform";
+
+/// What the instruction text fixes for one vector.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Variant {
+    dsel: Option<Sel>,
+    /// Per input: written (an optional operand may be absent), negated, selector, immediate bits.
+    ins: Vec<(bool, bool, Option<Sel>, Option<u128>)>,
+}
+
+impl Variant {
+    fn of(form: &Form, v: &Vector) -> Variant {
+        Variant {
+            dsel: v.dsel,
+            ins: form
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(k, o)| match v.ins.get(k) {
+                    None => (false, false, None, None),
+                    Some(i) => (true, i.negated, i.sel, o.flags.imm.then_some(i.bits)),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Where one operand lives in a record.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    offset: u32,
+    bytes: u32,
+}
+
+/// The record layout of a form.
+#[derive(Clone, Debug)]
+struct Layout {
+    variant: Option<u32>,
+    ins: Vec<Option<Slot>>,
+    in_stride: u32,
+    outs: Vec<Slot>,
+    out_stride: u32,
+}
+
+/// Bytes of an operand's slot: predicates and the carry flag as u32.
+fn slot_bytes(o: &Operand) -> u32 {
+    if o.ty.kind == Kind::Pred {
+        4
+    } else {
+        o.ty.bits().div_ceil(8).next_power_of_two()
+    }
+}
+
+fn place(offset: &mut u32, bytes: u32) -> Slot {
+    let align = bytes.min(16);
+    *offset = offset.div_ceil(align) * align;
+    let s = Slot { offset: *offset, bytes };
+    *offset += bytes;
+    s
+}
+
+fn finish(offset: u32, slots: impl Iterator<Item = u32>) -> u32 {
+    let align = slots.fold(4, |a, b| a.max(b.min(16)));
+    offset.div_ceil(align).max(1) * align
+}
+
+impl Layout {
+    fn new(form: &Form, variants: bool) -> Layout {
+        let mut off = 0;
+        let variant = variants.then(|| place(&mut off, 4).offset);
+        let ins: Vec<Option<Slot>> = form
+            .inputs
+            .iter()
+            .map(|o| (!o.flags.imm).then(|| place(&mut off, slot_bytes(o))))
+            .collect();
+        let in_stride = finish(off, form.inputs.iter().map(slot_bytes));
+        let mut off = 0;
+        let outs: Vec<Slot> = form.outputs.iter().map(|o| place(&mut off, slot_bytes(o))).collect();
+        let out_stride = finish(off, form.outputs.iter().map(slot_bytes));
+        Layout {
+            variant,
+            ins,
+            in_stride,
+            outs,
+            out_stride,
+        }
+    }
+}
+
+/// One launch: the job, and which of the form's vectors its threads evaluate.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    pub job: Job,
+    /// Indices into the vectors given to [`build`], thread `t` evaluating `vectors[t]`.
+    pub vectors: Vec<usize>,
+    layout: Layout,
+}
+
+/// The PTX ISA version each target first appears in (§12 release notes): a kernel's `.version`
+/// is at least the one its `.target` needs.
+fn min_ptx_for(t: Target) -> PtxVersion {
+    match t.sm {
+        0..=50 => PtxVersion(4, 0),
+        51..=53 => PtxVersion(4, 2),
+        54..=62 => PtxVersion(5, 0),
+        63..=70 => PtxVersion(6, 0),
+        71..=72 => PtxVersion(6, 1),
+        73..=75 => PtxVersion(6, 3),
+        76..=80 => PtxVersion(7, 0),
+        81..=86 => PtxVersion(7, 1),
+        87 => PtxVersion(7, 4),
+        88..=90 => PtxVersion(7, 8),
+        91..=101 => PtxVersion(8, 6),
+        _ => PtxVersion(8, 7),
+    }
+}
+
+/// The `.version` and `.target` of a form's kernels: the form's own, raised to what the kernel
+/// itself uses (sm_50, the oldest target CUDA 12 compiles for; 128-bit loads need PTX 8.3 and
+/// sm_70); PTX 7.0 at least, which has everything else the kernel uses (`brx.idx`: 6.0).
+pub fn header_for(form: &Form) -> (PtxVersion, Target) {
+    let wide = form.inputs.iter().chain(&form.outputs).any(|o| o.ty.bits() == 128);
+    // Deprecated sm_1x forms (`mad.f32` without rounding: "for sm_20 and later a rounding
+    // modifier is required", L8030) keep their sm_1x target, which is what gives them their
+    // meaning: JIT-compiled sm_1x code runs `mad.f32` as `fma.rn.ftz.f32` (L7976).
+    let floor = if wide {
+        70
+    } else if form.flag("deprecated") && form.target.sm < 20 {
+        form.target.sm
+    } else {
+        50
+    };
+    let target = if form.target.sm >= floor {
+        form.target
+    } else {
+        Target {
+            sm: floor,
+            suffix: None,
+        }
+    };
+    let mut ptx = form.ptx.max(PtxVersion(7, 0)).max(min_ptx_for(target));
+    if wide {
+        ptx = ptx.max(PtxVersion(8, 3));
+    }
+    (ptx, target)
+}
+
+/// Builds the launches that evaluate `vectors` (the subset `pick`, in order) of `form`, at most
+/// `max_threads` vectors per launch.
+pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize) -> Result<Vec<Batch>, String> {
+    let mut variants: Vec<Variant> = Vec::new();
+    let mut index: HashMap<Variant, u32> = HashMap::new();
+    let mut of_vector = Vec::with_capacity(pick.len());
+    for &i in pick {
+        let v = vectors.get(i).ok_or_else(|| format!("vector {i} out of range"))?;
+        if v.ins.len() > form.inputs.len() || v.outs.len() != form.outputs.len() {
+            return Err(format!("vector {i} does not have {}'s operands", form.name));
+        }
+        let var = Variant::of(form, v);
+        let n = *index.entry(var.clone()).or_insert_with(|| {
+            variants.push(var);
+            variants.len() as u32 - 1
+        });
+        of_vector.push(n);
+    }
+    let layout = Layout::new(form, variants.len() > 1);
+    let ptx = module(form, &variants, &layout)?;
+    let mut batches = Vec::new();
+    for (chunk, vars) in pick
+        .chunks(max_threads.max(1))
+        .zip(of_vector.chunks(max_threads.max(1)))
+    {
+        let mut input = vec![0u8; chunk.len() * layout.in_stride as usize];
+        for (t, (&i, &var)) in chunk.iter().zip(vars).enumerate() {
+            let rec = &mut input[t * layout.in_stride as usize..][..layout.in_stride as usize];
+            if let Some(off) = layout.variant {
+                rec[off as usize..][..4].copy_from_slice(&var.to_le_bytes());
+            }
+            for (inp, slot) in vectors[i].ins.iter().zip(&layout.ins) {
+                if let Some(s) = slot {
+                    let bytes = inp.bits.to_le_bytes();
+                    rec[s.offset as usize..][..s.bytes as usize].copy_from_slice(&bytes[..s.bytes as usize]);
+                }
+            }
+        }
+        let n = chunk.len() as u32;
+        batches.push(Batch {
+            job: Job {
+                ptx: ptx.clone(),
+                entry: ENTRY.to_string(),
+                grid: [n.div_ceil(BLOCK), 1, 1],
+                block: [BLOCK, 1, 1],
+                buffers: vec![
+                    JobBuffer {
+                        name: "in".into(),
+                        hex: Some(oracle::launch::encode_hex(&input)),
+                        size: None,
+                    },
+                    JobBuffer {
+                        name: "out".into(),
+                        hex: None,
+                        size: Some(u64::from(n) * u64::from(layout.out_stride)),
+                    },
+                ],
+                params: vec![
+                    JobParam::Buffer { buffer: "in".into() },
+                    JobParam::Buffer { buffer: "out".into() },
+                    JobParam::Scalar {
+                        ty: "u32".into(),
+                        value: n.to_string(),
+                    },
+                ],
+            },
+            vectors: chunk.to_vec(),
+            layout: layout.clone(),
+        });
+    }
+    Ok(batches)
+}
+
+impl Batch {
+    /// Every destination's bits, per thread, from the buffers the backend returned.
+    pub fn decode(&self, form: &Form, bufs: &Buffers) -> Result<Vec<Vec<u128>>, String> {
+        let out = bufs
+            .iter()
+            .find(|(n, _)| n == "out")
+            .map(|(_, b)| b)
+            .ok_or("the backend returned no `out` buffer")?;
+        let stride = self.layout.out_stride as usize;
+        if out.len() != self.vectors.len() * stride {
+            return Err(format!(
+                "the `out` buffer has {} bytes, expected {}",
+                out.len(),
+                self.vectors.len() * stride
+            ));
+        }
+        Ok(out
+            .chunks(stride)
+            .map(|rec| {
+                form.outputs
+                    .iter()
+                    .zip(&self.layout.outs)
+                    .map(|(o, s)| {
+                        let mut b = [0u8; 16];
+                        b[..s.bytes as usize].copy_from_slice(&rec[s.offset as usize..][..s.bytes as usize]);
+                        u128::from_le_bytes(b) & o.ty.mask()
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+}
+
+/// The register class of an operand's value.
+fn reg_type(o: &Operand) -> String {
+    if o.ty.kind == Kind::Pred {
+        ".pred".into()
+    } else {
+        format!(".b{}", o.ty.bits().max(8))
+    }
+}
+
+/// An immediate operand as PTX writes it.
+fn immediate(o: &Operand, bits: u128) -> String {
+    match o.ty.kind {
+        Kind::Float(_) if o.ty.bits() == 32 => format!("0f{bits:08X}"),
+        Kind::Float(_) if o.ty.bits() == 64 => format!("0d{bits:016X}"),
+        _ => format!("0x{bits:x}"),
+    }
+}
+
+/// The operand list of the instruction in one variant: destinations, then sources, vector
+/// operands in braces.
+fn operands(form: &Form, var: &Variant) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let group = |ops: &[(Option<u32>, String)]| {
+        let mut open: Option<u32> = None;
+        let mut cur: Vec<String> = Vec::new();
+        let mut out: Vec<String> = Vec::new();
+        for (g, text) in ops {
+            if open.is_some() && *g != open {
+                out.push(format!("{{{}}}", cur.join(", ")));
+                cur.clear();
+            }
+            open = *g;
+            if g.is_some() {
+                cur.push(text.clone());
+            } else {
+                out.push(text.clone());
+            }
+        }
+        if open.is_some() {
+            out.push(format!("{{{}}}", cur.join(", ")));
+        }
+        out
+    };
+    let mut outs: Vec<(Option<u32>, String)> = Vec::new();
+    for (k, o) in form.outputs.iter().enumerate() {
+        if o.flags.cc {
+            continue; // the carry flag is implicit (`.cc`)
+        }
+        let mut r = format!("%d{k}");
+        if o.flags.sel {
+            if let Some(s) = var.dsel {
+                let _ = write!(r, ".{s}");
+            }
+        }
+        // A second destination that is a predicate joins the first with `|` (`p|q`, `d|p`).
+        if o.ty.kind == Kind::Pred && k > 0 && !form.outputs[k - 1].flags.cc {
+            let last = outs.pop().expect("previous predicate");
+            outs.push((None, format!("{}|{r}", last.1)));
+        } else {
+            outs.push((o.group, r));
+        }
+    }
+    parts.extend(group(&outs));
+    let mut ins: Vec<(Option<u32>, String)> = Vec::new();
+    for (k, (o, &(written, negated, sel, imm))) in form.inputs.iter().zip(&var.ins).enumerate() {
+        if !written || o.flags.cc {
+            continue;
+        }
+        let mut r = String::new();
+        if negated {
+            r.push(if o.ty.kind == Kind::Pred { '!' } else { '-' });
+        }
+        match imm {
+            Some(bits) => r.push_str(&immediate(o, bits)),
+            None => {
+                let _ = write!(r, "%a{k}");
+            }
+        }
+        if let Some(s) = sel {
+            let _ = write!(r, ".{s}");
+        }
+        ins.push((o.group, r));
+    }
+    parts.extend(group(&ins));
+    parts.join(", ")
+}
+
+/// The kernel: `conform(.param .u64 in, .param .u64 out, .param .u32 n)`.
+fn module(form: &Form, variants: &[Variant], layout: &Layout) -> Result<String, String> {
+    let (ptx, target) = header_for(form);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "// ptxconf conformance kernel for `{}` ({})",
+        form.name,
+        form.signature()
+    );
+    let _ = writeln!(s, ".version {ptx}\n.target {target}\n.address_size 64\n");
+    let _ = writeln!(
+        s,
+        ".visible .entry {ENTRY}(.param .u64 in, .param .u64 out, .param .u32 n)\n{{"
+    );
+    for (ty, names) in [
+        (".pred", &["%done"][..]),
+        (".b32", &["%i", "%n", "%c", "%t", "%var"]),
+        (".b64", &["%ia", "%oa", "%off"]),
+    ] {
+        for n in names {
+            let _ = writeln!(s, "\t.reg {ty} {n};");
+        }
+    }
+    for (k, o) in form.inputs.iter().enumerate() {
+        if layout.ins[k].is_some() {
+            let _ = writeln!(s, "\t.reg {} %a{k};", reg_type(o));
+            if o.ty.kind == Kind::Pred {
+                let _ = writeln!(s, "\t.reg .b32 %a{k}w;");
+            }
+        }
+    }
+    for (k, o) in form.outputs.iter().enumerate() {
+        if !o.flags.cc {
+            let _ = writeln!(s, "\t.reg {} %d{k};", reg_type(o));
+        }
+    }
+    s.push_str(concat!(
+        "\tld.param.u64 %ia, [in];\n",
+        "\tld.param.u64 %oa, [out];\n",
+        "\tld.param.u32 %n, [n];\n",
+        "\tmov.u32 %c, %ctaid.x;\n",
+        "\tmov.u32 %t, %ntid.x;\n",
+        "\tmov.u32 %i, %tid.x;\n",
+        "\tmad.lo.u32 %i, %c, %t, %i;\n",
+        "\tsetp.ge.u32 %done, %i, %n;\n",
+        "\t@%done bra $DONE;\n",
+    ));
+    let _ = writeln!(s, "\tmul.wide.u32 %off, %i, {};", layout.in_stride);
+    s.push_str("\tadd.u64 %ia, %ia, %off;\n");
+    let _ = writeln!(s, "\tmul.wide.u32 %off, %i, {};", layout.out_stride);
+    s.push_str("\tadd.u64 %oa, %oa, %off;\n");
+    let mut carry_in = None;
+    for (k, o) in form.inputs.iter().enumerate() {
+        let Some(slot) = layout.ins[k] else { continue };
+        if o.ty.kind == Kind::Pred {
+            let _ = writeln!(s, "\tld.global.u32 %a{k}w, [%ia+{}];", slot.offset);
+            if o.flags.cc {
+                carry_in = Some(k);
+            } else {
+                let _ = writeln!(s, "\tsetp.ne.u32 %a{k}, %a{k}w, 0;");
+            }
+        } else {
+            let _ = writeln!(s, "\tld.global.b{} %a{k}, [%ia+{}];", slot.bytes * 8, slot.offset);
+        }
+    }
+    let instr = |var: &Variant| {
+        let mut t = String::new();
+        if let Some(k) = carry_in {
+            // CC.CF = the vector's carry: 0 + 0xffffffff carries nothing, 1 + 0xffffffff carries 1.
+            let _ = writeln!(t, "\tadd.cc.u32 %t, %a{k}w, 0xffffffff;");
+        }
+        let _ = writeln!(t, "\t{} {};", form.name, operands(form, var));
+        t
+    };
+    if variants.len() <= 1 {
+        s.push_str(&instr(variants.first().ok_or("no vectors to run")?));
+    } else {
+        let off = layout.variant.expect("variant slot");
+        let _ = writeln!(s, "\tld.global.u32 %var, [%ia+{off}];");
+        let labels: Vec<String> = (0..variants.len()).map(|v| format!("$V{v}")).collect();
+        let _ = writeln!(s, "$TABLE: .branchtargets {};", labels.join(", "));
+        s.push_str("\tbrx.idx %var, $TABLE;\n");
+        for (label, var) in labels.iter().zip(variants) {
+            let _ = writeln!(s, "{label}:");
+            s.push_str(&instr(var));
+            s.push_str("\tbra $JOIN;\n");
+        }
+        s.push_str("$JOIN:\n");
+    }
+    for (k, o) in form.outputs.iter().enumerate() {
+        let slot = layout.outs[k];
+        if o.flags.cc {
+            let _ = writeln!(s, "\taddc.u32 %t, 0, 0;\n\tst.global.u32 [%oa+{}], %t;", slot.offset);
+        } else if o.ty.kind == Kind::Pred {
+            let _ = writeln!(
+                s,
+                "\tselp.u32 %t, 1, 0, %d{k};\n\tst.global.u32 [%oa+{}], %t;",
+                slot.offset
+            );
+        } else {
+            let _ = writeln!(s, "\tst.global.b{} [%oa+{}], %d{k};", slot.bytes * 8, slot.offset);
+        }
+    }
+    s.push_str("$DONE:\n\tret;\n}\n");
+    Ok(s)
+}

@@ -1,0 +1,15 @@
+//! `ptxconf`: the reference-conformance suite and differential fuzzer for NVIDIA PTX — the
+//! library behind the `ptxconf` binary (and the `conformance` test).
+//!
+//! - [`vectors`]: golden-vector files (corpus/vectors/): generate, verify, read.
+//! - [`kernel`]: a form's vectors as PTX kernels, one thread per vector.
+//! - [`backend`]: what runs the kernels (the oracle, a CUDA driver, an external program).
+//! - [`conform`]: the conformance runner, judging and reports; [`profile`]: hardware profiles.
+
+pub mod backend;
+pub mod bench;
+pub mod conform;
+pub mod coverage;
+pub mod kernel;
+pub mod profile;
+pub mod vectors;

@@ -1,0 +1,589 @@
+//! The `cmd:` and `cuda` backends: the launch protocol against `ptxconf run` and against
+//! misbehaving programs, and the CUDA driver loader on a machine with or without a driver.
+
+use ptxconf::backend::cmd::Cmd;
+use ptxconf::backend::cuda::{self, Cuda};
+use ptxconf::backend::{Backend, Failure, Job, JobBuffer, JobParam, Options};
+use spec::catalog::PtxVersion;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// `c[i] = a[i] + b[i]` for `i < n`, one thread per element; threads past `n` store nothing.
+const ADD_PTX: &str = "\
+.version 8.0
+.target sm_50
+.address_size 64
+
+.visible .entry add_u32(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<12>;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.u32 %r4, %r2, %r3, %r1;
+    ld.param.u32 %r5, [n];
+    setp.ge.u32 %p1, %r4, %r5;
+    @%p1 bra DONE;
+    ld.param.u64 %rd1, [pa];
+    ld.param.u64 %rd2, [pb];
+    ld.param.u64 %rd3, [pc];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd2, %rd2;
+    cvta.to.global.u64 %rd3, %rd3;
+    mul.wide.u32 %rd4, %r4, 4;
+    add.s64 %rd5, %rd1, %rd4;
+    add.s64 %rd6, %rd2, %rd4;
+    add.s64 %rd7, %rd3, %rd4;
+    ld.global.u32 %r6, [%rd5];
+    ld.global.u32 %r7, [%rd6];
+    add.u32 %r6, %r6, %r7;
+    st.global.u32 [%rd7], %r6;
+DONE:
+    ret;
+}
+";
+
+/// Elements computed; the launch has 2 blocks of 64 threads, so 28 threads must do nothing.
+const N: usize = 100;
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn le_words(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Inputs chosen to cover carries out of bit 31 (wrap-around) and zero.
+fn add_inputs() -> (Vec<u32>, Vec<u32>) {
+    let mut x = 0x1234_5678u32;
+    let mut next = || {
+        // xorshift32: deterministic, spread over the whole range.
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let mut a: Vec<u32> = (0..N).map(|_| next()).collect();
+    let mut b: Vec<u32> = (0..N).map(|_| next()).collect();
+    a[0] = u32::MAX;
+    b[0] = 2;
+    a[1] = 0;
+    b[1] = 0;
+    a[2] = 0x8000_0000;
+    b[2] = 0x8000_0000;
+    (a, b)
+}
+
+/// The add job; `c` starts zeroed and is one element longer than `n`, so a store past `n` shows.
+fn add_job() -> Job {
+    let (a, b) = add_inputs();
+    Job {
+        ptx: ADD_PTX.to_string(),
+        entry: "add_u32".into(),
+        grid: [2, 1, 1],
+        block: [64, 1, 1],
+        buffers: vec![
+            JobBuffer {
+                name: "a".into(),
+                hex: Some(hex(&le_words(&a))),
+                size: None,
+            },
+            JobBuffer {
+                name: "b".into(),
+                hex: Some(hex(&le_words(&b))),
+                size: None,
+            },
+            JobBuffer {
+                name: "c".into(),
+                hex: None,
+                size: Some(4 * (N as u64 + 1)),
+            },
+        ],
+        params: vec![
+            JobParam::Buffer { buffer: "a".into() },
+            JobParam::Buffer { buffer: "b".into() },
+            JobParam::Buffer { buffer: "c".into() },
+            JobParam::Scalar {
+                ty: "u32".into(),
+                value: N.to_string(),
+            },
+        ],
+    }
+}
+
+/// Checks the add job's result against sums computed here, with u64 arithmetic truncated.
+fn check_add(bufs: &[(String, Vec<u8>)]) {
+    let (a, b) = add_inputs();
+    let names: Vec<&str> = bufs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["a", "b", "c"]);
+    assert_eq!(bufs[0].1, le_words(&a), "input a changed");
+    assert_eq!(bufs[1].1, le_words(&b), "input b changed");
+    let mut want: Vec<u32> = a
+        .iter()
+        .zip(&b)
+        .map(|(&x, &y)| ((x as u64 + y as u64) & 0xffff_ffff) as u32)
+        .collect();
+    want.push(0);
+    assert_eq!(bufs[2].1.len(), 4 * (N + 1));
+    assert_eq!(bufs[2].1, le_words(&want));
+    // The edge cases, spelled out.
+    assert_eq!(&bufs[2].1[0..4], &[1, 0, 0, 0]); // 0xffffffff + 2 wraps to 1
+    assert_eq!(&bufs[2].1[8..12], &[0, 0, 0, 0]); // 2^31 + 2^31 wraps to 0
+}
+
+fn opts(timeout: f64) -> Options {
+    Options {
+        timeout,
+        ..Options::default()
+    }
+}
+
+fn ptxconf_run() -> Cmd {
+    let prog = format!("{} run", env!("CARGO_BIN_EXE_ptxconf"));
+    match Cmd::new(&prog, &opts(60.0)) {
+        Ok(c) => c,
+        Err(f) => panic!("cmd backend on ptxconf run: {f}"),
+    }
+}
+
+#[test]
+fn cmd_runs_ptxconf_run_on_an_add_kernel() {
+    let cmd = ptxconf_run();
+    assert_eq!(cmd.name(), format!("cmd:{} run", env!("CARGO_BIN_EXE_ptxconf")));
+    assert!(cmd.describe().contains("ptxconf"), "{}", cmd.describe());
+    assert_eq!(cmd.caps().ptx, PtxVersion(8, 7));
+    assert!(cmd.caps().target.is_none() && cmd.caps().families.is_none());
+    match cmd.run(&add_job()) {
+        Ok(bufs) => check_add(&bufs),
+        Err(f) => panic!("{f}"),
+    }
+}
+
+#[test]
+fn cmd_reports_ptxconf_run_rejections_with_their_location() {
+    let mut job = add_job();
+    job.ptx = job.ptx.replace("add.u32 %r6, %r6, %r7;", "add.u32 %r6, %r6, %nosuch;");
+    let line = job.ptx.lines().position(|l| l.contains("%nosuch")).unwrap() + 1;
+    match ptxconf_run().run(&job) {
+        Err(Failure::Rejected { kind, message }) => {
+            assert!(kind == "type" || kind == "parse", "kind {kind}: {message}");
+            // The launch directory is temporary: the location names the file alone.
+            assert!(message.starts_with(&format!("kernel.ptx:{line}:")), "{message}");
+            assert!(message.contains("nosuch"), "{message}");
+        }
+        other => panic!("expected a rejection, got {other:?}"),
+    }
+}
+
+#[test]
+fn cmd_overrides_set_the_capabilities() {
+    let o = Options {
+        target: spec::catalog::Target::parse("sm_80"),
+        ptx: Some(PtxVersion(7, 8)),
+        families: Some(vec!["9.7.1".into()]),
+        jobs: 3,
+        ..Options::default()
+    };
+    let cmd = Cmd::new(&format!("{} run", env!("CARGO_BIN_EXE_ptxconf")), &o).unwrap();
+    assert_eq!(cmd.caps().target.map(|t| t.to_string()).as_deref(), Some("sm_80"));
+    assert_eq!(cmd.caps().ptx, PtxVersion(7, 8));
+    assert_eq!(cmd.caps().families.as_deref(), Some(&["9.7.1".to_string()][..]));
+    assert_eq!(cmd.parallel(), 3);
+}
+
+/// A directory for one test's scripts, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("ptxconf-backends-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+
+    /// Writes an executable `sh` script and returns its path.
+    fn script(&self, name: &str, body: &str) -> String {
+        use std::os::unix::fs::PermissionsExt;
+        let p = self.0.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p.display().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A one-buffer job: `out`, 8 zeroed bytes.
+fn small_job() -> Job {
+    Job {
+        ptx: ".version 8.0\n.target sm_50\n.address_size 64\n".into(),
+        entry: "k".into(),
+        grid: [1, 1, 1],
+        block: [1, 1, 1],
+        buffers: vec![
+            JobBuffer {
+                name: "in".into(),
+                hex: Some("01020304".into()),
+                size: None,
+            },
+            JobBuffer {
+                name: "out".into(),
+                hex: None,
+                size: Some(8),
+            },
+        ],
+        params: vec![],
+    }
+}
+
+fn run_script(s: &Scratch, name: &str, body: &str, timeout: f64) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+    let cmd = Cmd::new(&s.script(name, body), &opts(timeout)).unwrap();
+    cmd.run(&small_job())
+}
+
+const OK_REPLY: &str =
+    r#"{"status": "ok", "buffers": [{"name": "in", "hex": "01020304"}, {"name": "out", "hex": "ffeeddccbbaa9988"}]}"#;
+
+#[test]
+fn cmd_passes_args_and_files_and_reads_an_ok_reply() {
+    let s = Scratch::new("ok");
+    let record = s.0.join("record");
+    // The leading argument comes first, then the launch file, with kernel.ptx beside it.
+    let body = format!(
+        r#"[ "$1" = lead ] || {{ echo "bad first arg $1" >&2; exit 3; }}
+case "$2" in */launch.json) ;; *) echo "bad launch arg $2" >&2; exit 3;; esac
+d=$(dirname "$2")
+grep -q '"entry": "k"' "$2" || exit 4
+grep -q '"size": 8' "$2" || exit 4
+grep -q '^.target sm_50' "$d/kernel.ptx" || exit 5
+echo "$d" > {}
+echo '{OK_REPLY}'"#,
+        record.display()
+    );
+    let cmd = Cmd::new(&format!("{} lead", s.script("ok.sh", &body)), &opts(10.0)).unwrap();
+    let bufs = cmd.run(&small_job()).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(
+        bufs,
+        vec![
+            ("in".to_string(), vec![1, 2, 3, 4]),
+            ("out".to_string(), vec![0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88]),
+        ]
+    );
+    // The launch directory is gone afterwards.
+    let dir = std::fs::read_to_string(&record).unwrap();
+    let dir = dir.trim();
+    assert!(dir.starts_with(std::env::temp_dir().to_str().unwrap()), "{dir}");
+    assert!(!std::path::Path::new(dir).exists(), "{dir} was not removed");
+}
+
+#[test]
+fn cmd_keeps_the_launch_directory_when_asked() {
+    let s = Scratch::new("keep");
+    let reply = r#"{"status":"error","kind":"type","message":"bad","location":"kernel.ptx:1:1"}"#;
+    let cmd = Cmd::new(&s.script("e.sh", &format!("echo '{reply}'")), &opts(10.0))
+        .unwrap()
+        .keep_dirs(true);
+    let job = small_job();
+    let message = match cmd.run(&job) {
+        Err(Failure::Rejected { kind, message }) if kind == "type" => message,
+        other => panic!("expected a type rejection, got {other:?}"),
+    };
+    let (head, dir) = message
+        .split_once(" (launch kept in ")
+        .unwrap_or_else(|| panic!("{message}"));
+    assert_eq!(head, "kernel.ptx:1:1: bad");
+    let dir = PathBuf::from(dir.trim_end_matches(')'));
+    let ptx = std::fs::read_to_string(dir.join("kernel.ptx"));
+    let launch = std::fs::read_to_string(dir.join("launch.json"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(ptx.unwrap(), job.ptx);
+    assert_eq!(launch.unwrap(), job.launch_json("kernel.ptx"));
+}
+
+#[test]
+fn cmd_crash_by_signal_is_crashed_with_stderr() {
+    let s = Scratch::new("crash");
+    match run_script(&s, "crash.sh", "echo 'about to fall over' >&2\nkill -SEGV $$", 10.0) {
+        Err(Failure::Crashed(m)) => {
+            assert!(m.contains("signal 11") && m.contains("SIGSEGV"), "{m}");
+            assert!(m.contains("about to fall over"), "{m}");
+        }
+        other => panic!("expected Crashed, got {other:?}"),
+    }
+}
+
+#[test]
+fn cmd_exit_without_reply_is_crashed_with_status_and_stderr_tail() {
+    let s = Scratch::new("silent");
+    let body = "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo \"line $i\" >&2; done\nexit 3";
+    match run_script(&s, "silent.sh", body, 10.0) {
+        Err(Failure::Crashed(m)) => {
+            assert!(m.contains("exited with status 3"), "{m}");
+            // The last lines, not the first.
+            assert!(m.contains("line 12") && m.contains("line 5"), "{m}");
+            assert!(!m.contains("line 4 "), "{m}");
+        }
+        other => panic!("expected Crashed, got {other:?}"),
+    }
+}
+
+#[test]
+fn cmd_hang_times_out_quickly() {
+    let s = Scratch::new("hang");
+    let t = Instant::now();
+    let r = run_script(&s, "hang.sh", "sleep 100", 1.0);
+    let took = t.elapsed();
+    assert_eq!(r, Err(Failure::Timeout { seconds: 1.0 }));
+    assert!(took >= Duration::from_millis(900), "{took:?}");
+    // The script's `sleep` holds the pipes too; it must die with the script at once (were it
+    // left alive, the pipe grace period would add 2 s).
+    assert!(took < Duration::from_millis(2900), "took {took:?}");
+}
+
+#[test]
+fn cmd_background_child_holding_the_pipes_does_not_block_an_ok_reply() {
+    let s = Scratch::new("bg");
+    let t = Instant::now();
+    let r = run_script(&s, "bg.sh", &format!("sleep 100 &\necho '{OK_REPLY}'"), 30.0);
+    assert!(r.is_ok(), "{r:?}");
+    assert!(t.elapsed() < Duration::from_secs(20), "took {:?}", t.elapsed());
+}
+
+#[test]
+fn cmd_garbage_is_malformed_with_an_excerpt() {
+    let s = Scratch::new("garbage");
+    match run_script(&s, "garbage.sh", "echo 'this is not json at all'", 10.0) {
+        Err(Failure::Malformed(m)) => assert!(m.contains("this is not json at all"), "{m}"),
+        other => panic!("expected Malformed, got {other:?}"),
+    }
+}
+
+#[test]
+fn cmd_error_reply_is_rejected_whatever_the_exit_status() {
+    let s = Scratch::new("error");
+    let reply = r#"{"status":"error","kind":"parse","message":"unexpected token `foo`","location":"kernel.ptx:3:7"}"#;
+    for exit in [0, 1, 2] {
+        let r = run_script(
+            &s,
+            &format!("e{exit}.sh"),
+            &format!("echo '{reply}'\nexit {exit}"),
+            10.0,
+        );
+        assert_eq!(
+            r,
+            Err(Failure::Rejected {
+                kind: "parse".into(),
+                message: "kernel.ptx:3:7: unexpected token `foo`".into()
+            }),
+            "exit {exit}"
+        );
+    }
+}
+
+#[test]
+fn cmd_missing_misnamed_or_missized_buffers_are_malformed() {
+    let s = Scratch::new("buffers");
+    let cases = [
+        (
+            r#"{"status":"ok","buffers":[{"name":"in","hex":"01020304"}]}"#,
+            "the reply has 1 buffers; the launch has 2 (in, out)",
+        ),
+        (
+            r#"{"status":"ok","buffers":[{"name":"out","hex":"0000000000000000"},{"name":"in","hex":"01020304"}]}"#,
+            "reply buffer 0 is `out`; the launch's buffer 0 is `in`",
+        ),
+        (
+            r#"{"status":"ok","buffers":[{"name":"in","hex":"01020304"},{"name":"out","hex":"00000000"}]}"#,
+            "reply buffer `out` has 4 bytes; the launch gave it 8",
+        ),
+        (
+            r#"{"status":"ok","buffers":[{"name":"in","hex":"0102030"},{"name":"out","hex":"0000000000000000"}]}"#,
+            "reply buffer `in`: \"hex\" is not an even number of hex digits",
+        ),
+        (r#"{"status":"ok"}"#, "an \"ok\" reply without a \"buffers\" array"),
+        (
+            r#"{"status":"fine","buffers":[]}"#,
+            "no \"status\" of \"ok\" or \"error\"",
+        ),
+    ];
+    for (k, (reply, want)) in cases.iter().enumerate() {
+        match run_script(&s, &format!("b{k}.sh"), &format!("echo '{reply}'"), 10.0) {
+            Err(Failure::Malformed(m)) => assert!(m.contains(want), "case {k}: {m}"),
+            other => panic!("case {k}: expected Malformed, got {other:?}"),
+        }
+    }
+    // An ok reply with a failing exit status is not trusted.
+    match run_script(&s, "okfail.sh", &format!("echo '{OK_REPLY}'\nexit 1"), 10.0) {
+        Err(Failure::Malformed(m)) => assert!(m.contains("exited with status 1"), "{m}"),
+        other => panic!("expected Malformed, got {other:?}"),
+    }
+}
+
+#[test]
+fn cmd_chatty_stderr_does_not_block() {
+    // 4 MB of stderr: far past a pipe's buffer, so it blocks unless drained while running.
+    let s = Scratch::new("chatty");
+    let body = format!("head -c 4000000 /dev/zero | tr '\\0' x >&2\necho '{OK_REPLY}'");
+    let r = run_script(&s, "chatty.sh", &body, 30.0);
+    assert!(r.is_ok(), "{r:?}");
+}
+
+#[test]
+fn cmd_missing_or_unrunnable_programs_are_unavailable() {
+    let s = Scratch::new("missing");
+    let cases = [
+        (
+            "ptxconf-no-such-program-anywhere".to_string(),
+            "cmd: program `ptxconf-no-such-program-anywhere` not found on PATH",
+        ),
+        (
+            "/nonexistent/impl run".to_string(),
+            "cmd: `/nonexistent/impl` does not exist",
+        ),
+        (s.0.display().to_string(), "is not a file"),
+        ("   ".to_string(), "cmd: no program given"),
+    ];
+    let plain = s.0.join("plain.sh");
+    std::fs::write(&plain, "#!/bin/sh\n").unwrap();
+    let cases = cases
+        .into_iter()
+        .chain([(plain.display().to_string(), "is not executable")]);
+    for (prog, want) in cases {
+        match Cmd::new(&prog, &opts(10.0)) {
+            Err(Failure::Unavailable(m)) => assert!(m.contains(want), "{prog}: {m}"),
+            Err(f) => panic!("{prog}: expected Unavailable, got {f:?}"),
+            Ok(_) => panic!("{prog}: expected Unavailable, got a backend"),
+        }
+    }
+}
+
+#[test]
+fn cmd_through_open_by_name() {
+    let b = ptxconf::backend::open(&format!("cmd:{} run", env!("CARGO_BIN_EXE_ptxconf")), &opts(60.0))
+        .unwrap_or_else(|f| panic!("{f}"));
+    check_add(&b.run(&add_job()).unwrap_or_else(|f| panic!("{f}")));
+}
+
+fn assert_one_line_unavailable(r: Result<Cuda, Failure>, want: &[&str]) -> Option<Cuda> {
+    match r {
+        Ok(c) => Some(c),
+        Err(Failure::Unavailable(m)) => {
+            assert!(!m.contains('\n'), "not one line: {m}");
+            for w in want {
+                assert!(m.contains(w), "{m:?} lacks {w:?}");
+            }
+            None
+        }
+        Err(f) => panic!("expected Unavailable, got {f:?}"),
+    }
+}
+
+#[test]
+fn cuda_nonexistent_library_is_unavailable_in_one_line() {
+    let r = Cuda::open(Some("/nonexistent/libcuda.so"));
+    assert!(r.is_err());
+    assert_one_line_unavailable(r, &["no CUDA driver found: ", "/nonexistent/libcuda.so"]);
+}
+
+#[test]
+fn cuda_library_without_the_driver_api_is_unavailable_not_a_panic() {
+    // libm loads but exports no cuInit: cudarc's own loader would panic here.
+    let r = Cuda::open(Some("libm.so.6"));
+    assert!(r.is_err());
+    assert_one_line_unavailable(r, &["no CUDA driver found: ", "libm.so.6 does not export cuInit"]);
+}
+
+#[test]
+fn cuda_default_driver_runs_the_add_kernel_or_is_unavailable() {
+    let r = Cuda::open(None);
+    let Some(c) = assert_one_line_unavailable(r, &[]) else {
+        return; // no driver or no device here: nothing more to check
+    };
+    eprintln!("running on {}", c.describe());
+    assert_eq!(c.parallel(), 1);
+    assert!(c.caps().target.is_some());
+    check_add(&c.run(&add_job()).unwrap_or_else(|f| panic!("{f}")));
+    // A JIT rejection carries the log, and the backend still works afterwards.
+    let mut bad = add_job();
+    bad.ptx = bad.ptx.replace("add.u32 %r6, %r6, %r7;", "add.u32 %r6, %r6, %nosuch;");
+    match c.run(&bad) {
+        Err(Failure::Rejected { kind, message }) => assert_eq!(kind, "jit", "{message}"),
+        other => panic!("expected a JIT rejection, got {other:?}"),
+    }
+    // An illegal address poisons the context; the next job must still run.
+    let mut wild = add_job();
+    wild.ptx = wild
+        .ptx
+        .replace("st.global.u32 [%rd7], %r6;", "st.global.u32 [0], %r6;");
+    match c.run(&wild) {
+        Err(Failure::Rejected { kind, message }) => assert_eq!(kind, "cuda", "{message}"),
+        other => panic!("expected a CUDA error, got {other:?}"),
+    }
+    check_add(
+        &c.run(&add_job())
+            .unwrap_or_else(|f| panic!("after a sticky error: {f}")),
+    );
+}
+
+#[test]
+fn cuda_ptx_table_follows_the_manual() {
+    // Manual §13 release table (L34560-L34775), capped at 8.7.
+    let cases = [
+        (12080, Some(PtxVersion(8, 7))),
+        (12090, Some(PtxVersion(8, 7))),
+        (13000, Some(PtxVersion(8, 7))),
+        (12070, Some(PtxVersion(8, 6))),
+        (12060, Some(PtxVersion(8, 5))),
+        (12050, Some(PtxVersion(8, 5))),
+        (12040, Some(PtxVersion(8, 4))),
+        (12000, Some(PtxVersion(8, 0))),
+        (11080, Some(PtxVersion(7, 8))),
+        (11000, Some(PtxVersion(7, 0))),
+        (10020, Some(PtxVersion(6, 5))),
+        (10010, Some(PtxVersion(6, 4))),
+        (10000, Some(PtxVersion(6, 3))),
+        (9020, Some(PtxVersion(6, 2))),
+        (9000, Some(PtxVersion(6, 0))),
+        (8000, Some(PtxVersion(5, 0))),
+        (7050, None),
+        (0, None),
+    ];
+    for (v, want) in cases {
+        assert_eq!(cuda::max_ptx(v), want, "CUDA {v}");
+    }
+}
+
+#[test]
+fn cuda_scalar_parameters_are_little_endian_bits_of_their_size() {
+    let ok = |t: &str, v: &str| cuda::scalar_bytes(t, v).unwrap_or_else(|e| panic!("{t} {v}: {e}"));
+    assert_eq!(ok("u32", "100"), [100, 0, 0, 0]);
+    assert_eq!(ok("s32", "-1"), [0xff; 4]);
+    assert_eq!(ok("s8", "-128"), [0x80]);
+    assert_eq!(ok("u16", "0xbeef"), [0xef, 0xbe]);
+    assert_eq!(ok("f32", "0x3f800000"), [0, 0, 0x80, 0x3f]);
+    assert_eq!(ok("u64", "18446744073709551615"), [0xff; 8]);
+    assert_eq!(ok("s64", "-9223372036854775808"), [0, 0, 0, 0, 0, 0, 0, 0x80]);
+    assert_eq!(ok("b128", "0x0102"), {
+        let mut v = [0u8; 16];
+        v[0] = 2;
+        v[1] = 1;
+        v
+    });
+    for (t, v) in [
+        ("u8", "256"),
+        ("s8", "-129"),
+        ("u32", "0x100000000"),
+        ("u32", "1.5"),
+        ("q32", "1"),
+    ] {
+        assert!(cuda::scalar_bytes(t, v).is_err(), "{t} {v}");
+    }
+}

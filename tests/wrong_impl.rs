@@ -1,0 +1,131 @@
+//! The runner finds a deliberately wrong implementation: a `cmd:` backend that runs the oracle
+//! on a kernel whose `add.rn.f32` was rewritten as `add.rz.f32` (a rounding-mode bug). The run
+//! must fail exactly that form, show mismatching vectors, and leave a repro that reproduces it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn ptxconf() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ptxconf"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ptxconf-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A shell script that rewrites the kernel, then answers with `ptxconf run`.
+fn wrong_backend(dir: &Path) -> String {
+    let script = dir.join("wrong-impl.sh");
+    let text = format!(
+        "#!/bin/sh\nsed -i 's/\\tadd\\.rn\\.f32 /\\tadd.rz.f32 /' \"$(dirname \"$1\")/kernel.ptx\"\nexec '{}' run \"$1\"\n",
+        env!("CARGO_BIN_EXE_ptxconf")
+    );
+    std::fs::write(&script, text).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    format!("cmd:{}", script.display())
+}
+
+#[test]
+fn a_rounding_bug_is_found_with_a_repro() {
+    let dir = scratch("wrong");
+    let backend = wrong_backend(&dir);
+    let (json, repro) = (dir.join("report.json"), dir.join("repro"));
+    let out = ptxconf()
+        .args([
+            "conform",
+            "--quiet",
+            "--backend",
+            &backend,
+            "add.rn.f32",
+            "add.rz.f32",
+            "add.rm.f32",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--repro")
+        .arg(&repro)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let forms = report["forms"].as_array().unwrap();
+    let status = |key: &str| {
+        forms
+            .iter()
+            .find(|f| f["form"] == key)
+            .unwrap_or_else(|| panic!("{key} not in the report"))["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(status("add.rn.f32"), "failed");
+    assert_eq!(status("add.rz.f32"), "passed");
+    assert_eq!(status("add.rm.f32"), "passed");
+    assert_eq!(report["totals"]["forms_failed"], 1);
+    let failed = forms.iter().find(|f| f["form"] == "add.rn.f32").unwrap();
+    // rz and rn differ exactly on inexact sums that round up in magnitude: many, not all.
+    let (bad, all) = (failed["failed"].as_u64().unwrap(), failed["vectors"].as_u64().unwrap());
+    assert!(bad > 0 && bad < all, "{bad} of {all}");
+    let m = &failed["mismatches"][0];
+    let line = m["vector"].as_str().unwrap();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    // Operands a, b, the expected d, its tag; the actual value differs from the expected one.
+    assert_eq!(words.len(), 4, "{line}");
+    assert_ne!(m["actual"][0].as_str().unwrap(), words[2]);
+    // The mismatch is real: the expected value is add.rn of the operands (host f32 addition
+    // rounds to nearest even), and the actual one is one ulp toward zero from it.
+    let a = f32::from_bits(u32::from_str_radix(words[0], 16).unwrap());
+    let b = f32::from_bits(u32::from_str_radix(words[1], 16).unwrap());
+    assert_eq!(format!("{:08x}", (a + b).to_bits()), words[2], "{line}");
+    let got = u32::from_str_radix(m["actual"][0].as_str().unwrap(), 16).unwrap();
+    assert_eq!(got & 0x7fff_ffff, ((a + b).to_bits() & 0x7fff_ffff) - 1, "{line}");
+    assert!(stdout.contains("FAILED add.rn.f32"), "{stdout}");
+
+    // The repro: a vector file, its kernel and launch.
+    let r = repro.join("add.rn.f32");
+    for f in ["vectors.vec", "kernel.ptx", "launch.json", "README.txt"] {
+        assert!(r.join(f).is_file(), "{f} missing from {}", r.display());
+    }
+    // It passes on the oracle and fails again on the wrong implementation.
+    let ok = ptxconf()
+        .args(["conform", "--quiet", "--backend", "oracle", "--file"])
+        .arg(r.join("vectors.vec"))
+        .arg("--repro")
+        .arg(dir.join("repro2"))
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stdout));
+    let again = ptxconf()
+        .args(["conform", "--quiet", "--backend", &backend, "--file"])
+        .arg(r.join("vectors.vec"))
+        .arg("--repro")
+        .arg(dir.join("repro3"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        again.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
+    // `ptxconf run` replays the launch by hand.
+    let run = ptxconf().arg("run").arg(r.join("launch.json")).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stdout));
+    assert!(String::from_utf8_lossy(&run.stdout).contains("\"status\": \"ok\""));
+    let _ = std::fs::remove_dir_all(&dir);
+}
