@@ -9,7 +9,7 @@ use serde::Serialize;
 use spec::catalog::{catalog, Class, Form};
 use spec::types::FloatFormat;
 use spec::value::{Accept, Outcome};
-use spec::vector::{form_key, Vector};
+use spec::vector::{form_by_key, form_key, Vector};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -372,6 +372,31 @@ fn write_repro(dir: &Path, form: &Form, fv: &FormVectors, failing: &[usize]) -> 
     );
     std::fs::write(d.join("README.txt"), readme).map_err(|e| e.to_string())?;
     Ok(d)
+}
+
+/// Reads one form's vectors from its file (`.vec.gz` or `.vec`); under a strict profile with
+/// observations for the form, those instead.
+pub fn load(path: &Path, settings: &Settings) -> Result<FormVectors, (Option<usize>, String)> {
+    let form = key_of(path).and_then(|k| form_by_key(&k));
+    let observed = settings
+        .profile
+        .as_ref()
+        .filter(|_| settings.strict)
+        .and_then(|p| key_of(path).and_then(|k| p.observed_path(&k)));
+    let source = observed.unwrap_or_else(|| path.to_path_buf());
+    let file = crate::vectors::load(&source).map_err(|e| (form, format!("{}: {e}", source.display())))?;
+    Ok(FormVectors {
+        form: file.form,
+        vectors: file.vectors,
+        source: source.display().to_string(),
+    })
+}
+
+/// The form a vector file is for, from its name (`add.rn.f32.vec.gz` → `add.rn.f32`).
+pub fn key_of(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let key = name.strip_suffix(".vec.gz").or_else(|| name.strip_suffix(".vec"))?;
+    Some(key.to_string())
 }
 
 /// Runs every form `load` yields on the backend, `backend.parallel()` forms at a time, and

@@ -1,22 +1,16 @@
 //! `ptxconf conform`: options → backend, vector sources → runner → reports and exit status.
 
 use super::ConformArgs;
+use generators::vectors::Level;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptxconf::backend::{self, Failure, Options};
-use ptxconf::conform::{self, FormVectors, Report, Settings};
-use ptxconf::profile::{Profile, Provenance};
+use ptxconf::conform::{self, key_of, FormVectors, Report, Settings};
+use ptxconf::profile::Profile;
 use ptxconf::vectors;
 use spec::catalog::{catalog, PtxVersion, Target};
-use spec::vector::{form_by_key, form_key};
+use spec::vector::form_by_key;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// The form a vector file is for, from its name (`add.rn.f32.vec.gz` → `add.rn.f32`).
-fn key_of(path: &Path) -> Option<String> {
-    let name = path.file_name()?.to_str()?;
-    let key = name.strip_suffix(".vec.gz").or_else(|| name.strip_suffix(".vec"))?;
-    Some(key.to_string())
-}
 
 fn usage(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {msg}");
@@ -53,9 +47,21 @@ pub fn run(a: ConformArgs) -> ExitCode {
         return usage("--timeout must be positive");
     }
 
-    // The vector sources, in a fixed order: the files given, or the directory's files whose form
-    // the filters select.
-    let paths: Vec<PathBuf> = if a.files.is_empty() {
+    let level = match a.level.as_deref().map(Level::parse) {
+        None => None,
+        Some(Some(l)) if a.files.is_empty() => Some(l),
+        Some(Some(_)) => return usage("--level generates vectors; --file reads them: give one"),
+        Some(None) => return usage("--level: expected `golden` or `one`"),
+    };
+    // The vector sources, in a fixed order: generated forms, the files given, or the
+    // directory's files whose form the filters select.
+    let generated: Vec<usize> = match level {
+        Some(_) => vectors::selected(&a.filters),
+        None => Vec::new(),
+    };
+    let paths: Vec<PathBuf> = if level.is_some() {
+        Vec::new()
+    } else if a.files.is_empty() {
         let all = match vectors::list(&a.vectors) {
             Ok(p) => p,
             Err(e) => return usage(format!("cannot list the golden vectors: {e}")),
@@ -71,7 +77,8 @@ pub fn run(a: ConformArgs) -> ExitCode {
     } else {
         a.files.clone()
     };
-    if paths.is_empty() {
+    let count = if level.is_some() { generated.len() } else { paths.len() };
+    if count == 0 {
         return usage(format!(
             "no golden vectors selected (directory {}, filters {:?})",
             a.vectors.display(),
@@ -98,15 +105,19 @@ pub fn run(a: ConformArgs) -> ExitCode {
     let report = match backend::open(&a.backend, &opts) {
         Ok(b) => {
             let b = apply_overrides(b, &opts);
-            let bar = progress(paths.len() as u64, a.quiet);
-            let load = |i: usize| load_form(&paths[i], &settings);
-            let report = conform::run(&*b, paths.len(), load, &settings, |r| {
+            let bar = progress(count as u64, a.quiet);
+            let load = |i: usize| match level {
+                Some(l) => generate_form(generated[i], a.seed, l),
+                None => conform::load(&paths[i], &settings),
+            };
+            let report = conform::run(&*b, count, load, &settings, |r| {
                 bar.set_message(r.form.clone());
                 bar.inc(1);
             });
             bar.finish_and_clear();
             if let Some(dir) = &a.record_profile {
-                if let Err(e) = record_profile(dir, &a.backend, &report, &*b) {
+                let command = std::env::args().collect::<Vec<_>>().join(" ");
+                if let Err(e) = ptxconf::profile::record(dir, &a.backend, &command, &report, &*b) {
                     eprintln!("error: --record-profile: {e}");
                     return ExitCode::from(2);
                 }
@@ -116,10 +127,13 @@ pub fn run(a: ConformArgs) -> ExitCode {
         Err(Failure::Unavailable(why)) => {
             // One clear line, then every selected form reported as skipped.
             eprintln!("{why}");
-            let forms: Vec<usize> = paths
-                .iter()
-                .filter_map(|p| key_of(p).and_then(|k| form_by_key(&k)))
-                .collect();
+            let forms: Vec<usize> = match level {
+                Some(_) => generated,
+                None => paths
+                    .iter()
+                    .filter_map(|p| key_of(p).and_then(|k| form_by_key(&k)))
+                    .collect(),
+            };
             conform::unavailable(&a.backend, &why, &forms, &settings)
         }
         Err(e) => return usage(e),
@@ -135,20 +149,14 @@ pub fn run(a: ConformArgs) -> ExitCode {
     }
 }
 
-/// Reads one form's vectors; under a strict profile with observations for the form, those.
-fn load_form(path: &Path, settings: &Settings) -> Result<FormVectors, (Option<usize>, String)> {
-    let form = key_of(path).and_then(|k| form_by_key(&k));
-    let observed = settings
-        .profile
-        .as_ref()
-        .filter(|_| settings.strict)
-        .and_then(|p| key_of(path).and_then(|k| p.observed_path(&k)));
-    let source = observed.unwrap_or_else(|| path.to_path_buf());
-    let file = vectors::load(&source).map_err(|e| (form, format!("{}: {e}", source.display())))?;
+/// Generates one form's vectors in memory.
+fn generate_form(form: usize, seed: u64, level: Level) -> Result<FormVectors, (Option<usize>, String)> {
+    let f = &catalog().forms[form];
+    let g = generators::vectors::generate(f, seed, level).map_err(|e| (Some(form), e))?;
     Ok(FormVectors {
-        form: file.form,
-        vectors: file.vectors,
-        source: source.display().to_string(),
+        form,
+        vectors: g.vectors,
+        source: format!("generated: level {}, seed {seed}", level.name()),
     })
 }
 
@@ -192,84 +200,4 @@ fn write_reports(r: &Report, json: Option<&Path>, junit: Option<&Path>) -> Resul
         std::fs::write(p, r.junit()).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     Ok(())
-}
-
-/// Writes what the backend returned as a profile: the canonical NaN of every format where all
-/// NaNs it returned agreed, and the results of approximate forms as exact vectors.
-fn record_profile(dir: &Path, backend: &str, report: &Report, b: &dyn backend::Backend) -> Result<(), String> {
-    let cat = catalog();
-    let mut nans: std::collections::BTreeMap<&str, Vec<u128>> = Default::default();
-    for f in &report.forms {
-        for (fmt, bits) in &f.nans {
-            let v = nans.entry(fmt.name()).or_default();
-            if !v.contains(bits) {
-                v.push(*bits);
-            }
-        }
-    }
-    let mut profile = Profile {
-        name: dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("profile")
-            .to_string(),
-        target: b.caps().target.map_or_else(|| "any".to_string(), |t| t.to_string()),
-        provenance: Provenance {
-            device: b.describe(),
-            backend: backend.to_string(),
-            date: today(),
-            command: std::env::args().collect::<Vec<_>>().join(" "),
-        },
-        canonical_nan: Default::default(),
-        observed: Vec::new(),
-        dir: dir.to_path_buf(),
-    };
-    for (fmt, seen) in &nans {
-        if let [one] = seen[..] {
-            let digits = spec::types::FloatFormat::NAMES
-                .iter()
-                .find(|(n, _)| n == fmt)
-                .map_or(8, |(_, f)| f.bits().div_ceil(4) as usize);
-            profile
-                .canonical_nan
-                .insert(fmt.to_string(), format!("0x{one:0digits$x}"));
-        } else {
-            eprintln!(
-                "note: {fmt}: the backend returned {} different NaNs; no canonical NaN recorded",
-                seen.len()
-            );
-        }
-    }
-    let observed_dir = dir.join("observed");
-    for f in &report.forms {
-        let (Some(obs), Some(i)) = (&f.observed, form_by_key(&f.form)) else {
-            continue;
-        };
-        let form = &cat.forms[i];
-        let vs = obs;
-        std::fs::create_dir_all(&observed_dir).map_err(|e| e.to_string())?;
-        let header = vec![("observed".to_string(), profile.provenance.device.clone())];
-        let path = observed_dir.join(format!("{}.vec", form_key(form)));
-        std::fs::write(&path, spec::vector::format_file(form, &header, vs)).map_err(|e| e.to_string())?;
-        profile.observed.push(form_key(form));
-    }
-    profile.save(dir)
-}
-
-/// Today's date (UTC) from the system clock, as YYYY-MM-DD.
-fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
 }

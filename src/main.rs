@@ -140,6 +140,14 @@ struct ConformArgs {
     /// The golden-vector directory.
     #[arg(long, default_value = ptxconf::vectors::DEFAULT_DIR)]
     vectors: std::path::PathBuf,
+    /// Generate the vectors in memory at this level instead of reading the directory: `one`
+    /// is TestFloat's level-1 counts (600 one-operand, 46,464 for more; about 333M vectors in
+    /// all, a long run), `golden` what the directory holds.
+    #[arg(long)]
+    level: Option<String>,
+    /// The seed of --level.
+    #[arg(long, default_value_t = ptxconf::vectors::DEFAULT_SEED)]
+    seed: u64,
     /// Run these vector files (a repro's `vectors.vec`) instead of the directory.
     #[arg(long = "file")]
     files: Vec<std::path::PathBuf>,

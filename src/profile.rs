@@ -12,8 +12,12 @@
 //! profile's canonical NaN wherever any NaN is allowed, and the observed bits of approximate forms.
 //! `ptxconf conform --backend cuda --record-profile DIR` writes one from a real device.
 
+use crate::backend::Backend;
+use crate::conform::Report;
 use serde::{Deserialize, Serialize};
+use spec::catalog::catalog;
 use spec::types::FloatFormat;
+use spec::vector::{form_by_key, form_key};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -90,4 +94,86 @@ fn format_named(n: &str) -> Option<FloatFormat> {
 
 fn parse_hex(s: &str) -> Option<u128> {
     u128::from_str_radix(s.strip_prefix("0x")?, 16).ok()
+}
+
+/// Writes what the backend returned in a run with [`crate::conform::Settings::record`] as a
+/// profile in `dir`: the canonical NaN of every format where all NaNs it returned agreed, and the
+/// results of approximate forms as exact vectors.
+pub fn record(dir: &Path, backend: &str, command: &str, report: &Report, b: &dyn Backend) -> Result<Profile, String> {
+    let cat = catalog();
+    let mut nans: std::collections::BTreeMap<&str, Vec<u128>> = Default::default();
+    for f in &report.forms {
+        for (fmt, bits) in &f.nans {
+            let v = nans.entry(fmt.name()).or_default();
+            if !v.contains(bits) {
+                v.push(*bits);
+            }
+        }
+    }
+    let mut profile = Profile {
+        name: dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("profile")
+            .to_string(),
+        target: b.caps().target.map_or_else(|| "any".to_string(), |t| t.to_string()),
+        provenance: Provenance {
+            device: b.describe(),
+            backend: backend.to_string(),
+            date: today(),
+            command: command.to_string(),
+        },
+        canonical_nan: Default::default(),
+        observed: Vec::new(),
+        dir: dir.to_path_buf(),
+    };
+    for (fmt, seen) in &nans {
+        if let [one] = seen[..] {
+            let digits = spec::types::FloatFormat::NAMES
+                .iter()
+                .find(|(n, _)| n == fmt)
+                .map_or(8, |(_, f)| f.bits().div_ceil(4) as usize);
+            profile
+                .canonical_nan
+                .insert(fmt.to_string(), format!("0x{one:0digits$x}"));
+        } else {
+            eprintln!(
+                "note: {fmt}: the backend returned {} different NaNs; no canonical NaN recorded",
+                seen.len()
+            );
+        }
+    }
+    let observed_dir = dir.join("observed");
+    for f in &report.forms {
+        let (Some(obs), Some(i)) = (&f.observed, form_by_key(&f.form)) else {
+            continue;
+        };
+        let form = &cat.forms[i];
+        let vs = obs;
+        std::fs::create_dir_all(&observed_dir).map_err(|e| e.to_string())?;
+        let header = vec![("observed".to_string(), profile.provenance.device.clone())];
+        let path = observed_dir.join(format!("{}.vec", form_key(form)));
+        std::fs::write(&path, spec::vector::format_file(form, &header, vs)).map_err(|e| e.to_string())?;
+        profile.observed.push(form_key(form));
+    }
+    profile.save(dir)?;
+    Ok(profile)
+}
+
+/// Today's date (UTC) from the system clock, as YYYY-MM-DD.
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
 }

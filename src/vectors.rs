@@ -154,7 +154,7 @@ pub fn matches(form: &Form, filters: &[String]) -> bool {
 }
 
 /// Forms with semantics that match the filters, in catalog order.
-fn selected(filters: &[String]) -> Vec<usize> {
+pub fn selected(filters: &[String]) -> Vec<usize> {
     let cat = catalog();
     (0..cat.forms.len())
         .filter(|&i| spec::eval::semantics(&cat.forms[i]).is_some() && matches(&cat.forms[i], filters))

@@ -20,3 +20,4 @@ pub mod mem;
 pub mod parse;
 pub mod print;
 pub mod program;
+pub mod ptxas;

@@ -19,8 +19,7 @@
 //! Manual lines (`L4480`) are those of `ptx-isa-8.7.zh.txt`, whose numbering of §9.4's tables is
 //! two ahead of the English manual's (its Table 25 is the English Table 23).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 /// What a snippet is, as `ptxas` judges it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -889,60 +888,9 @@ fn known_disagreements_with_ptxas() {
 
 // ---- ptxas
 
-fn wheel_ptxas() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    let py = |code: &str| {
-        Command::new("python3")
-            .args(["-c", code])
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    // `nvidia.cuda_nvcc` is a namespace package in recent wheels: `__file__` is None there.
-    if let Some(dir) = py(
-        "import nvidia.cuda_nvcc as m, os; print(os.path.dirname(m.__file__) if m.__file__ else list(m.__path__)[0])",
-    ) {
-        v.push(Path::new(&dir).join("bin/ptxas"));
-    }
-    if let Some(list) = py("import site; print('\\n'.join(site.getsitepackages() + [site.getusersitepackages()]))") {
-        for d in list.lines() {
-            v.push(Path::new(d.trim()).join("nvidia/cuda_nvcc/bin/ptxas"));
-        }
-    }
-    v
-}
-
-fn find_ptxas() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PTXAS").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
-    }
-    if let Some(path) = std::env::var_os("PATH") {
-        for d in std::env::split_paths(&path) {
-            let p = d.join("ptxas");
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    wheel_ptxas().into_iter().find(|p| p.is_file())
-}
-
-/// `ptxas -arch=sm_XX file -o /dev/null`: accepted when it exits 0 and says no "error".
-fn ptxas_accepts(ptxas: &Path, file: &Path, sm: u32) -> (bool, String) {
-    let out = Command::new(ptxas)
-        .arg(format!("-arch=sm_{sm}"))
-        .arg(file)
-        .args(["-o", "/dev/null"])
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", ptxas.display()));
-    let err = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
-    (out.status.success() && !err.to_lowercase().contains("error"), err)
-}
-
 #[test]
 fn table_and_oracle_agree_with_ptxas() {
-    let Some(ptxas) = find_ptxas() else {
+    let Some(ptxas) = oracle::ptxas::find() else {
         if std::env::var("PTXCONF_NO_PTXAS").as_deref() == Ok("1") {
             eprintln!("NOTICE: ptxas not found; PTXCONF_NO_PTXAS=1, so the differential type-check test is skipped");
             return;
@@ -967,7 +915,7 @@ fn table_and_oracle_agree_with_ptxas() {
         .collect();
     let mut failures = Vec::new();
     for (c, (path, text, lines)) in cs.iter().zip(&files) {
-        let (accepted, stderr) = ptxas_accepts(&ptxas, path, c.sm);
+        let (accepted, stderr) = oracle::ptxas::accepts(&ptxas, path, c.sm);
         let want = c.expect != Expect::Invalid;
         if accepted != want {
             failures.push(format!(
