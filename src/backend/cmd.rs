@@ -63,6 +63,7 @@ impl Cmd {
                 target: opts.target,
                 ptx: opts.ptx.unwrap_or(PtxVersion(8, 7)),
                 families: opts.families.clone(),
+                rejects: None,
             },
         })
     }

@@ -224,6 +224,10 @@ impl Cuda {
                     }),
                     ptx,
                     families: None,
+                    rejects: Some((
+                        super::ptxas_rejects(),
+                        "ptxas 12.9 rejects this form of the PTX ISA 8.7 grammar (corpus/findings/ptxas-12.9-rejects.txt)",
+                    )),
                 },
                 api,
                 lib: lib_name,

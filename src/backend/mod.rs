@@ -118,6 +118,8 @@ pub struct Caps {
     pub ptx: PtxVersion,
     /// §9.7 family ids (`9.7.3`) it implements, or `None` for every family.
     pub families: Option<Vec<String>>,
+    /// Forms it is known to reject although the manual's grammar has them (form keys), and why.
+    pub rejects: Option<(&'static std::collections::BTreeSet<String>, &'static str)>,
 }
 
 impl Caps {
@@ -137,6 +139,11 @@ impl Caps {
         }
         if form.ptx > self.ptx {
             return Some(format!("needs PTX {}, backend accepts up to {}", form.ptx, self.ptx));
+        }
+        if let Some((keys, why)) = self.rejects {
+            if keys.contains(&spec::vector::form_key(form)) {
+                return Some(why.to_string());
+            }
         }
         if let Some(fams) = &self.families {
             let fam = spec::catalog::catalog().family_of(form).id;
@@ -163,6 +170,21 @@ pub trait Backend: Send + Sync {
     }
     /// Runs one launch.
     fn run(&self, job: &Job) -> Result<Buffers, Failure>;
+}
+
+/// The forms ptxas 12.9 rejects although the PTX ISA 8.7 grammar has them
+/// (`corpus/findings/ptxas-12.9-rejects.txt`): NVIDIA's JIT compiler rejects their kernels, so
+/// the `cuda` backend skips them instead of failing them.
+pub fn ptxas_rejects() -> &'static std::collections::BTreeSet<String> {
+    static SET: std::sync::OnceLock<std::collections::BTreeSet<String>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| {
+        include_str!("../../corpus/findings/ptxas-12.9-rejects.txt")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split_whitespace().next())
+            .map(str::to_string)
+            .collect()
+    })
 }
 
 /// A backend with capabilities declared on the command line instead of its own.
@@ -231,4 +253,35 @@ pub fn open(spec: &str, opts: &Options) -> Result<Box<dyn Backend>, Failure> {
             message: format!("unknown backend `{spec}` (expected oracle, cuda, cuda:LIB or cmd:PROGRAM)"),
         });
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spec::catalog::catalog;
+
+    fn form(key: &str) -> &'static Form {
+        &catalog().forms[spec::vector::form_by_key(key).unwrap()]
+    }
+
+    #[test]
+    fn caps_skip_targets_versions_families_and_known_rejections() {
+        let mut caps = Caps {
+            target: Some(Target::parse("sm_80").unwrap()),
+            ptx: PtxVersion(7, 8),
+            families: None,
+            rejects: Some((ptxas_rejects(), "known")),
+        };
+        assert_eq!(caps.unsupported(form("add.rn.f32")), None);
+        // sm_90 (bf16 set), PTX 8.6 (sm_100 forms) and sm_90a forms are beyond sm_80 / PTX 7.8.
+        assert!(caps
+            .unsupported(form("set.eq.bf16.f32"))
+            .unwrap()
+            .contains("needs sm_90"));
+        assert!(caps.unsupported(form("set.eq.ftz.f16.u32")).unwrap() == "known");
+        caps.families = Some(vec!["9.7.1".into()]);
+        assert!(caps.unsupported(form("add.rn.f32")).unwrap().contains("family 9.7.3"));
+        assert!(ptxas_rejects().len() > 1000);
+        assert!(!ptxas_rejects().contains("add.rn.f32"));
+    }
 }

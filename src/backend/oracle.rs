@@ -18,6 +18,7 @@ impl Oracle {
                 target: None,
                 ptx: PtxVersion(8, 7),
                 families: None,
+                rejects: None,
             },
             jobs: opts.jobs.max(1),
         }
