@@ -102,6 +102,29 @@ pub struct FormReport {
     pub nans: Vec<(FloatFormat, u128)>,
 }
 
+impl FormReport {
+    /// A report of catalog form `i` with nothing judged yet.
+    fn new(i: usize, status: Status, reason: Option<String>) -> FormReport {
+        let cat = catalog();
+        let form = &cat.forms[i];
+        FormReport {
+            form: form_key(form),
+            family: cat.family_of(form).id,
+            section: form.section,
+            status,
+            reason,
+            vectors: 0,
+            passed: 0,
+            failed: 0,
+            mismatches: Vec::new(),
+            repro: None,
+            seconds: 0.0,
+            observed: None,
+            nans: Vec::new(),
+        }
+    }
+}
+
 /// Per-family totals.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Totals {
@@ -200,21 +223,8 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
     let started = Instant::now();
     let cat = catalog();
     let form = &cat.forms[fv.form];
-    let mut r = FormReport {
-        form: form_key(form),
-        family: cat.family_of(form).id,
-        section: form.section,
-        status: Status::Passed,
-        reason: None,
-        vectors: fv.vectors.len(),
-        passed: 0,
-        failed: 0,
-        mismatches: Vec::new(),
-        repro: None,
-        seconds: 0.0,
-        observed: None,
-        nans: Vec::new(),
-    };
+    let mut r = FormReport::new(fv.form, Status::Passed, None);
+    r.vectors = fv.vectors.len();
     let approximate = matches!(form.class, Class::ApproxBounded | Class::ApproxUnbounded);
     let mut observed: Vec<Vec<u128>> = vec![
         Vec::new();
@@ -438,55 +448,22 @@ where
 
 /// A vector file that cannot be read is a failed form (the corpus is part of the suite).
 fn unreadable(form: Option<usize>, why: String) -> FormReport {
-    let cat = catalog();
-    let (key, family, section) = match form {
-        Some(i) => (
-            form_key(&cat.forms[i]),
-            cat.family_of(&cat.forms[i]).id,
-            cat.forms[i].section,
-        ),
-        None => ("?".to_string(), "?", "?"),
-    };
-    FormReport {
-        form: key,
-        family,
-        section,
-        status: Status::Failed,
-        reason: Some(why),
-        vectors: 0,
-        passed: 0,
-        failed: 0,
-        mismatches: Vec::new(),
-        repro: None,
-        seconds: 0.0,
-        observed: None,
-        nans: Vec::new(),
+    match form {
+        Some(i) => FormReport::new(i, Status::Failed, Some(why)),
+        None => FormReport {
+            form: "?".to_string(),
+            family: "?",
+            section: "?",
+            ..FormReport::new(0, Status::Failed, Some(why))
+        },
     }
 }
 
 /// The report of a backend that cannot run here: every selected form skipped, with the reason.
 pub fn unavailable(backend: &str, why: &str, forms: &[usize], settings: &Settings) -> Report {
-    let cat = catalog();
     let reports = forms
         .iter()
-        .map(|&i| {
-            let f = &cat.forms[i];
-            FormReport {
-                form: form_key(f),
-                family: cat.family_of(f).id,
-                section: f.section,
-                status: Status::Skipped,
-                reason: Some(why.to_string()),
-                vectors: 0,
-                passed: 0,
-                failed: 0,
-                mismatches: Vec::new(),
-                repro: None,
-                seconds: 0.0,
-                observed: None,
-                nans: Vec::new(),
-            }
-        })
+        .map(|&i| FormReport::new(i, Status::Skipped, Some(why.to_string())))
         .collect();
     summarize(
         backend.to_string(),

@@ -47,11 +47,11 @@ pub fn find() -> Option<PathBuf> {
     wheel_candidates().into_iter().find(|p| p.is_file())
 }
 
-/// `ptxas -arch=sm_XX file -o /dev/null`: accepted when it exits 0 and says no "error"; the
+/// `ptxas -arch=sm_ARCH file -o /dev/null` (ARCH: `80`, `90a`): accepted when it exits 0 and says no "error"; the
 /// second value is what it said.
-pub fn accepts(ptxas: &Path, file: &Path, sm: u32) -> (bool, String) {
+pub fn accepts(ptxas: &Path, file: &Path, arch: &str) -> (bool, String) {
     let out = Command::new(ptxas)
-        .arg(format!("-arch=sm_{sm}"))
+        .arg(format!("-arch=sm_{arch}"))
         .arg(file)
         .args(["-o", "/dev/null"])
         .output()

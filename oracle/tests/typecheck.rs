@@ -915,7 +915,7 @@ fn table_and_oracle_agree_with_ptxas() {
         .collect();
     let mut failures = Vec::new();
     for (c, (path, text, lines)) in cs.iter().zip(&files) {
-        let (accepted, stderr) = oracle::ptxas::accepts(&ptxas, path, c.sm);
+        let (accepted, stderr) = oracle::ptxas::accepts(&ptxas, path, &c.sm.to_string());
         let want = c.expect != Expect::Invalid;
         if accepted != want {
             failures.push(format!(

@@ -14,29 +14,9 @@ use serde::Serialize;
 use spec::catalog::{Form, PtxVersion, Target};
 use std::fmt;
 
-/// One buffer of a launch: initial bytes (inputs) or a size (zeroed outputs).
-#[derive(Clone, Debug, Serialize)]
-pub struct JobBuffer {
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hex: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-}
-
-/// A kernel parameter: a buffer's device address, or a scalar (`{"type": "u32", "value": "17"}`).
-#[derive(Clone, Debug, Serialize)]
-#[serde(untagged)]
-pub enum JobParam {
-    Buffer {
-        buffer: String,
-    },
-    Scalar {
-        #[serde(rename = "type")]
-        ty: String,
-        value: String,
-    },
-}
+/// One buffer of a launch (`hex`: initial bytes, or `size`: zeroed) and one kernel parameter (a
+/// buffer's device address, or a scalar): the launch file's own types.
+pub use ::oracle::launch::{BufferSpec as JobBuffer, ParamSpec as JobParam};
 
 /// One launch, in the shape of `ptxconf run`'s launch file (with the PTX text instead of a path).
 #[derive(Clone, Debug)]

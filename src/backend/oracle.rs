@@ -1,7 +1,7 @@
 //! The built-in oracle as a backend: the interpreter of `ptxconf run`, in process.
 
-use super::{Backend, Buffers, Caps, Failure, Job, JobParam, Options};
-use oracle::launch::{BufferSpec, LaunchFile, ParamSpec};
+use super::{Backend, Buffers, Caps, Failure, Job, Options};
+use oracle::launch::LaunchFile;
 use spec::catalog::PtxVersion;
 
 pub struct Oracle {
@@ -47,26 +47,8 @@ impl Backend for Oracle {
             entry: job.entry.clone(),
             grid: job.grid,
             block: job.block,
-            buffers: job
-                .buffers
-                .iter()
-                .map(|b| BufferSpec {
-                    name: b.name.clone(),
-                    hex: b.hex.clone(),
-                    size: b.size,
-                })
-                .collect(),
-            params: job
-                .params
-                .iter()
-                .map(|p| match p {
-                    JobParam::Buffer { buffer } => ParamSpec::Buffer { buffer: buffer.clone() },
-                    JobParam::Scalar { ty, value } => ParamSpec::Scalar {
-                        ty: ty.clone(),
-                        value: value.clone(),
-                    },
-                })
-                .collect(),
+            buffers: job.buffers.clone(),
+            params: job.params.clone(),
             shared_bytes: 0,
             limits: None,
         };
