@@ -254,6 +254,21 @@ fn default_jobs(jobs: Option<usize>) -> usize {
         .max(1)
 }
 
+/// Prints a command's report and exits 0 when it found nothing wrong, 1 when it did, 2 when it
+/// could not run.
+fn finish(res: Result<(String, bool), String>) -> ExitCode {
+    match res {
+        Ok((report, ok)) => {
+            print!("{report}");
+            ExitCode::from(if ok { 0 } else { 1 })
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// `vectors generate|verify|cat`.
 fn vectors_cmd(cmd: VectorsCmd) -> ExitCode {
     use ptxconf::vectors;
@@ -269,35 +284,14 @@ fn vectors_cmd(cmd: VectorsCmd) -> ExitCode {
                 eprintln!("error: --level `{level}`: expected `golden` or `one`");
                 return ExitCode::from(2);
             };
-            match vectors::generate(&dir, seed, level, &filters, default_jobs(jobs)) {
-                Ok(s) => {
-                    print!("{}", show_summary(&s));
-                    if s.failed.is_empty() {
-                        ExitCode::SUCCESS
-                    } else {
-                        ExitCode::from(1)
-                    }
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(2)
-                }
-            }
+            finish(
+                vectors::generate(&dir, seed, level, &filters, default_jobs(jobs))
+                    .map(|s| (show_summary(&s), s.failed.is_empty())),
+            )
         }
-        VectorsCmd::Verify { dir, jobs, filters } => match vectors::verify(&dir, &filters, default_jobs(jobs)) {
-            Ok(r) => {
-                print!("{}", show_verify(&r));
-                if r.ok() {
-                    ExitCode::SUCCESS
-                } else {
-                    ExitCode::from(1)
-                }
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(2)
-            }
-        },
+        VectorsCmd::Verify { dir, jobs, filters } => {
+            finish(vectors::verify(&dir, &filters, default_jobs(jobs)).map(|r| (show_verify(&r), r.ok())))
+        }
         VectorsCmd::Cat { form, dir } => match vectors::cat(&dir, &form) {
             Ok(text) => {
                 // stdout closed (piped into `head`) is not an error.

@@ -47,6 +47,23 @@ pub fn find() -> Option<PathBuf> {
     wheel_candidates().into_iter().find(|p| p.is_file())
 }
 
+/// The ptxas a test needs: `None` (after a notice naming `test`) only when it is missing and
+/// `PTXCONF_NO_PTXAS=1` says to skip; missing otherwise is an error, so CI cannot pass by
+/// silently not checking.
+pub fn required(test: &str) -> Option<PathBuf> {
+    if let Some(p) = find() {
+        return Some(p);
+    }
+    if std::env::var("PTXCONF_NO_PTXAS").as_deref() == Ok("1") {
+        eprintln!("NOTICE: ptxas not found; PTXCONF_NO_PTXAS=1, so {test} is skipped");
+        return None;
+    }
+    panic!(
+        "ptxas not found ($PTXAS, PATH, or the pip wheel). Install it with \
+         `pip install nvidia-cuda-nvcc-cu12`, point $PTXAS at a ptxas binary, or set PTXCONF_NO_PTXAS=1 to skip"
+    );
+}
+
 /// `ptxas -arch=sm_ARCH file -o /dev/null` (ARCH: `80`, `90a`): accepted when it exits 0 and says no "error"; the
 /// second value is what it said.
 pub fn accepts(ptxas: &Path, file: &Path, arch: &str) -> (bool, String) {

@@ -890,15 +890,8 @@ fn known_disagreements_with_ptxas() {
 
 #[test]
 fn table_and_oracle_agree_with_ptxas() {
-    let Some(ptxas) = oracle::ptxas::find() else {
-        if std::env::var("PTXCONF_NO_PTXAS").as_deref() == Ok("1") {
-            eprintln!("NOTICE: ptxas not found; PTXCONF_NO_PTXAS=1, so the differential type-check test is skipped");
-            return;
-        }
-        panic!(
-            "ptxas not found ($PTXAS, PATH, or the pip wheel). Install it with \
-             `pip install nvidia-cuda-nvcc-cu12`, point $PTXAS at a ptxas binary, or set PTXCONF_NO_PTXAS=1 to skip"
-        );
+    let Some(ptxas) = oracle::ptxas::required("the differential type-check test") else {
+        return;
     };
     let dir = std::env::temp_dir().join(format!("ptxconf-typecheck-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
