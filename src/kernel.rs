@@ -12,7 +12,7 @@
 //! the carry flag as u32 0/1); the output record holds every destination likewise.
 
 use crate::backend::{Buffers, Job, JobBuffer, JobParam};
-use spec::catalog::{Form, Operand, PtxVersion, Target};
+use spec::catalog::{write, Form, Operand, PtxVersion, Target};
 use spec::types::Kind;
 use spec::value::Sel;
 use spec::vector::Vector;
@@ -235,6 +235,7 @@ pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize
                         value: n.to_string(),
                     },
                 ],
+                shared_bytes: 0,
             },
             vectors: chunk.to_vec(),
             layout: layout.clone(),
@@ -278,89 +279,46 @@ impl Batch {
 
 /// The register class of an operand's value.
 fn reg_type(o: &Operand) -> String {
-    if o.ty.kind == Kind::Pred {
-        ".pred".into()
-    } else {
-        format!(".b{}", o.ty.bits().max(8))
-    }
-}
-
-/// An immediate operand as PTX writes it.
-fn immediate(o: &Operand, bits: u128) -> String {
-    match o.ty.kind {
-        Kind::Float(_) if o.ty.bits() == 32 => format!("0f{bits:08X}"),
-        Kind::Float(_) if o.ty.bits() == 64 => format!("0d{bits:016X}"),
-        _ => format!("0x{bits:x}"),
-    }
+    write::reg_class(o.ty)
 }
 
 /// The operand list of the instruction in one variant: destinations, then sources, vector
 /// operands in braces.
 fn operands(form: &Form, var: &Variant) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let group = |ops: &[(Option<u32>, String)]| {
-        let mut open: Option<u32> = None;
-        let mut cur: Vec<String> = Vec::new();
-        let mut out: Vec<String> = Vec::new();
-        for (g, text) in ops {
-            if open.is_some() && *g != open {
-                out.push(format!("{{{}}}", cur.join(", ")));
-                cur.clear();
-            }
-            open = *g;
-            if g.is_some() {
-                cur.push(text.clone());
-            } else {
-                out.push(text.clone());
-            }
-        }
-        if open.is_some() {
-            out.push(format!("{{{}}}", cur.join(", ")));
-        }
-        out
-    };
-    let mut outs: Vec<(Option<u32>, String)> = Vec::new();
-    for (k, o) in form.outputs.iter().enumerate() {
-        if o.flags.cc {
-            continue; // the carry flag is implicit (`.cc`)
-        }
-        let mut r = format!("%d{k}");
-        if o.flags.sel {
-            if let Some(s) = var.dsel {
-                let _ = write!(r, ".{s}");
-            }
-        }
-        // A second destination that is a predicate joins the first with `|` (`p|q`, `d|p`).
-        if o.ty.kind == Kind::Pred && k > 0 && !form.outputs[k - 1].flags.cc {
-            let last = outs.pop().expect("previous predicate");
-            outs.push((None, format!("{}|{r}", last.1)));
-        } else {
-            outs.push((o.group, r));
-        }
-    }
-    parts.extend(group(&outs));
-    let mut ins: Vec<(Option<u32>, String)> = Vec::new();
-    for (k, (o, &(written, negated, sel, imm))) in form.inputs.iter().zip(&var.ins).enumerate() {
-        if !written || o.flags.cc {
-            continue;
-        }
-        let mut r = String::new();
-        if negated {
-            r.push(if o.ty.kind == Kind::Pred { '!' } else { '-' });
-        }
-        match imm {
-            Some(bits) => r.push_str(&immediate(o, bits)),
-            None => {
-                let _ = write!(r, "%a{k}");
-            }
-        }
-        if let Some(s) = sel {
-            let _ = write!(r, ".{s}");
-        }
-        ins.push((o.group, r));
-    }
-    parts.extend(group(&ins));
-    parts.join(", ")
+    let outs: Vec<String> = form
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(k, o)| match var.dsel {
+            Some(s) if o.flags.sel => format!("%d{k}.{s}"),
+            _ => format!("%d{k}"),
+        })
+        .collect();
+    let ins: Vec<Option<String>> = form
+        .inputs
+        .iter()
+        .zip(&var.ins)
+        .enumerate()
+        .map(|(k, (o, &(written, negated, sel, imm)))| {
+            written.then(|| {
+                let mut r = String::new();
+                if negated {
+                    r.push(if o.ty.kind == Kind::Pred { '!' } else { '-' });
+                }
+                match imm {
+                    Some(bits) => r.push_str(&write::immediate(o.ty, bits)),
+                    None => {
+                        let _ = write!(r, "%a{k}");
+                    }
+                }
+                if let Some(s) = sel {
+                    let _ = write!(r, ".{s}");
+                }
+                r
+            })
+        })
+        .collect();
+    write::operand_list(form, &outs, &ins)
 }
 
 /// The kernel: `conform(.param .u64 in, .param .u64 out, .param .u32 n)`.

@@ -5,11 +5,16 @@
 //! - [`kernel`]: a form's vectors as PTX kernels, one thread per vector.
 //! - [`backend`]: what runs the kernels (the oracle, a CUDA driver, an external program).
 //! - [`conform`]: the conformance runner, judging and reports; [`profile`]: hardware profiles.
+//! - [`judge`]: comparing a launch's results between the oracle and a backend (programs, reduction).
 
 pub mod backend;
 pub mod bench;
 pub mod conform;
 pub mod coverage;
+pub mod fuzz;
+pub mod fuzz_targets;
+pub mod judge;
 pub mod kernel;
 pub mod profile;
+pub mod reduce;
 pub mod vectors;

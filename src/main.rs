@@ -7,6 +7,11 @@ use std::process::ExitCode;
 use ptxconf::{bench, coverage};
 
 mod conform_cmd;
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+mod fuzz_cmd;
+mod reduce_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -81,6 +86,26 @@ enum Cmd {
     /// `9.7.3.1`). Prints a table per family and every failed form's first mismatches; exits 1 if
     /// any form failed, 2 on usage errors.
     Conform(Box<ConformArgs>),
+    /// Reduce a launch whose results differ between the oracle and a backend.
+    ///
+    /// `ptxconf reduce LAUNCH.json --backend B` deletes instructions and blocks, replaces operands
+    /// with constants and shrinks the launch while the difference persists (of the same kind: a
+    /// value mismatch, or the same failure), then writes `reduced.ptx`, `launch.json` and
+    /// `report.txt` to `<stem>.reduced/` (or --out) and prints the report. Exits 0 when reduced,
+    /// 1 when the oracle and the backend agree (nothing to reduce), 2 when it cannot run.
+    Reduce(reduce_cmd::ReduceArgs),
+    /// Write random well-typed programs: `ptxconf gen --seed S --count N --out DIR`.
+    ///
+    /// Each program is a `.ptx` file and a launch file (`ptxconf run DIR/p000000.json` runs it)
+    /// with its inputs and its signature layout (`check`). The same seed gives the same files.
+    Gen(fuzz_cmd::GenArgs),
+    /// A differential fuzzing campaign: generated programs on the oracle and on a backend.
+    ///
+    /// `ptxconf fuzz --backend B --seconds N` prints a live line (programs/s, thread-instructions,
+    /// mismatches, forms covered); each mismatch is reduced and written to
+    /// corpus/findings/fuzz/<backend>/ before it is printed. With `--backend oracle` it runs the
+    /// generator and the oracle alone and reports the rate. Exits 1 if anything was found.
+    Fuzz(Box<fuzz_cmd::FuzzArgs>),
     /// Report, per §9.7 family and in total, the catalog's forms and how many have semantics,
     /// golden vectors and generator support.
     Coverage {
@@ -233,6 +258,9 @@ fn main() -> ExitCode {
             }
         },
         Cmd::Conform(args) => conform_cmd::run(*args),
+        Cmd::Reduce(args) => reduce_cmd::run(args),
+        Cmd::Gen(args) => fuzz_cmd::gen(args),
+        Cmd::Fuzz(args) => fuzz_cmd::fuzz(*args),
         Cmd::Vectors { cmd } => vectors_cmd(cmd),
         Cmd::Coverage { json } => {
             let report = coverage::Report::compute();

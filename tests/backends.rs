@@ -111,6 +111,7 @@ fn add_job() -> Job {
                 value: N.to_string(),
             },
         ],
+        shared_bytes: 0,
     }
 }
 
@@ -241,6 +242,7 @@ fn small_job() -> Job {
             },
         ],
         params: vec![],
+        shared_bytes: 0,
     }
 }
 

@@ -2,36 +2,14 @@
 //! on a kernel whose `add.rn.f32` was rewritten as `add.rz.f32` (a rounding-mode bug). The run
 //! must fail exactly that form, show mismatching vectors, and leave a repro that reproduces it.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-fn ptxconf() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ptxconf"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
+mod common;
+use common::{planted_backend, ptxconf, scratch};
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxconf-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// A shell script that rewrites the kernel, then answers with `ptxconf run`.
+/// `add.rn.f32` becomes `add.rz.f32` (in the conformance kernel's one instruction line).
 fn wrong_backend(dir: &Path) -> String {
-    let script = dir.join("wrong-impl.sh");
-    let text = format!(
-        "#!/bin/sh\nsed -i 's/\\tadd\\.rn\\.f32 /\\tadd.rz.f32 /' \"$(dirname \"$1\")/kernel.ptx\"\nexec '{}' run \"$1\"\n",
-        env!("CARGO_BIN_EXE_ptxconf")
-    );
-    std::fs::write(&script, text).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    format!("cmd:{}", script.display())
+    planted_backend(dir, "s/\\tadd\\.rn\\.f32 /\\tadd.rz.f32 /")
 }
 
 #[test]

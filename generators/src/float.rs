@@ -211,6 +211,26 @@ pub fn special_values(f: Format) -> Vec<u64> {
 /// order, without duplicates. A prefix of any length is therefore a spread-out sample, which is how
 /// cross products of pairs and triples are kept small ([`cross_product`]).
 pub fn hard_cases(f: Format) -> Vec<u64> {
+    memo(&HARD, f, hard_cases_of)
+}
+
+/// The results of a pure list-building function, kept per key: the program generator asks for
+/// the same formats' hard cases thousands of times while it probes forms.
+fn memo<K: Copy + Eq + std::hash::Hash>(cache: &'static Memo<K>, k: K, make: fn(K) -> Vec<u64>) -> Vec<u64> {
+    let m = cache.get_or_init(Default::default);
+    if let Some(v) = m.lock().expect("memo lock").get(&k) {
+        return v.clone();
+    }
+    let v = make(k);
+    m.lock().expect("memo lock").insert(k, v.clone());
+    v
+}
+
+type Memo<K> = std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<K, Vec<u64>>>>;
+static HARD: Memo<Format> = std::sync::OnceLock::new();
+static INT_HARD: Memo<IntType> = std::sync::OnceLock::new();
+
+fn hard_cases_of(f: Format) -> Vec<u64> {
     let mut v = special_values(f);
     let mut rest = Vec::new();
     for s in [false, true] {
@@ -538,6 +558,10 @@ impl IntType {
 /// f32, f64) the values where int→float conversion starts rounding: 2^k + 2^(k-p) (a tie that
 /// rounds to even, down), 2^k + 3·2^(k-p) (a tie that rounds up) and their neighbours ±1.
 pub fn int_hard_cases(t: IntType) -> Vec<u64> {
+    memo(&INT_HARD, t, int_hard_cases_of)
+}
+
+fn int_hard_cases_of(t: IntType) -> Vec<u64> {
     let mut vals: Vec<i128> = vec![0, 1, 2, 3, -1, -2, -3, t.min(), t.min() + 1, t.max(), t.max() - 1];
     for k in 0..t.bits {
         let p = 1i128 << k;

@@ -8,4 +8,5 @@
 //! Program generators are built by the golden-vector (#5) and program-generator (#6) issues.
 
 pub mod float;
+pub mod program;
 pub mod vectors;

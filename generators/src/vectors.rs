@@ -773,6 +773,21 @@ fn random_point(axes: &mut [Axis], groups: &mut [FloatGroup]) -> Vec<u128> {
     vals
 }
 
+/// Each source operand's hard values, most important first (the operands of the hard vectors,
+/// before selectors and negation): what other generators draw a form's operands from.
+pub fn hard_operands(form: &Form) -> Vec<Vec<u128>> {
+    let fseed = form_seed(0, &form_key(form));
+    let mut groups = Vec::new();
+    let mut sel_ops = 0;
+    let w_data = form.outputs.first().map_or(32, |o| u64::from(o.ty.bits()));
+    (0..form.inputs.len())
+        .map(|i| {
+            let ax = bits_axis(form, &form.inputs[i], i, fseed, w_data, &mut groups, &mut sel_ops, i);
+            ax.hard
+        })
+        .collect()
+}
+
 /// Generates the vectors of `form` (see the module doc). Errors when the form has no semantics
 /// or no operand set the spec accepts.
 pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, String> {

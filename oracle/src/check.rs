@@ -52,7 +52,17 @@ pub fn check(m: &Module) -> Result<Program> {
     Checker::new().module(m)
 }
 
+/// [`check`] without the [`crate::fast`] shortcuts: every value-level form is evaluated through
+/// the spec with its full acceptance set (what [`crate::exec::Machine::perturb`] needs).
+pub fn check_generic(m: &Module) -> Result<Program> {
+    let mut c = Checker::new();
+    c.generic = true;
+    c.module(m)
+}
+
 struct Checker {
+    /// No fast paths: every value form as `Op::Pure`.
+    generic: bool,
     version: (u32, u32),
     sm: u32,
     globals: HashMap<String, Sym>,
@@ -251,6 +261,7 @@ fn agree(instr: Type, reg: Type, relaxed: bool) -> std::result::Result<u8, Strin
 impl Checker {
     fn new() -> Checker {
         Checker {
+            generic: false,
             version: (0, 0),
             sm: 0,
             globals: HashMap::new(),
@@ -1764,7 +1775,7 @@ impl FuncCx<'_> {
             return Ok(Op::Warp { kind, form, dsts, srcs });
         }
         let sem = sem.expect("checked above");
-        if let Some(f) = crate::fast::lookup(form) {
+        if let Some(f) = crate::fast::lookup(form).filter(|_| !self.ck.generic) {
             if dsts.iter().skip(1).all(|d| *d == Dst::SINK)
                 && srcs.len() <= 3
                 && srcs.iter().all(|s| !s.negated && !s.invert && s.sel.is_none())

@@ -62,6 +62,28 @@ pub struct Machine<'p> {
     pub prog: &'p Program,
     pub global: Global,
     constant: Vec<u8>,
+    /// Make value results another accepted value than the model where the acceptance set allows
+    /// one ([`spec::value::Outcome::alternative`], salted with this seed, the thread and the
+    /// instruction): a different, equally correct implementation, for testing that comparisons
+    /// do not depend on the model's choices. Needs a program from
+    /// [`crate::check::check_generic`] (fast paths return the model only).
+    pub perturb: Option<u64>,
+    /// Per instruction, how loosely the manual determined the results it produced so far: 0
+    /// exactly, 1 up to a NaN's payload, 2 only as a set (approximate, one of several, any).
+    /// Recorded when `Some` (sized to the program's code), for generators that must know that
+    /// their programs' results are determined ([`crate::launch::run_audited`]).
+    pub audit: Option<Vec<u8>>,
+}
+
+/// How loosely an outcome determines its value (see [`Machine::audit`]).
+fn looseness(o: &spec::value::Outcome) -> u8 {
+    use spec::value::Accept;
+    match &o.accept {
+        Accept::Exact => 0,
+        Accept::Nan(_) => 1,
+        Accept::Lanes { lanes, .. } => lanes.iter().map(looseness).max().unwrap_or(0),
+        Accept::Any | Accept::OneOf(_) | Accept::Bound(_) => 2,
+    }
 }
 
 impl<'p> Machine<'p> {
@@ -85,7 +107,13 @@ impl<'p> Machine<'p> {
         if !gdata.is_empty() {
             global.map("module .global variables", mem::GLOBAL_DATA, gdata);
         }
-        Ok(Machine { prog, global, constant })
+        Ok(Machine {
+            prog,
+            global,
+            constant,
+            perturb: None,
+            audit: None,
+        })
     }
 
     /// Allocates a zero- or data-initialized global buffer; returns its address.
@@ -581,14 +609,25 @@ impl<'m, 'p> Cta<'m, 'p> {
                         },
                     )
                     .map_err(|e| self.rt_err(i, pc, e.0))?;
+                    let perturb = self.m.perturb;
+                    if let Some(a) = &mut self.m.audit {
+                        let l = out.iter().map(looseness).max().unwrap_or(0);
+                        if let Some(x) = a.get_mut(pc as usize) {
+                            *x = (*x).max(l);
+                        }
+                    }
                     let t = &mut self.threads[i];
                     for (d, o) in dsts.iter().zip(&out) {
+                        let v = match perturb {
+                            None => o.model,
+                            Some(seed) => o.alternative(seed ^ (i as u64) << 32 ^ pc as u64),
+                        };
                         if d.bits == 128 && d.slot != u32::MAX {
                             let at = t.base + d.slot as usize;
-                            t.regs[at] = o.model as u64;
-                            t.regs[at + 1] = (o.model >> 64) as u64;
+                            t.regs[at] = v as u64;
+                            t.regs[at + 1] = (v >> 64) as u64;
                         } else {
-                            wr(t, d, o.model as u64);
+                            wr(t, d, v as u64);
                         }
                     }
                     t.pc += 1;

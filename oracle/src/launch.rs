@@ -6,7 +6,8 @@
 //!  "buffers": [{"name": "in", "hex": "..."}, {"name": "out", "size": 4096}],
 //!  "params": [{"buffer": "out"}, {"buffer": "in"}, {"type": "u32", "value": "17"}],
 //!  "shared_bytes": 0,                          (optional: dynamic shared memory per block)
-//!  "limits": {"steps": N, "memory": N, "stack": N}}   (optional)
+//!  "limits": {"steps": N, "memory": N, "stack": N},  (optional)
+//!  "check": {...}}                              (optional: how to compare results, see [`Check`])
 //! ```
 
 use crate::error::{Error, ErrorKind, Result};
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchFile {
     pub ptx: String,
@@ -26,10 +27,79 @@ pub struct LaunchFile {
     pub buffers: Vec<BufferSpec>,
     #[serde(default)]
     pub params: Vec<ParamSpec>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub shared_bytes: u32,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<LimitSpec>,
+    /// How two implementations' results are compared (generated programs carry one); without it,
+    /// every buffer is compared byte for byte. `ptxconf run` ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<Check>,
+}
+
+/// The signature of a generated program: every thread writes a record of `stride` bytes at
+/// `stride × (global thread index)` of `buffer`, slot by slot. When a launch has a check, only that
+/// buffer is compared (the other buffers are the program's inputs and scratch space, whose
+/// contents reach the signature if they matter).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    pub buffer: String,
+    pub stride: u32,
+    pub slots: Vec<Slot>,
+}
+
+/// One value of a thread's record, with how it is judged.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Slot {
+    /// The same bits.
+    Exact { offset: u32, bytes: u32 },
+    /// The same bits, except that where the expected lane is a NaN of `format` any NaN is
+    /// accepted: the value went through instructions that return "an unspecified NaN" (L7141).
+    Nan {
+        offset: u32,
+        bytes: u32,
+        format: String,
+        lane_bits: u32,
+    },
+    /// A result the manual does not fix to one value (an approximate instruction, a `rem` of
+    /// negative operands): judged by evaluating `form` (a golden-vector form key) on the inputs
+    /// the *observed* record holds, and accepting any value of the spec's acceptance set for
+    /// destination `output`.
+    Judge {
+        offset: u32,
+        bytes: u32,
+        form: String,
+        output: u32,
+        ins: Vec<JudgeIn>,
+    },
+}
+
+impl Slot {
+    /// Where the slot lies in the record.
+    pub fn span(&self) -> (u32, u32) {
+        match *self {
+            Slot::Exact { offset, bytes } | Slot::Nan { offset, bytes, .. } | Slot::Judge { offset, bytes, .. } => {
+                (offset, bytes)
+            }
+        }
+    }
+}
+
+/// A source operand of a judged instruction: a slot of the same record (its index in
+/// [`Check::slots`]) or an immediate, with `!`/`-` and a video selector as written.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeIn {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imm: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub neg: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sel: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -55,12 +125,26 @@ pub enum ParamSpec {
     },
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steps: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<u32>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl LaunchFile {
+    /// The launch as the file `ptxconf run` reads (pretty JSON, one trailing newline).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a launch file serializes") + "\n"
+    }
 }
 
 /// Buffers after a launch, in launch order.
@@ -90,11 +174,13 @@ pub fn decode_hex(s: &str) -> Option<Vec<u8>> {
 }
 
 pub fn encode_hex(b: &[u8]) -> String {
-    let mut s = String::with_capacity(b.len() * 2);
-    for x in b {
-        let _ = write!(s, "{x:02x}");
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = Vec::with_capacity(b.len() * 2);
+    for &x in b {
+        s.push(DIGITS[(x >> 4) as usize]);
+        s.push(DIGITS[(x & 15) as usize]);
     }
-    s
+    String::from_utf8(s).expect("hex digits are ASCII")
 }
 
 /// A scalar parameter's bits: decimal (negative as two's complement) or `0x` hex, fitting `bytes`.
@@ -114,14 +200,57 @@ fn scalar_bits(value: &str, bytes: usize) -> Option<u64> {
     fits.then(|| if bytes >= 8 { v } else { v & ((1u64 << (bytes * 8)) - 1) })
 }
 
-/// Runs a launch whose PTX text is given; `ptx_name` names it in messages.
+/// Runs a launch whose PTX text is given.
 pub fn run(l: &LaunchFile, ptx: &str) -> Result<(Buffers, Stats)> {
+    run_with(l, ptx, None)
+}
+
+/// [`run`], with every value result replaced by another accepted value where its acceptance set
+/// has one (see [`Machine::perturb`]): a different correct implementation.
+pub fn run_perturbed(l: &LaunchFile, ptx: &str, seed: u64) -> Result<(Buffers, Stats)> {
+    run_with(l, ptx, Some(seed))
+}
+
+/// Per source line, how loosely the manual determined its instructions' results.
+pub type Audit = Vec<(u32, u8)>;
+
+/// [`run`], also reporting per source line how loosely the manual determined the results of
+/// its value instructions (0 exactly, 1 up to a NaN's payload, 2 only as a set; lines whose
+/// instructions ran, except those run by [`crate::fast`] functions). Generated programs are
+/// audited with it.
+pub fn run_audited(l: &LaunchFile, ptx: &str) -> Result<(Buffers, Stats, Audit)> {
+    let mut lines = Vec::new();
+    let (bufs, stats) = run_inner(l, ptx, None, Some(&mut lines))?;
+    Ok((bufs, stats, lines))
+}
+
+fn run_with(l: &LaunchFile, ptx: &str, perturb: Option<u64>) -> Result<(Buffers, Stats)> {
+    run_inner(l, ptx, perturb, None)
+}
+
+fn run_inner(
+    l: &LaunchFile,
+    ptx: &str,
+    perturb: Option<u64>,
+    audit: Option<&mut Vec<(u32, u8)>>,
+) -> Result<(Buffers, Stats)> {
     let module = crate::parse::parse(ptx)?;
-    let prog = crate::check::check(&module)?;
+    // The audit leaves the fast paths in place: their forms (integer arithmetic, `add`, `mul`,
+    // `fma` with `.rn`, comparisons) are exact or exact up to a NaN, which a generator's probe
+    // cannot miss, and auditing every instruction generically costs a third of a campaign.
+    let prog = if perturb.is_some() {
+        crate::check::check_generic(&module)?
+    } else {
+        crate::check::check(&module)?
+    };
     let Some(entry) = prog.entry(&l.entry) else {
         return launch_err(format!("the module has no kernel (`.entry`) named `{}`", l.entry));
     };
     let mut m = Machine::new(&prog)?;
+    m.perturb = perturb;
+    if audit.is_some() {
+        m.audit = Some(vec![0; prog.code.len()]);
+    }
     let limits = {
         let d = Limits::default();
         let s = l.limits.unwrap_or_default();
@@ -222,6 +351,14 @@ pub fn run(l: &LaunchFile, ptx: &str) -> Result<(Buffers, Stats)> {
         limits,
     };
     let stats = m.run(&launch)?;
+    if let (Some(lines), Some(a)) = (audit, &m.audit) {
+        let mut by: std::collections::BTreeMap<u32, u8> = std::collections::BTreeMap::new();
+        for (inst, &x) in prog.code.iter().zip(a) {
+            let e = by.entry(inst.loc.line).or_insert(0);
+            *e = (*e).max(x);
+        }
+        lines.extend(by);
+    }
     let out = bases
         .into_iter()
         .map(|(n, base)| {

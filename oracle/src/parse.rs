@@ -608,9 +608,28 @@ fn token_text(t: &Tok) -> String {
         Tok::Int { value, unsigned } => format!("{value}{}", if *unsigned { "U" } else { "" }),
         Tok::Float { bits, f32: true } => format!("0f{bits:08X}"),
         Tok::Float { bits, f32: false } => format!("0d{bits:016X}"),
-        Tok::Str(s) => format!("{s:?}"),
+        Tok::Str(s) => quoted(s),
         Tok::Punct(c) => c.to_string(),
     }
+}
+
+/// A string literal as the lexer reads it back: only `\\`, `\"`, `\n` and `\t` are escapes
+/// there (`lex.rs`), so every other character is written as it is (Rust's `{:?}` wrote `\r`,
+/// `\0` and `\u{..}`, which came back as two characters: found by the `roundtrip` fuzz target).
+fn quoted(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 2);
+    o.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' => o.push_str("\\\\"),
+            '"' => o.push_str("\\\""),
+            '\n' => o.push_str("\\n"),
+            '\t' => o.push_str("\\t"),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
 }
 
 /// Binding strength of a binary operator (§4.6.1, C's order): higher binds tighter.

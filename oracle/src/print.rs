@@ -88,17 +88,25 @@ fn stmts(out: &mut String, body: &[Stmt], depth: usize) {
 }
 
 pub fn instr(i: &Instr) -> String {
-    let mut s = String::new();
+    // Written into one buffer: the type checker prints every instruction (for its messages), so
+    // this runs once per instruction of every program a campaign checks.
+    let mut s = String::with_capacity(48);
     if let Some((neg, p)) = &i.guard {
-        let _ = write!(s, "@{}{p} ", if *neg { "!" } else { "" });
+        s.push('@');
+        if *neg {
+            s.push('!');
+        }
+        s.push_str(p);
+        s.push(' ');
     }
     s.push_str(&i.opcode);
     for m in &i.mods {
-        let _ = write!(s, ".{m}");
+        s.push('.');
+        s.push_str(m);
     }
-    if !i.operands.is_empty() {
-        let ops: Vec<String> = i.operands.iter().map(operand).collect();
-        let _ = write!(s, " {}", ops.join(", "));
+    for (k, o) in i.operands.iter().enumerate() {
+        s.push_str(if k == 0 { " " } else { ", " });
+        operand_into(o, &mut s);
     }
     s.push(';');
     s
@@ -141,47 +149,93 @@ fn init(i: &Init) -> String {
     }
 }
 
-fn operand(o: &Operand) -> String {
+fn list_into(v: &[Operand], open: char, close: char, s: &mut String) {
+    s.push(open);
+    for (k, o) in v.iter().enumerate() {
+        if k > 0 {
+            s.push_str(", ");
+        }
+        operand_into(o, s);
+    }
+    s.push(close);
+}
+
+fn operand_into(o: &Operand, s: &mut String) {
     match o {
-        Operand::Expr(e) => expr(e),
-        Operand::Not(p) => format!("!{p}"),
-        Operand::Vector(v) => format!("{{{}}}", v.iter().map(operand).collect::<Vec<_>>().join(", ")),
-        Operand::Address(e) => format!("[{}]", expr(e)),
-        Operand::List(v) => format!("({})", v.iter().map(operand).collect::<Vec<_>>().join(", ")),
-        Operand::Pair(p, q) => format!("{p}|{q}"),
-        Operand::Sink => "_".to_string(),
+        Operand::Expr(e) => expr_into(e, s),
+        Operand::Not(p) => {
+            s.push('!');
+            s.push_str(p);
+        }
+        Operand::Vector(v) => list_into(v, '{', '}', s),
+        Operand::Address(e) => {
+            s.push('[');
+            expr_into(e, s);
+            s.push(']');
+        }
+        Operand::List(v) => list_into(v, '(', ')', s),
+        Operand::Pair(p, q) => {
+            s.push_str(p);
+            s.push('|');
+            s.push_str(q);
+        }
+        Operand::Sink => s.push('_'),
     }
 }
 
 pub fn expr(e: &Expr) -> String {
+    let mut s = String::new();
+    expr_into(e, &mut s);
+    s
+}
+
+fn expr_into(e: &Expr, s: &mut String) {
     match e {
-        Expr::Int { value, unsigned } => format!("{value}{}", if *unsigned { "U" } else { "" }),
-        Expr::Float { bits, f32: true } => format!("0f{bits:08X}"),
-        Expr::Float { bits, f32: false } => format!("0d{bits:016X}"),
-        Expr::Name(n) => n.clone(),
-        Expr::Unary(c, a) => format!("{c}{}", wrap(a, 11)),
+        Expr::Int { value, unsigned } => {
+            let _ = write!(s, "{value}{}", if *unsigned { "U" } else { "" });
+        }
+        Expr::Float { bits, f32: true } => {
+            let _ = write!(s, "0f{bits:08X}");
+        }
+        Expr::Float { bits, f32: false } => {
+            let _ = write!(s, "0d{bits:016X}");
+        }
+        Expr::Name(n) => s.push_str(n),
+        Expr::Unary(c, a) => {
+            s.push(*c);
+            wrap_into(a, 11, s);
+        }
         // Parentheses only where precedence needs them, so addresses stay `[%rd1+-8]` as PTX
         // writes them; binary operators associate to the left.
         Expr::Binary(op, a, b) => {
             let p = precedence(op);
+            wrap_into(a, p, s);
             // `%` needs the spaces: `1%16` would lex as `1` and the register name `%16`.
-            let op = if op == "%" { " % " } else { op };
-            format!("{}{op}{}", wrap(a, p), wrap(b, p + 1))
+            s.push_str(if op == "%" { " % " } else { op });
+            wrap_into(b, p + 1, s);
         }
-        Expr::Cond(c, a, b) => format!("{} ? {} : {}", wrap(c, 1), wrap(a, 1), wrap(b, 1)),
+        Expr::Cond(c, a, b) => {
+            wrap_into(c, 1, s);
+            s.push_str(" ? ");
+            wrap_into(a, 1, s);
+            s.push_str(" : ");
+            wrap_into(b, 1, s);
+        }
     }
 }
 
 /// `e` printed, in parentheses when it binds less tightly than `min`.
-fn wrap(e: &Expr, min: u8) -> String {
+fn wrap_into(e: &Expr, min: u8, s: &mut String) {
     let p = match e {
         Expr::Binary(op, ..) => precedence(op),
         Expr::Cond(..) => 0,
         _ => 12,
     };
     if p < min {
-        format!("({})", expr(e))
+        s.push('(');
+        expr_into(e, s);
+        s.push(')');
     } else {
-        expr(e)
+        expr_into(e, s);
     }
 }

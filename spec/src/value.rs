@@ -230,6 +230,52 @@ impl Outcome {
         }
     }
 
+    /// An accepted value other than the model where the set has one, chosen by `salt`: what
+    /// another correct implementation might return (another NaN, the other `rem` convention, a
+    /// neighbour within an error bound, anything for an unspecified result). Tests use it to
+    /// show that a comparison does not depend on the model's choices.
+    pub fn alternative(&self, salt: u64) -> u128 {
+        match &self.accept {
+            Accept::Exact => self.model,
+            Accept::Any => self.model ^ (salt as u128 | 1),
+            Accept::OneOf(v) if !v.is_empty() => v[(salt as usize) % v.len()],
+            Accept::OneOf(_) => self.model,
+            Accept::Nan(f) => {
+                let fmt = Fmt::of(*f);
+                let sign = 1u128 << (fmt.bits - 1);
+                // The sign and the lowest payload bit: still a NaN of the format.
+                let mut alt = if fmt.signed { self.model ^ sign } else { self.model };
+                if fmt.man_bits > 1 && salt & 1 == 1 && fmt.is_nan(alt ^ (1 << fmt.pad)) {
+                    alt ^= 1 << fmt.pad;
+                }
+                if fmt.is_nan(alt) {
+                    alt
+                } else {
+                    self.model
+                }
+            }
+            Accept::Bound(b) => {
+                let step = if salt & 1 == 1 { 1u128 } else { u128::MAX };
+                let alt = self.model.wrapping_add(step);
+                if b.accepts(alt) {
+                    alt
+                } else {
+                    self.model
+                }
+            }
+            Accept::Lanes { lane_bits, lanes } => {
+                let mask = if *lane_bits >= 128 {
+                    u128::MAX
+                } else {
+                    (1u128 << lane_bits) - 1
+                };
+                lanes.iter().enumerate().fold(0u128, |m, (i, o)| {
+                    m | (o.alternative(salt.rotate_left(i as u32 * 7)) & mask) << (i as u32 * lane_bits)
+                })
+            }
+        }
+    }
+
     /// Whether `bits` is acceptable (`bits` masked to the destination width by the caller).
     pub fn accepts(&self, bits: u128) -> bool {
         bits == self.model

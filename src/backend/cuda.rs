@@ -521,7 +521,7 @@ impl Cuda {
                 bx,
                 by,
                 bz,
-                0,
+                job.shared_bytes,
                 std::ptr::null_mut(),
                 if ptrs.is_empty() {
                     std::ptr::null_mut()

@@ -10,13 +10,12 @@ pub mod cmd;
 pub mod cuda;
 pub mod oracle;
 
-use serde::Serialize;
 use spec::catalog::{Form, PtxVersion, Target};
 use std::fmt;
 
 /// One buffer of a launch (`hex`: initial bytes, or `size`: zeroed) and one kernel parameter (a
 /// buffer's device address, or a scalar): the launch file's own types.
-pub use ::oracle::launch::{BufferSpec as JobBuffer, ParamSpec as JobParam};
+pub use ::oracle::launch::{BufferSpec as JobBuffer, LaunchFile, ParamSpec as JobParam};
 
 /// One launch, in the shape of `ptxconf run`'s launch file (with the PTX text instead of a path).
 #[derive(Clone, Debug)]
@@ -28,31 +27,43 @@ pub struct Job {
     pub block: [u32; 3],
     pub buffers: Vec<JobBuffer>,
     pub params: Vec<JobParam>,
-}
-
-#[derive(Serialize)]
-struct LaunchJson<'a> {
-    ptx: &'a str,
-    entry: &'a str,
-    grid: [u32; 3],
-    block: [u32; 3],
-    buffers: &'a [JobBuffer],
-    params: &'a [JobParam],
+    /// Dynamic shared memory per CTA, in bytes.
+    pub shared_bytes: u32,
 }
 
 impl Job {
+    /// The job of a launch file whose PTX text is `ptx`.
+    pub fn from_launch(l: &LaunchFile, ptx: String) -> Job {
+        Job {
+            ptx,
+            entry: l.entry.clone(),
+            grid: l.grid,
+            block: l.block,
+            buffers: l.buffers.clone(),
+            params: l.params.clone(),
+            shared_bytes: l.shared_bytes,
+        }
+    }
+
     /// The launch file `ptxconf run` reads, naming the PTX as `ptx_file` (relative to the launch
     /// file).
-    pub fn launch_json(&self, ptx_file: &str) -> String {
-        let l = LaunchJson {
-            ptx: ptx_file,
-            entry: &self.entry,
+    pub fn launch(&self, ptx_file: &str) -> LaunchFile {
+        LaunchFile {
+            ptx: ptx_file.to_string(),
+            entry: self.entry.clone(),
             grid: self.grid,
             block: self.block,
-            buffers: &self.buffers,
-            params: &self.params,
-        };
-        serde_json::to_string_pretty(&l).expect("launch serializes") + "\n"
+            buffers: self.buffers.clone(),
+            params: self.params.clone(),
+            shared_bytes: self.shared_bytes,
+            limits: None,
+            check: None,
+        }
+    }
+
+    /// [`Job::launch`] as JSON.
+    pub fn launch_json(&self, ptx_file: &str) -> String {
+        self.launch(ptx_file).to_json()
     }
 }
 
@@ -152,20 +163,9 @@ pub trait Backend: Send + Sync {
     fn run(&self, job: &Job) -> Result<Buffers, Failure>;
 }
 
-/// The forms ptxas 12.9 rejects although the PTX ISA 8.7 grammar has them
-/// (`corpus/findings/ptxas-12.9-rejects.txt`): NVIDIA's JIT compiler rejects their kernels, so
-/// the `cuda` backend skips them instead of failing them.
-pub fn ptxas_rejects() -> &'static std::collections::BTreeSet<String> {
-    static SET: std::sync::OnceLock<std::collections::BTreeSet<String>> = std::sync::OnceLock::new();
-    SET.get_or_init(|| {
-        include_str!("../../corpus/findings/ptxas-12.9-rejects.txt")
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .filter_map(|l| l.split_whitespace().next())
-            .map(str::to_string)
-            .collect()
-    })
-}
+/// The forms ptxas 12.9 rejects although the PTX ISA 8.7 grammar has them: NVIDIA's JIT compiler
+/// rejects their kernels, so the `cuda` backend skips them instead of failing them.
+pub use ::oracle::ptxas::rejected_forms as ptxas_rejects;
 
 /// A backend with capabilities declared on the command line instead of its own.
 pub struct WithCaps {

@@ -1,7 +1,6 @@
 //! The built-in oracle as a backend: the interpreter of `ptxconf run`, in process.
 
 use super::{Backend, Buffers, Caps, Failure, Job, Options};
-use oracle::launch::LaunchFile;
 use spec::catalog::PtxVersion;
 
 pub struct Oracle {
@@ -42,16 +41,7 @@ impl Backend for Oracle {
         self.jobs
     }
     fn run(&self, job: &Job) -> Result<Buffers, Failure> {
-        let l = LaunchFile {
-            ptx: "kernel.ptx".into(),
-            entry: job.entry.clone(),
-            grid: job.grid,
-            block: job.block,
-            buffers: job.buffers.clone(),
-            params: job.params.clone(),
-            shared_bytes: 0,
-            limits: None,
-        };
+        let l = job.launch("kernel.ptx");
         oracle::launch::run(&l, &job.ptx)
             .map(|(bufs, _)| bufs)
             .map_err(|e| Failure::Rejected {

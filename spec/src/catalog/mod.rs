@@ -22,6 +22,7 @@
 //! byte/half selector suffix allowed, video), `cc` (the carry flag CC.CF).
 
 pub mod pattern;
+pub mod write;
 
 use crate::types::Type;
 use std::collections::HashMap;

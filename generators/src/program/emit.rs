@@ -1,0 +1,1275 @@
+//! The program builder: a typed register environment, scopes, and one method per construct (see
+//! the module doc of [`super`] for the rules each keeps).
+
+use super::facts::{facts, Det};
+use super::{Config, Program, PTX_FILE};
+use crate::float::{self, Format, IntType};
+use arbitrary::{Result, Unstructured};
+use oracle::launch::{BufferSpec, Check, JudgeIn, LaunchFile, ParamSpec, Slot};
+use spec::catalog::{catalog, write, Class, Form, PtxVersion, Target};
+use spec::types::Kind;
+use spec::value::{Args, Input};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+/// The kernel's entry name.
+pub const ENTRY: &str = "prog";
+
+/// Bytes of a thread's global scratch region and of its `.local` buffer: 8 slots of 16 bytes.
+const SLOT: u32 = 16;
+const SLOTS: u32 = 8;
+/// `.shared` exchanges and reduction counters per program, at most.
+const EXCHANGES: u32 = 4;
+const COUNTERS: u32 = 8;
+
+/// A live register: its name, width in bits (1 for a predicate) and determinacy.
+#[derive(Clone, Debug)]
+struct Reg {
+    name: String,
+    width: u32,
+    det: Det,
+}
+
+/// A memory slot's content, once written on every path.
+type MemSlot = Option<(u32, Det)>;
+
+/// A callable function: parameter widths and determinacies, the return's.
+#[derive(Clone, Debug)]
+struct FuncSig {
+    name: String,
+    params: Vec<(u32, Det)>,
+    ret: (u32, Det),
+}
+
+/// The eligible value-level forms for a configuration, grouped by manual section so that each
+/// section is equally likely (the comparisons' thousands of forms would drown the rest).
+struct Menu {
+    sections: Vec<Rc<Vec<usize>>>,
+}
+
+/// Whether a form may appear in programs of a target, version and exclusion list (the families
+/// are filtered per program, see [`menu`]).
+fn eligible(form: &Form, cfg: &Config) -> bool {
+    if !matches!(
+        form.class,
+        Class::BitExact | Class::ApproxBounded | Class::ApproxUnbounded
+    ) || spec::eval::semantics(form).is_none()
+    {
+        return false;
+    }
+    if ["contract", "deprecated", "preview"].iter().any(|f| form.flag(f)) {
+        return false;
+    }
+    target_ok(form.target, form.ptx, cfg) && !cfg.exclude.contains(&spec::vector::form_key(form))
+}
+
+/// Whether something needing `t` and PTX `v` may appear in a program of `cfg`.
+fn target_ok(t: Target, v: PtxVersion, cfg: &Config) -> bool {
+    let sm_ok = match t.suffix {
+        None => t.sm <= cfg.target.sm,
+        Some(_) => t == cfg.target,
+    };
+    sm_ok && v <= cfg.ptx
+}
+
+/// The menu of `cfg`: the sections eligible for its target, version and exclusions are built
+/// once per thread (for the configuration last asked for), then narrowed to its families.
+fn menu(cfg: &Config, families: Option<&Vec<String>>) -> Menu {
+    type Key = (Target, PtxVersion, std::collections::BTreeSet<String>);
+    type Sections = Rc<Vec<(&'static str, Rc<Vec<usize>>)>>;
+    thread_local! {
+        static CACHE: RefCell<Option<(Key, Sections)>> = const { RefCell::new(None) };
+    }
+    let all: Sections = CACHE.with(|c| {
+        if let Some((k, m)) = &*c.borrow() {
+            if k.0 == cfg.target && k.1 == cfg.ptx && k.2 == cfg.exclude {
+                return m.clone();
+            }
+        }
+        let key: Key = (cfg.target, cfg.ptx, cfg.exclude.clone());
+        let cat = catalog();
+        let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, f) in cat.forms.iter().enumerate() {
+            if eligible(f, cfg) {
+                by.entry(f.section).or_default().push(i);
+            }
+        }
+        let m: Sections = Rc::new(
+            by.into_values()
+                .map(|v| (cat.family_of(&cat.forms[v[0]]).id, Rc::new(v)))
+                .collect(),
+        );
+        *c.borrow_mut() = Some((key, m.clone()));
+        m
+    });
+    Menu {
+        sections: all
+            .iter()
+            .filter(|(fam, _)| families.is_none_or(|f| f.iter().any(|x| x == fam)))
+            .map(|(_, v)| v.clone())
+            .collect(),
+    }
+}
+
+pub(super) fn eligible_count(cfg: &Config) -> usize {
+    menu(cfg, cfg.families.as_ref()).sections.iter().map(|s| s.len()).sum()
+}
+
+/// Counters of register names by class prefix, for the `.reg` declarations.
+#[derive(Default)]
+struct Names {
+    counts: BTreeMap<u32, u32>,
+}
+
+impl Names {
+    fn prefix(width: u32) -> (&'static str, &'static str) {
+        match width {
+            1 => ("%p", ".pred"),
+            8 => ("%c", ".b8"),
+            16 => ("%h", ".b16"),
+            32 => ("%r", ".b32"),
+            64 => ("%d", ".b64"),
+            _ => ("%q", ".b128"),
+        }
+    }
+    fn fresh(&mut self, width: u32) -> String {
+        let n = self.counts.entry(width).or_insert(0);
+        *n += 1;
+        format!("{}{}", Names::prefix(width).0, *n - 1)
+    }
+    fn decls(&self) -> String {
+        let mut s = String::new();
+        for (&w, &n) in &self.counts {
+            let (p, t) = Names::prefix(w);
+            let _ = writeln!(s, "\t.reg {t} {p}<{n}>;");
+        }
+        s
+    }
+}
+
+/// One function's body being built.
+struct Body {
+    text: String,
+    names: Names,
+    regs: Vec<Reg>,
+    /// `regs.len()` where each open scope began.
+    scopes: Vec<usize>,
+    /// Whether CC.CF holds a value written in the current straight-line block.
+    cc: bool,
+    local: Vec<MemSlot>,
+    local_used: bool,
+    entry: bool,
+}
+
+impl Body {
+    fn new(entry: bool) -> Body {
+        Body {
+            text: String::new(),
+            names: Names::default(),
+            regs: Vec::new(),
+            scopes: Vec::new(),
+            cc: false,
+            local: vec![None; SLOTS as usize],
+            local_used: false,
+            entry,
+        }
+    }
+    fn depth(&self) -> usize {
+        self.scopes.len()
+    }
+    /// Where the innermost scope's registers begin.
+    fn scope_start(&self) -> usize {
+        self.scopes.last().copied().unwrap_or(0)
+    }
+}
+
+struct Builder<'a, 'u> {
+    u: &'a mut Unstructured<'u>,
+    cfg: &'a Config,
+    /// The features this program uses.
+    feat: super::Features,
+    menu: Menu,
+    b: Body,
+    funcs: Vec<FuncSig>,
+    /// Instructions still to emit (constructs count their own).
+    budget: usize,
+    labels: u32,
+    instructions: usize,
+    /// Catalog indices of the value forms emitted.
+    forms: Vec<usize>,
+    /// Each value instruction's line as written and how loosely its results may be determined
+    /// by what the generator assumed (0 exact, 1 NaN-loose, 2 judged).
+    assumed: Vec<(String, u8)>,
+    // Entry-only state.
+    sig_base: String,
+    scr_base: String,
+    shx: String,
+    shn: String,
+    zero_pred: String,
+    slots: Vec<Slot>,
+    sig_bytes: u32,
+    scratch: Vec<MemSlot>,
+    exchanges: u32,
+    counters: u32,
+    uses_scratch: bool,
+}
+
+/// Builds a program of `cfg` with the features and families this program drew (swarm testing).
+pub(super) fn build(
+    u: &mut Unstructured,
+    cfg: &Config,
+    features: super::Features,
+    families: Option<&Vec<String>>,
+) -> Result<Program> {
+    let menu = menu(cfg, families);
+    let threads = cfg.warps.clamp(1, 32) * 32;
+    let ctas = cfg.ctas.clamp(1, 65535);
+    let mut g = Builder {
+        u,
+        cfg,
+        feat: features,
+        menu,
+        b: Body::new(false),
+        funcs: Vec::new(),
+        budget: 0,
+        labels: 0,
+        instructions: 0,
+        forms: Vec::new(),
+        assumed: Vec::new(),
+        sig_base: String::new(),
+        scr_base: String::new(),
+        shx: String::new(),
+        shn: String::new(),
+        zero_pred: String::new(),
+        slots: Vec::new(),
+        sig_bytes: 0,
+        scratch: vec![None; SLOTS as usize],
+        exchanges: 0,
+        counters: 0,
+        uses_scratch: false,
+    };
+    let mut module = String::new();
+    let _ = writeln!(
+        module,
+        "// generated by ptxconf (issue 6): a random well-typed program\n.version {}\n.target {}\n.address_size 64\n",
+        cfg.ptx, cfg.target
+    );
+    let size = cfg.size.max(1);
+    let nfuncs = if features.calls && cfg.max_funcs > 0 {
+        g.u.int_in_range(0..=cfg.max_funcs)?
+    } else {
+        0
+    };
+    // Functions get a share of the size; the entry the rest.
+    let per_func = (size / (2 * nfuncs.max(1))).max(1);
+    for k in 0..nfuncs {
+        module.push_str(&g.function(k, per_func)?);
+    }
+    let (entry, input, stride) = g.entry(threads, size)?;
+    module.push_str(&entry);
+    let n = (threads * ctas) as usize;
+    let mut in_bytes = Vec::with_capacity(n * input.stride as usize);
+    for t in 0..n {
+        in_bytes.extend(input.record(t));
+    }
+    let sig_stride = stride;
+    let launch = LaunchFile {
+        ptx: PTX_FILE.into(),
+        entry: ENTRY.into(),
+        grid: [ctas, 1, 1],
+        block: [threads, 1, 1],
+        buffers: vec![
+            BufferSpec {
+                name: "in".into(),
+                hex: Some(oracle::launch::encode_hex(&in_bytes)),
+                size: None,
+            },
+            BufferSpec {
+                name: "sig".into(),
+                hex: None,
+                size: Some(sig_stride as u64 * n as u64),
+            },
+            BufferSpec {
+                name: "scratch".into(),
+                hex: None,
+                size: Some(if g.uses_scratch {
+                    (SLOT * SLOTS) as u64 * n as u64
+                } else {
+                    16
+                }),
+            },
+        ],
+        params: ["in", "sig", "scratch"]
+            .iter()
+            .map(|b| ParamSpec::Buffer { buffer: b.to_string() })
+            .collect(),
+        shared_bytes: 0,
+        limits: None,
+        check: Some(Check {
+            buffer: "sig".into(),
+            stride: sig_stride,
+            slots: std::mem::take(&mut g.slots),
+        }),
+    };
+    // The source line of each value instruction, found in emission order.
+    let mut assumed = Vec::new();
+    let mut want = g.assumed.iter().peekable();
+    for (n, l) in module.lines().enumerate() {
+        if let Some((text, level)) = want.peek() {
+            if l == text {
+                assumed.push((n as u32 + 1, *level));
+                want.next();
+            }
+        }
+    }
+    let mut forms = std::mem::take(&mut g.forms);
+    forms.sort_unstable();
+    forms.dedup();
+    Ok(Program {
+        ptx: module,
+        launch,
+        instructions: g.instructions,
+        forms,
+        assumed,
+    })
+}
+
+/// The initial values of the entry's registers: per register, a value pool every thread draws
+/// from (by thread index and a per-register offset), so threads differ.
+struct Inputs {
+    stride: u32,
+    /// (offset, bytes, pool, start)
+    regs: Vec<(u32, u32, Rc<Vec<u128>>, usize)>,
+}
+
+impl Inputs {
+    fn record(&self, t: usize) -> Vec<u8> {
+        let mut rec = vec![0u8; self.stride as usize];
+        for (off, bytes, pool, start) in &self.regs {
+            let v = pool[(start + t * 7) % pool.len()];
+            rec[*off as usize..(*off + *bytes) as usize].copy_from_slice(&v.to_le_bytes()[..*bytes as usize]);
+        }
+        rec
+    }
+}
+
+/// Pools of interesting register contents of one width: float hard cases of the formats that
+/// width holds (packed for two lanes), integer edges, or both; computed once per process.
+fn pool(width: u32, kind: u8) -> Rc<Vec<u128>> {
+    type Pools = RefCell<BTreeMap<(u32, u8), Rc<Vec<u128>>>>;
+    thread_local! {
+        static POOLS: Pools = const { RefCell::new(BTreeMap::new()) };
+    }
+    POOLS.with(|p| {
+        p.borrow_mut()
+            .entry((width, kind % 3))
+            .or_insert_with(|| Rc::new(make_pool(width, kind)))
+            .clone()
+    })
+}
+
+fn make_pool(width: u32, kind: u8) -> Vec<u128> {
+    let ints = |bits: u32| -> Vec<u128> {
+        float::int_hard_cases(IntType::new(bits.min(64), true))
+            .into_iter()
+            .map(u128::from)
+            .collect()
+    };
+    let floats = |f: Format| -> Vec<u128> { float::hard_cases(f).into_iter().map(u128::from).collect() };
+    let pack2 = |v: Vec<u128>, lane: u32| -> Vec<u128> {
+        (0..v.len()).map(|i| v[i] | v[(i * 5 + 3) % v.len()] << lane).collect()
+    };
+    match (width, kind % 3) {
+        (8, _) => (0..=255).collect(),
+        (16, 0) => floats(Format::F16),
+        (16, 1) => floats(Format::BF16),
+        (16, _) => ints(16),
+        (32, 0) => floats(Format::F32),
+        (32, 1) => pack2(floats(Format::F16), 16),
+        (32, _) => ints(32),
+        (64, 0) => floats(Format::F64),
+        (64, 1) => pack2(floats(Format::F32), 32),
+        (64, _) => ints(64),
+        (_, _) => pack2(ints(64), 64),
+    }
+}
+
+impl<'a, 'u> Builder<'a, 'u> {
+    // ---- text -------------------------------------------------------------------------------
+
+    fn line(&mut self, s: &str) {
+        self.b.text.push('\t');
+        self.b.text.push_str(s);
+        self.b.text.push_str(";\n");
+        self.instructions += 1;
+    }
+    fn label(&mut self, l: &str) {
+        let _ = writeln!(self.b.text, "{l}:");
+        // A label joins control flow: CC.CF from before it is not known on every path.
+        self.b.cc = false;
+    }
+    fn new_label(&mut self, what: &str) -> String {
+        self.labels += 1;
+        format!("${what}{}", self.labels)
+    }
+
+    // ---- registers --------------------------------------------------------------------------
+
+    /// A fresh register, live until the current scope ends.
+    fn fresh(&mut self, width: u32, det: Det) -> String {
+        let name = self.b.names.fresh(width);
+        self.b.regs.push(Reg {
+            name: name.clone(),
+            width,
+            det,
+        });
+        name
+    }
+    /// A register not in the environment (infrastructure, temporaries).
+    fn temp(&mut self, width: u32) -> String {
+        self.b.names.fresh(width)
+    }
+
+    /// A live register of `width` whose value may stand where `want` is assumed.
+    fn pick_src(&mut self, width: u32, want: Det) -> Result<Option<String>> {
+        let c: Vec<usize> = (0..self.b.regs.len())
+            .filter(|&i| self.b.regs[i].width == width && self.b.regs[i].det.within(want))
+            .collect();
+        if c.is_empty() {
+            return Ok(None);
+        }
+        let i = c[self.u.choose_index(c.len())?];
+        Ok(Some(self.b.regs[i].name.clone()))
+    }
+
+    /// A destination for a value of `width` and determinacy `det`: a fresh register, or (half the
+    /// time) a live one the write keeps sound. `guarded`: the write may not happen, so the old
+    /// value may remain. `avoid`: registers this instruction already writes.
+    fn pick_dst(&mut self, width: u32, det: Det, guarded: bool, avoid: &[String]) -> Result<String> {
+        let start = self.b.scope_start();
+        let depth = self.b.depth();
+        let c: Vec<usize> = (0..self.b.regs.len())
+            .filter(|&i| {
+                let r = &self.b.regs[i];
+                if r.width != width || avoid.contains(&r.name) {
+                    return false;
+                }
+                // A register of an enclosing scope (or one that keeps its old value) must keep
+                // a determinacy that covers both values, and since a loop body runs again
+                // with the new value, it must not change at all.
+                let outer = i < start && depth > 0;
+                if outer || guarded {
+                    det.within(r.det)
+                } else {
+                    true
+                }
+            })
+            .collect();
+        if guarded && c.is_empty() {
+            return Err(arbitrary::Error::IncorrectFormat);
+        }
+        if !guarded && (c.is_empty() || self.u.ratio(1, 2)?) {
+            return Ok(self.fresh(width, det));
+        }
+        let i = c[self.u.choose_index(c.len())?];
+        // A register of the current scope, written for sure, takes the new value's determinacy;
+        // otherwise the old one already covers it (and must stay, see above).
+        let outer = i < start && depth > 0;
+        if !guarded && !outer {
+            self.b.regs[i].det = det;
+        }
+        Ok(self.b.regs[i].name.clone())
+    }
+
+    fn open_scope(&mut self) {
+        self.b.scopes.push(self.b.regs.len());
+        self.b.cc = false;
+    }
+    fn close_scope(&mut self) {
+        let start = self.b.scopes.pop().unwrap_or(0);
+        self.b.regs.truncate(start);
+        self.b.cc = false;
+    }
+
+    // ---- the signature ----------------------------------------------------------------------
+
+    /// Stores a value into the thread's signature record; returns its slot index.
+    fn sig_store(&mut self, name: &str, width: u32, det: Det, judge: Option<(String, u32, Vec<JudgeIn>)>) -> u32 {
+        let bytes = if width == 1 { 4 } else { width / 8 };
+        let off = self.sig_bytes.div_ceil(bytes) * bytes;
+        self.sig_bytes = off + bytes;
+        let base = self.sig_base.clone();
+        if width == 1 {
+            let t = self.temp(32);
+            self.line(&format!("selp.u32 {t}, 1, 0, {name}"));
+            self.line(&format!("st.global.u32 [{base}+{off}], {t}"));
+        } else {
+            self.line(&format!("st.global.b{width} [{base}+{off}], {name}"));
+        }
+        let slot = match (judge, det) {
+            (Some((form, output, ins)), _) => Slot::Judge {
+                offset: off,
+                bytes,
+                form,
+                output,
+                ins,
+            },
+            (None, Det::Loose { format, lane_bits }) => Slot::Nan {
+                offset: off,
+                bytes,
+                format: format.name().to_string(),
+                lane_bits,
+            },
+            (None, _) => Slot::Exact { offset: off, bytes },
+        };
+        self.slots.push(slot);
+        self.slots.len() as u32 - 1
+    }
+
+    // ---- value instructions -----------------------------------------------------------------
+
+    /// One value-level instruction of a random eligible form, if operands for it can be found.
+    fn value(&mut self, guard: bool) -> Result<bool> {
+        if self.menu.sections.is_empty() {
+            return Ok(false);
+        }
+        let sec = self.menu.sections[self.u.choose_index(self.menu.sections.len())?].clone();
+        let fi = sec[self.u.choose_index(sec.len())?];
+        let Some(f) = facts(fi) else { return Ok(false) };
+        let form = f.form();
+        let judged = f.outs.contains(&Det::Judged);
+        let top = self.b.entry && self.b.depth() == 0;
+        if judged && !(top && self.feat.judged && !guard) {
+            return Ok(false);
+        }
+        let cc_in = form.inputs.iter().any(|o| o.flags.cc);
+        if cc_in && (!self.b.cc || judged) {
+            return Ok(false);
+        }
+        let guard_text = if guard {
+            let Some(p) = self.pick_src(1, Det::Exact)? else {
+                return Ok(false);
+            };
+            Some(format!("@{}{p} ", if self.u.arbitrary()? { "!" } else { "" }))
+        } else {
+            None
+        };
+        // Sources.
+        let mut ins: Vec<Option<String>> = vec![None; form.inputs.len()];
+        let mut trial: Vec<Input> = Vec::new();
+        // Per written source: (register, width, determinacy) or an immediate, and `!`.
+        type Source = (Option<(String, u32, Det)>, Option<u128>, bool);
+        let mut judge_ins: Vec<Source> = Vec::new();
+        for (j, o) in form.inputs.iter().enumerate().take(f.written) {
+            let pool = &f.pools[j];
+            if o.flags.cc {
+                trial.push(Input::bits(0));
+                continue;
+            }
+            if o.flags.imm {
+                let bits = pool[self.u.choose_index(pool.len())?];
+                ins[j] = Some(write::immediate(o.ty, bits));
+                trial.push(Input::bits(bits));
+                judge_ins.push((None, Some(bits), false));
+                continue;
+            }
+            let width = if o.ty.kind == Kind::Pred { 1 } else { o.ty.bits().max(8) };
+            let want = f.loose_in[j].unwrap_or(Det::Exact);
+            let Some(mut r) = self.pick_src(width, want)? else {
+                return Ok(false);
+            };
+            let det = self.b.regs.iter().find(|x| x.name == r).map_or(Det::Exact, |x| x.det);
+            if f.divisor == Some(j) {
+                let g = self.temp(width);
+                self.line(&format!("or.b{width} {g}, {r}, 1"));
+                r = g;
+            }
+            let neg = o.ty.kind == Kind::Pred && o.flags.not && self.u.ratio(1, 4)?;
+            ins[j] = Some(format!("{}{r}", if neg { "!" } else { "" }));
+            trial.push(Input {
+                bits: pool[0],
+                negated: neg,
+                sel: None,
+            });
+            judge_ins.push((Some((r, width, det)), None, neg));
+        }
+        // Immediates the spec rejects in this combination would fail at run time: ask first
+        // (without immediates, the shape is the probe's, which the spec accepted).
+        let imm = form.inputs.iter().take(f.written).any(|o| o.flags.imm);
+        if imm
+            && spec::eval::eval(
+                form,
+                &Args {
+                    ins: &trial,
+                    dsel: None,
+                },
+            )
+            .is_err()
+        {
+            return Ok(false);
+        }
+        // Destinations.
+        let mut outs: Vec<String> = Vec::new();
+        let mut pending: Vec<(String, u32, Det, u32)> = Vec::new();
+        for (k, o) in form.outputs.iter().enumerate() {
+            if o.flags.cc {
+                outs.push(String::new());
+                continue;
+            }
+            let width = if o.ty.kind == Kind::Pred { 1 } else { o.ty.bits().max(8) };
+            let det = f.outs[k];
+            let name = if det == Det::Judged {
+                let t = self.temp(width);
+                pending.push((t.clone(), width, det, k as u32));
+                t
+            } else if judged {
+                // Other destinations of a judged instruction go to the signature as values.
+                let t = self.fresh(width, det);
+                pending.push((t.clone(), width, det, k as u32));
+                t
+            } else {
+                match self.pick_dst(width, det, guard, &outs) {
+                    Ok(n) => n,
+                    Err(_) => return Ok(false),
+                }
+            };
+            outs.push(name);
+        }
+        // A judged instruction's register inputs go to the signature first.
+        let mut jins: Vec<JudgeIn> = Vec::new();
+        if judged {
+            for (reg, imm, neg) in judge_ins {
+                let slot = reg.map(|(r, width, det)| self.sig_store(&r, width, det, None));
+                jins.push(JudgeIn {
+                    slot,
+                    imm: imm.map(|b| format!("0x{b:x}")),
+                    neg,
+                    sel: None,
+                });
+            }
+        }
+        let text = format!(
+            "{}{} {}",
+            guard_text.unwrap_or_default(),
+            form.name,
+            write::operand_list(form, &outs, &ins)
+        );
+        self.line(&text);
+        self.forms.push(fi);
+        let level = f
+            .outs
+            .iter()
+            .map(|d| match d {
+                Det::Exact => 0,
+                Det::Loose { .. } => 1,
+                Det::Judged => 2,
+            })
+            .max()
+            .unwrap_or(0);
+        self.assumed.push((format!("\t{text};"), level));
+        if form.outputs.iter().any(|o| o.flags.cc) {
+            // A guarded writer may leave CC.CF unwritten.
+            self.b.cc = !guard;
+        }
+        let key = spec::vector::form_key(form);
+        for (name, width, det, k) in pending {
+            let judge = (det == Det::Judged).then(|| (key.clone(), k, jins.clone()));
+            self.sig_store(&name, width, det, judge);
+        }
+        Ok(true)
+    }
+
+    /// A value instruction, trying a few forms: most forms need operands of particular widths,
+    /// and a program with few live registers of a width fits few of them.
+    fn value_retry(&mut self) -> Result<bool> {
+        for _ in 0..8 {
+            if self.value(false)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    // ---- constructs -------------------------------------------------------------------------
+
+    /// `mov` of a special register: always possible.
+    fn special(&mut self) -> Result<()> {
+        let regs = ["%tid.x", "%laneid", "%ntid.x", "%ctaid.x", "%nctaid.x"];
+        let s = regs[self.u.choose_index(regs.len())?];
+        let d = self.pick_dst(32, Det::Exact, false, &[])?;
+        self.line(&format!("mov.u32 {d}, {s}"));
+        Ok(())
+    }
+
+    fn if_else(&mut self) -> Result<bool> {
+        let Some(p) = self.pick_src(1, Det::Exact)? else {
+            return Ok(false);
+        };
+        let (els, end) = (self.new_label("ELSE"), self.new_label("END"));
+        let neg = if self.u.arbitrary()? { "!" } else { "" };
+        self.line(&format!("@{neg}{p} bra {els}"));
+        let n = self.u.int_in_range(1..=6)?;
+        self.open_scope();
+        self.block(n)?;
+        self.close_scope();
+        self.line(&format!("bra {end}"));
+        self.label(&els);
+        self.open_scope();
+        if self.u.arbitrary()? {
+            self.block(n)?;
+        }
+        self.close_scope();
+        self.label(&end);
+        Ok(true)
+    }
+
+    fn counted_loop(&mut self) -> Result<bool> {
+        let max = self.cfg.max_trips.max(1);
+        let ctr = self.temp(32);
+        let src = self.pick_src(32, Det::Exact)?;
+        match src {
+            Some(s) if self.u.arbitrary()? => {
+                // A data-dependent count: threads leave the loop at different times.
+                self.line(&format!("rem.u32 {ctr}, {s}, {max}"));
+                self.line(&format!("add.u32 {ctr}, {ctr}, 1"));
+            }
+            _ => {
+                let k = self.u.int_in_range(1..=max)?;
+                self.line(&format!("mov.u32 {ctr}, {k}"));
+            }
+        }
+        let head = self.new_label("LOOP");
+        self.label(&head);
+        self.open_scope();
+        let n = self.u.int_in_range(1..=6)?;
+        self.block(n)?;
+        self.close_scope();
+        let p = self.temp(1);
+        self.line(&format!("sub.u32 {ctr}, {ctr}, 1"));
+        self.line(&format!("setp.ne.u32 {p}, {ctr}, 0"));
+        self.line(&format!("@{p} bra {head}"));
+        self.b.cc = false;
+        Ok(true)
+    }
+
+    fn call(&mut self) -> Result<bool> {
+        if self.funcs.is_empty() {
+            return Ok(false);
+        }
+        let f = self.funcs[self.u.choose_index(self.funcs.len())?].clone();
+        let mut args = Vec::new();
+        for &(w, d) in &f.params {
+            let Some(r) = self.pick_src(w, d)? else {
+                return Ok(false);
+            };
+            args.push(r);
+        }
+        let ret = self.pick_dst(f.ret.0, f.ret.1, false, &[])?;
+        self.line(&format!("call ({ret}), {}, ({})", f.name, args.join(", ")));
+        self.b.cc = false;
+        Ok(true)
+    }
+
+    /// A store to or load from a memory slot array (`.local` or the thread's global scratch).
+    fn memory(&mut self, global: bool) -> Result<bool> {
+        let (space, base) = if global {
+            self.uses_scratch = true;
+            ("global", self.scr_base.clone())
+        } else {
+            self.b.local_used = true;
+            ("local", "lbuf".to_string())
+        };
+        let s = self.u.int_in_range(0..=SLOTS - 1)?;
+        let off = s * SLOT;
+        let slot = if global {
+            self.scratch[s as usize]
+        } else {
+            self.b.local[s as usize]
+        };
+        let load = slot.is_some() && self.u.arbitrary()?;
+        if load {
+            let (w, d) = slot.expect("written slot");
+            let dst = self.pick_dst(w, d, false, &[])?;
+            self.line(&format!("ld.{space}.b{w} {dst}, [{base}+{off}]"));
+            return Ok(true);
+        }
+        let widths = [8u32, 16, 32, 64];
+        let w = match slot {
+            // Below the top level a slot must already be written on every path, and keeps its
+            // width and determinacy (see `pick_dst`).
+            Some((w, _)) if self.b.depth() > 0 => w,
+            None if self.b.depth() > 0 => return Ok(false),
+            _ => widths[self.u.choose_index(widths.len())?],
+        };
+        let want = match slot {
+            Some((_, d)) if self.b.depth() > 0 => d,
+            _ => Det::Exact,
+        };
+        let src = if self.b.depth() > 0 {
+            self.pick_src(w, want)?
+        } else {
+            // At the top level any value will do; the slot takes its determinacy.
+            let c: Vec<Reg> = self.b.regs.iter().filter(|r| r.width == w).cloned().collect();
+            if c.is_empty() {
+                None
+            } else {
+                Some(c[self.u.choose_index(c.len())?].name.clone())
+            }
+        };
+        let Some(src) = src else { return Ok(false) };
+        let det = self.b.regs.iter().find(|r| r.name == src).map_or(Det::Exact, |r| r.det);
+        self.line(&format!("st.{space}.b{w} [{base}+{off}], {src}"));
+        if self.b.depth() == 0 {
+            if global {
+                self.scratch[s as usize] = Some((w, det));
+            } else {
+                self.b.local[s as usize] = Some((w, det));
+            }
+        }
+        Ok(true)
+    }
+
+    /// `atom` on a word of the thread's own scratch: the old value is the slot's, whatever the
+    /// order of other threads (they touch other words).
+    fn atomic(&mut self) -> Result<bool> {
+        const OPS: [(&str, u32); 9] = [
+            ("add.u32", 32),
+            ("add.u64", 64),
+            ("min.s32", 32),
+            ("max.u32", 32),
+            ("and.b32", 32),
+            ("or.b64", 64),
+            ("xor.b32", 32),
+            ("exch.b32", 32),
+            ("inc.u32", 32),
+        ];
+        let written: Vec<u32> = (0..SLOTS)
+            .filter(|&s| matches!(self.scratch[s as usize], Some((32 | 64, Det::Exact))))
+            .collect();
+        if written.is_empty() {
+            return Ok(false);
+        }
+        let s = written[self.u.choose_index(written.len())?];
+        let w = self.scratch[s as usize].expect("written").0;
+        let cas = self.u.ratio(1, 5)?;
+        let ops: Vec<&str> = OPS.iter().filter(|(_, ow)| *ow == w).map(|(o, _)| *o).collect();
+        let op = if cas {
+            format!("cas.b{w}")
+        } else {
+            ops[self.u.choose_index(ops.len())?].to_string()
+        };
+        let name = format!("atom.global.{op}");
+        if !self.available(&name) {
+            return Ok(false);
+        }
+        let Some(v) = self.pick_src(w, Det::Exact)? else {
+            return Ok(false);
+        };
+        let extra = if cas {
+            let Some(c) = self.pick_src(w, Det::Exact)? else {
+                return Ok(false);
+            };
+            format!(", {c}")
+        } else {
+            String::new()
+        };
+        let d = self.pick_dst(w, Det::Exact, false, &[])?;
+        let base = self.scr_base.clone();
+        self.line(&format!("{name} {d}, [{base}+{}], {v}{extra}", s * SLOT));
+        Ok(true)
+    }
+
+    /// Whether the catalog has `text` as a form this program's target and version allow.
+    fn available(&self, text: &str) -> bool {
+        let cat = catalog();
+        cat.lookup(text)
+            .map(|f| {
+                f.forms
+                    .iter()
+                    .any(|&i| target_ok(cat.forms[i].target, cat.forms[i].ptx, self.cfg))
+            })
+            .unwrap_or(false)
+    }
+
+    /// Every thread stores a value in its own `.shared` slot, the CTA waits, and each reads its
+    /// neighbour's.
+    fn exchange(&mut self) -> Result<bool> {
+        if self.exchanges >= EXCHANGES {
+            return Ok(false);
+        }
+        let widths = [8u32, 16, 32, 64];
+        let w = widths[self.u.choose_index(widths.len())?];
+        let c: Vec<Reg> = self.b.regs.iter().filter(|r| r.width == w).cloned().collect();
+        if c.is_empty() {
+            return Ok(false);
+        }
+        let src = c[self.u.choose_index(c.len())?].clone();
+        let threads = self.cfg.warps.clamp(1, 32) * 32;
+        let off = self.exchanges * threads * SLOT;
+        self.exchanges += 1;
+        let (shx, shn) = (self.shx.clone(), self.shn.clone());
+        self.line(&format!("st.shared.b{w} [{shx}+{off}], {}", src.name));
+        self.line("bar.sync 0");
+        let d = self.pick_dst(w, src.det, false, &[])?;
+        self.line(&format!("ld.shared.b{w} {d}, [{shn}+{off}]"));
+        Ok(true)
+    }
+
+    /// A `red` of every thread into a fresh shared counter, a barrier, and a read of the total.
+    fn reduction(&mut self) -> Result<bool> {
+        const OPS: [&str; 6] = ["add.u32", "and.b32", "or.b32", "xor.b32", "min.u32", "max.s32"];
+        if self.counters >= COUNTERS {
+            return Ok(false);
+        }
+        let op = OPS[self.u.choose_index(OPS.len())?];
+        if !self.available(&format!("red.shared.{op}")) {
+            return Ok(false);
+        }
+        let Some(v) = self.pick_src(32, Det::Exact)? else {
+            return Ok(false);
+        };
+        let k = self.counters;
+        self.counters += 1;
+        self.line(&format!("red.shared.{op} [shc+{}], {v}", 4 * k));
+        self.line("bar.sync 0");
+        let d = self.pick_dst(32, Det::Exact, false, &[])?;
+        self.line(&format!("ld.shared.u32 {d}, [shc+{}]", 4 * k));
+        Ok(true)
+    }
+
+    fn bar_red(&mut self) -> Result<bool> {
+        let Some(p) = self.pick_src(1, Det::Exact)? else {
+            return Ok(false);
+        };
+        if self.u.arbitrary()? {
+            let d = self.pick_dst(32, Det::Exact, false, &[])?;
+            self.line(&format!("bar.red.popc.u32 {d}, 0, {p}"));
+        } else {
+            let op = if self.u.arbitrary()? { "and" } else { "or" };
+            let d = self.pick_dst(1, Det::Exact, false, &[])?;
+            self.line(&format!("bar.red.{op}.pred {d}, 0, {p}"));
+        }
+        Ok(true)
+    }
+
+    /// A warp collective over the full warp.
+    fn collective(&mut self) -> Result<bool> {
+        const MASK: &str = "0xffffffff";
+        match self.u.int_in_range(0..=5u8)? {
+            0 => {
+                let modes = ["up", "down", "bfly", "idx"];
+                let m = modes[self.u.choose_index(4)?];
+                if !self.available(&format!("shfl.sync.{m}.b32")) {
+                    return Ok(false);
+                }
+                let c: Vec<Reg> = self.b.regs.iter().filter(|r| r.width == 32).cloned().collect();
+                if c.is_empty() {
+                    return Ok(false);
+                }
+                let a = c[self.u.choose_index(c.len())?].clone();
+                let lane = self.u.int_in_range(0..=31u32)?;
+                let clamp = if m == "up" { 0 } else { 0x1f };
+                let d = self.pick_dst(32, a.det, false, &[])?;
+                self.line(&format!("shfl.sync.{m}.b32 {d}, {}, {lane}, {clamp}, {MASK}", a.name));
+            }
+            1 => {
+                let modes = ["all", "any", "uni"];
+                let m = modes[self.u.choose_index(3)?];
+                if !self.available(&format!("vote.sync.{m}.pred")) {
+                    return Ok(false);
+                }
+                let Some(p) = self.pick_src(1, Det::Exact)? else {
+                    return Ok(false);
+                };
+                let d = self.pick_dst(1, Det::Exact, false, &[])?;
+                self.line(&format!("vote.sync.{m}.pred {d}, {p}, {MASK}"));
+            }
+            2 => {
+                if !self.available("vote.sync.ballot.b32") {
+                    return Ok(false);
+                }
+                let Some(p) = self.pick_src(1, Det::Exact)? else {
+                    return Ok(false);
+                };
+                let d = self.pick_dst(32, Det::Exact, false, &[])?;
+                self.line(&format!("vote.sync.ballot.b32 {d}, {p}, {MASK}"));
+            }
+            3 => {
+                let w = if self.u.arbitrary()? { 32 } else { 64 };
+                if !self.available(&format!("match.any.sync.b{w}")) {
+                    return Ok(false);
+                }
+                let Some(a) = self.pick_src(w, Det::Exact)? else {
+                    return Ok(false);
+                };
+                let d = self.pick_dst(32, Det::Exact, false, &[])?;
+                self.line(&format!("match.any.sync.b{w} {d}, {a}, {MASK}"));
+            }
+            4 => {
+                let ops = ["add.u32", "min.s32", "max.u32", "and.b32", "or.b32", "xor.b32"];
+                let op = ops[self.u.choose_index(ops.len())?];
+                if !self.available(&format!("redux.sync.{op}")) {
+                    return Ok(false);
+                }
+                let Some(a) = self.pick_src(32, Det::Exact)? else {
+                    return Ok(false);
+                };
+                let d = self.pick_dst(32, Det::Exact, false, &[])?;
+                self.line(&format!("redux.sync.{op} {d}, {a}, {MASK}"));
+            }
+            _ => {
+                if !self.available("activemask.b32") {
+                    return Ok(false);
+                }
+                let d = self.pick_dst(32, Det::Exact, false, &[])?;
+                self.line(&format!("activemask.b32 {d}"));
+            }
+        }
+        Ok(true)
+    }
+
+    // ---- blocks ------------------------------------------------------------------------------
+
+    /// About `n` instructions of constructs the position allows.
+    fn block(&mut self, n: usize) -> Result<()> {
+        let feat = self.feat;
+        let mut left = n;
+        while left > 0 && self.budget > 0 && !self.u.is_empty() {
+            let before = self.instructions;
+            let top = self.b.entry && self.b.depth() == 0;
+            let nest = self.b.depth() < self.cfg.max_depth && self.budget > 4;
+            let done = match self.u.int_in_range(0..=19u8)? {
+                0..=9 => self.value_retry()?,
+                10 if feat.predication => self.value(true)?,
+                11 if feat.branches && nest => self.if_else()?,
+                12 if feat.loops && nest => self.counted_loop()?,
+                13 if feat.calls => self.call()?,
+                14 if feat.local => self.memory(false)?,
+                15 if feat.global && self.b.entry => self.memory(true)?,
+                16 if feat.atomics && self.b.entry && feat.global => self.atomic()?,
+                17 if top && feat.shared && feat.barriers => self.exchange()?,
+                17 if top && feat.atomics && feat.shared && feat.barriers => self.reduction()?,
+                18 if top && feat.collectives => self.collective()?,
+                18 if top && feat.barriers => self.bar_red()?,
+                19 if top && feat.atomics && feat.shared && feat.barriers => self.reduction()?,
+                _ => false,
+            };
+            if !done {
+                // Nothing fitted: a special-register read always does, and keeps progress.
+                if self.u.ratio(1, 4)? {
+                    self.special()?;
+                } else {
+                    continue;
+                }
+            }
+            let used = (self.instructions - before).max(1);
+            left = left.saturating_sub(used);
+            self.budget = self.budget.saturating_sub(used);
+        }
+        Ok(())
+    }
+
+    // ---- functions and the entry -------------------------------------------------------------
+
+    fn function(&mut self, k: usize, size: usize) -> Result<String> {
+        self.b = Body::new(false);
+        self.budget = size;
+        let name = format!("f{k}");
+        let nparams = self.u.int_in_range(1..=3)?;
+        let mut params = Vec::new();
+        let mut loads = String::new();
+        for j in 0..nparams {
+            let w = [16u32, 32, 64][self.u.choose_index(3)?];
+            // A parameter may be declared NaN-loose (the callee then treats it so), letting callers
+            // pass float results.
+            let det = if self.u.arbitrary()? {
+                Det::Loose {
+                    format: match w {
+                        16 => spec::types::FloatFormat::F16,
+                        32 => spec::types::FloatFormat::F32,
+                        _ => spec::types::FloatFormat::F64,
+                    },
+                    lane_bits: w,
+                }
+            } else {
+                Det::Exact
+            };
+            let r = self.fresh(w, det);
+            let _ = writeln!(loads, "\tld.param.b{w} {r}, [{name}_a{j}];");
+            self.instructions += 1;
+            params.push((w, det));
+        }
+        let p = self.fresh(1, Det::Exact);
+        let first = self.b.regs[0].name.clone();
+        let w0 = self.b.regs[0].width;
+        let _ = writeln!(loads, "\tsetp.ne.b{w0} {p}, {first}, 0;");
+        self.instructions += 1;
+        self.block(size)?;
+        // Return one live value (never a predicate).
+        let c: Vec<Reg> = self
+            .b
+            .regs
+            .iter()
+            .filter(|r| matches!(r.width, 16 | 32 | 64))
+            .cloned()
+            .collect();
+        let ret = c[self.u.choose_index(c.len())?].clone();
+        self.line(&format!("st.param.b{} [{name}_r], {}", ret.width, ret.name));
+        self.line("ret");
+        let mut s = String::new();
+        let decl: Vec<String> = params
+            .iter()
+            .enumerate()
+            .map(|(j, (w, _))| format!(".param .b{w} {name}_a{j}"))
+            .collect();
+        let _ = writeln!(
+            s,
+            ".func (.param .b{} {name}_r) {name}({})\n{{",
+            ret.width,
+            decl.join(", ")
+        );
+        s.push_str(&self.b.names.decls());
+        if self.b.local_used {
+            let _ = writeln!(s, "\t.local .align 16 .b8 lbuf[{}];", SLOT * SLOTS);
+        }
+        s.push_str(&loads);
+        s.push_str(&self.b.text);
+        s.push_str("}\n\n");
+        self.funcs.push(FuncSig {
+            name,
+            params,
+            ret: (ret.width, ret.det),
+        });
+        Ok(s)
+    }
+
+    fn entry(&mut self, threads: u32, size: usize) -> Result<(String, Inputs, u32)> {
+        self.b = Body::new(true);
+        self.budget = size;
+        let feat = self.feat;
+        let (inp, sig, scr) = (self.temp(64), self.temp(64), self.temp(64));
+        let (tid, ntid, cta, gtid, off) = (
+            self.temp(32),
+            self.temp(32),
+            self.temp(32),
+            self.temp(32),
+            self.temp(64),
+        );
+        self.sig_base = sig.clone();
+        self.scr_base = scr.clone();
+        let mut pre = String::new();
+        for (r, p) in [(&inp, "p_in"), (&sig, "p_sig"), (&scr, "p_scratch")] {
+            let _ = writeln!(pre, "\tld.param.u64 {r}, [{p}];\n\tcvta.to.global.u64 {r}, {r};");
+        }
+        let _ = writeln!(
+            pre,
+            "\tmov.u32 {tid}, %tid.x;\n\tmov.u32 {ntid}, %ntid.x;\n\tmov.u32 {cta}, %ctaid.x;\n\tmad.lo.u32 {gtid}, {cta}, {ntid}, {tid};"
+        );
+        self.instructions += 10;
+        // Shared memory: each thread's exchange slot and its neighbour's; the counters, zeroed
+        // by thread 0 before the first barrier.
+        let shared = feat.shared && feat.barriers;
+        let counters = feat.atomics && shared;
+        if shared {
+            self.shx = self.temp(64);
+            self.shn = self.temp(64);
+            let (t, nb) = (self.temp(64), self.temp(32));
+            let delta = self.u.int_in_range(1..=threads - 1)?;
+            let (shx, shn) = (self.shx.clone(), self.shn.clone());
+            let _ = writeln!(
+                pre,
+                "\tmov.u64 {shx}, sh;\n\tmul.wide.u32 {t}, {tid}, {SLOT};\n\tadd.u64 {shn}, {shx}, {t};\n\
+                 \tadd.u32 {nb}, {tid}, {delta};\n\trem.u32 {nb}, {nb}, {threads};\n\tmul.wide.u32 {t}, {nb}, {SLOT};\n\
+                 \tadd.u64 {t}, {shx}, {t};\n\tmov.u64 {shx}, {shn};\n\tmov.u64 {shn}, {t};"
+            );
+            self.instructions += 9;
+        }
+        if counters {
+            let (p, z) = (self.temp(1), self.temp(32));
+            self.zero_pred = p.clone();
+            let _ = writeln!(pre, "\tsetp.eq.u32 {p}, {tid}, 0;\n\tmov.u32 {z}, 0;");
+            for k in 0..COUNTERS {
+                let _ = writeln!(pre, "\t@{p} st.shared.u32 [shc+{}], {z};", 4 * k);
+            }
+            let _ = writeln!(pre, "\tbar.sync 0;");
+            self.instructions += 3 + COUNTERS as usize;
+        }
+        let _ = writeln!(
+            pre,
+            "\tmul.wide.u32 {off}, {gtid}, @SIG_STRIDE@;\n\tadd.u64 {sig}, {sig}, {off};"
+        );
+        let _ = writeln!(
+            pre,
+            "\tmul.wide.u32 {off}, {gtid}, {};\n\tadd.u64 {scr}, {scr}, {off};",
+            SLOT * SLOTS
+        );
+        self.instructions += 4;
+        // Inputs: registers of every width, each from its own pool of hard values.
+        let b128 = self.cfg.ptx >= PtxVersion(8, 3) && self.cfg.target.sm >= 70;
+        let mut widths = vec![8u32, 16, 16, 16, 32, 32, 32, 32, 32, 64, 64, 64];
+        if b128 {
+            widths.push(128);
+        }
+        let mut inputs = Inputs {
+            stride: 0,
+            regs: Vec::new(),
+        };
+        let mut loads = String::new();
+        for &w in &widths {
+            let bytes = w / 8;
+            let o = inputs.stride.div_ceil(bytes) * bytes;
+            inputs.stride = o + bytes;
+            let kind = self.u.int_in_range(0..=2u8)?;
+            let p = pool(w, kind);
+            let start = self.u.choose_index(p.len())?;
+            inputs.regs.push((o, bytes, p, start));
+            let r = self.fresh(w, Det::Exact);
+            let _ = writeln!(loads, "\tld.global.b{w} {r}, [{inp}+{o}];");
+            self.instructions += 1;
+        }
+        inputs.stride = inputs.stride.div_ceil(16) * 16;
+        let _ = writeln!(
+            pre,
+            "\tmul.wide.u32 {off}, {gtid}, {};\n\tadd.u64 {inp}, {inp}, {off};",
+            inputs.stride
+        );
+        self.instructions += 2;
+        for k in 0..2 {
+            let a = self.b.regs[4 + k].name.clone();
+            let b = self.b.regs[5 + k].name.clone();
+            let p = self.fresh(1, Det::Exact);
+            let _ = writeln!(loads, "\tsetp.lt.s32 {p}, {a}, {b};");
+            self.instructions += 1;
+        }
+        self.block(size)?;
+        // The signature: every live value.
+        let live = self.b.regs.clone();
+        for r in &live {
+            self.sig_store(&r.name, r.width, r.det, None);
+        }
+        self.line("ret");
+        let stride = self.sig_bytes.max(4).div_ceil(16) * 16;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            ".visible .entry {ENTRY}(.param .u64 p_in, .param .u64 p_sig, .param .u64 p_scratch)\n{{"
+        );
+        s.push_str(&self.b.names.decls());
+        if self.b.local_used {
+            let _ = writeln!(s, "\t.local .align 16 .b8 lbuf[{}];", SLOT * SLOTS);
+        }
+        if shared {
+            let _ = writeln!(s, "\t.shared .align 16 .b8 sh[{}];", EXCHANGES * threads * SLOT);
+        }
+        if counters {
+            let _ = writeln!(s, "\t.shared .align 4 .b8 shc[{}];", 4 * COUNTERS);
+        }
+        s.push_str(&pre.replace("@SIG_STRIDE@", &stride.to_string()));
+        s.push_str(&loads);
+        s.push_str(&self.b.text);
+        s.push_str("}\n");
+        Ok((s, inputs, stride))
+    }
+}

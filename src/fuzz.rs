@@ -1,0 +1,250 @@
+//! Differential fuzzing campaigns (`ptxconf fuzz`) and program files (`ptxconf gen`).
+//!
+//! A campaign generates program after program ([`generators::program`]), runs each on the oracle
+//! and on the backend under test, and judges the backend's signature against the oracle's
+//! ([`crate::judge`]). Every difference is reduced ([`crate::reduce`]) and written atomically to
+//! the findings directory — the minimal `.ptx`, its launch file and a report — before it is
+//! printed, so a campaign killed at any moment loses nothing it has reported.
+//!
+//! Program `i` of a campaign seeded `s` is `from_seed(program_seed(s, i))`, so a finding names
+//! the program that shows it and `ptxconf gen --seed s --first i --count 1` writes it again.
+//! Workers take program numbers in order; a campaign limited by `--count` is deterministic (the
+//! report lists results in program order), one limited by time runs what fits.
+
+use crate::backend::{Backend, Failure, Job};
+use crate::reduce::{self, Case, Difference};
+use generators::program::{checked, from_seed, program_seed, Config, Program};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Writes a program as `NAME.ptx` and `NAME.json` (its launch, naming `NAME.ptx`) in `dir`.
+pub fn write_program(dir: &Path, name: &str, p: &Program) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let ptx_name = format!("{name}.ptx");
+    let mut launch = p.launch.clone();
+    launch.ptx = ptx_name.clone();
+    std::fs::write(dir.join(&ptx_name), &p.ptx)?;
+    std::fs::write(dir.join(format!("{name}.json")), launch.to_json())
+}
+
+/// A campaign's settings.
+#[derive(Clone, Debug)]
+pub struct Campaign {
+    pub cfg: Config,
+    pub seed: u64,
+    /// Program numbers start here (to resume or replay).
+    pub first: u64,
+    /// Stop after this many programs...
+    pub count: Option<u64>,
+    /// ...or after this long.
+    pub duration: Option<Duration>,
+    /// Worker threads.
+    pub jobs: usize,
+    /// Where findings go (one directory each).
+    pub findings: PathBuf,
+    /// Reduce each finding before writing it.
+    pub reduce: bool,
+    /// The reducer's limits.
+    pub reduce_opts: reduce::Options,
+    /// Stop at the first finding.
+    pub stop_at_first: bool,
+}
+
+/// One program whose results differ (or that the oracle itself could not run).
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub program: u64,
+    /// Where it was written.
+    pub dir: PathBuf,
+    /// One line: what differs.
+    pub summary: String,
+    /// Instructions before and after reduction.
+    pub instructions: (usize, usize),
+}
+
+/// What a campaign did.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub programs: u64,
+    /// Thread-instructions the oracle executed.
+    pub executed: u64,
+    /// Programs whose results differ.
+    pub mismatches: u64,
+    /// Value forms used by the programs run (catalog indices).
+    pub forms: std::collections::BTreeSet<usize>,
+    /// Value forms the configuration allows.
+    pub eligible: usize,
+    pub findings: Vec<Finding>,
+    pub seconds: f64,
+    /// Why the campaign stopped early (the backend is unavailable), if it did.
+    pub aborted: Option<String>,
+}
+
+impl Summary {
+    pub fn rate(&self) -> f64 {
+        self.programs as f64 / self.seconds.max(1e-9)
+    }
+
+    /// The live progress line.
+    pub fn line(&self) -> String {
+        format!(
+            "{} programs ({:.0}/s), {} thread-instructions, {} mismatch(es), forms {}/{}",
+            self.programs,
+            self.rate(),
+            self.executed,
+            self.mismatches,
+            self.forms.len(),
+            self.eligible
+        )
+    }
+}
+
+/// The directory name of a backend's findings (`cmd:./x --y` → `cmd_x_y`).
+fn backend_dir(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .collect();
+    s.trim_matches('_').chars().take(60).collect()
+}
+
+/// Runs a campaign against `backend`; `progress` is called with the running totals after each
+/// program (from worker threads, serialized).
+pub fn run(c: &Campaign, backend: &dyn Backend, progress: &(dyn Fn(&Summary) + Sync)) -> Summary {
+    let start = Instant::now();
+    let next = AtomicU64::new(c.first);
+    let stop = AtomicBool::new(false);
+    let sum = Mutex::new(Summary {
+        eligible: generators::program::eligible_forms(&c.cfg),
+        ..Summary::default()
+    });
+    let differential = backend.name() != "oracle";
+    let out_dir = c.findings.join(backend_dir(&backend.name()));
+    std::thread::scope(|s| {
+        for _ in 0..c.jobs.max(1) {
+            s.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) || c.duration.is_some_and(|d| start.elapsed() >= d) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if c.count.is_some_and(|n| i >= c.first + n) {
+                    break;
+                }
+                let (executed, finding, forms) = one(c, i, backend, differential, &out_dir, &stop);
+                let mut g = sum.lock().expect("summary lock");
+                g.programs += 1;
+                g.executed += executed;
+                g.forms.extend(forms);
+                if let Some(f) = finding {
+                    match f {
+                        Ok(f) => {
+                            g.mismatches += 1;
+                            g.findings.push(f);
+                            if c.stop_at_first {
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                        Err(abort) => {
+                            g.aborted = Some(abort);
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+                g.seconds = start.elapsed().as_secs_f64();
+                progress(&g);
+            });
+        }
+    });
+    let mut g = sum.into_inner().expect("summary lock");
+    g.seconds = start.elapsed().as_secs_f64();
+    g.findings.sort_by_key(|f| f.program);
+    g
+}
+
+/// What one program gave: thread-instructions executed, a finding (or why to abort), the forms
+/// it used.
+type One = (u64, Option<Result<Finding, String>>, Vec<usize>);
+
+/// Runs program `i`.
+fn one(c: &Campaign, i: u64, backend: &dyn Backend, differential: bool, out_dir: &Path, stop: &AtomicBool) -> One {
+    let seed = program_seed(c.seed, i);
+    let ck = match checked(seed, &c.cfg) {
+        Ok(ck) => ck,
+        Err(e) => {
+            // A generated program the oracle cannot run is a bug of ours (generator or oracle):
+            // it is a finding too, written unreduced.
+            let p = from_seed(seed, &c.cfg);
+            let case = Case {
+                ptx: p.ptx.clone(),
+                launch: p.launch.clone(),
+            };
+            return (0, Some(write_unreduced(c, i, &case, out_dir, &e)), p.forms);
+        }
+    };
+    let (p, expected, stats) = (&ck.program, &ck.expected, ck.stats);
+    let forms = p.forms.clone();
+    if !differential {
+        return (stats.thread_instructions, None, forms);
+    }
+    let case = Case {
+        ptx: p.ptx.clone(),
+        launch: p.launch.clone(),
+    };
+    let job = Job::from_launch(&p.launch, p.ptx.clone());
+    let diff = match backend.run(&job) {
+        Err(Failure::Unavailable(m)) => return (stats.thread_instructions, Some(Err(m)), forms),
+        Err(f) => Difference::Failure(f),
+        Ok(observed) => match crate::judge::compare(p.launch.check.as_ref(), expected, &observed) {
+            Ok(v) if v.is_empty() => Difference::Same,
+            Ok(v) => Difference::Mismatch(v),
+            Err(e) => Difference::Incomparable(e),
+        },
+    };
+    if diff.is_same() || stop.load(Ordering::Relaxed) {
+        return (stats.thread_instructions, None, forms);
+    }
+    let dir = out_dir.join(format!("s{}-p{i}", c.seed));
+    let finding = if c.reduce {
+        match reduce::reduce_against(case.clone(), backend, &c.reduce_opts) {
+            Ok(r) => r.write(&dir).map(|_| Finding {
+                program: i,
+                dir: dir.clone(),
+                summary: format!("{}", r.difference),
+                instructions: (r.stats.instructions_before, r.stats.instructions_after),
+            }),
+            // Flaky (the difference did not reproduce) or the backend vanished: keep the
+            // original as it is.
+            Err(e) => write_unreduced(c, i, &case, out_dir, &format!("{diff} (not reduced: {e})")),
+        }
+    } else {
+        write_unreduced(c, i, &case, out_dir, &format!("{diff}"))
+    };
+    (stats.thread_instructions, Some(finding), forms)
+}
+
+fn write_unreduced(c: &Campaign, i: u64, case: &Case, out_dir: &Path, summary: &str) -> Result<Finding, String> {
+    let dir = out_dir.join(format!("s{}-p{i}", c.seed));
+    let mut launch = case.launch.clone();
+    launch.ptx = "program.ptx".into();
+    let report = format!(
+        "program {i} of seed {} (ptxconf gen --seed {} --first {i} --count 1)\n{summary}\n",
+        c.seed, c.seed
+    );
+    reduce::write_dir(
+        &dir,
+        &[
+            ("program.ptx", case.ptx.as_str()),
+            ("launch.json", &launch.to_json()),
+            ("report.txt", &report),
+        ],
+    )?;
+    let n = reduce::count_instructions(&case.ptx);
+    Ok(Finding {
+        program: i,
+        dir,
+        summary: summary.to_string(),
+        instructions: (n, n),
+    })
+}

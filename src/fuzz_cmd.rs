@@ -1,0 +1,319 @@
+//! `ptxconf gen` and `ptxconf fuzz`: the command-line side of [`ptxconf::fuzz`].
+
+use generators::program::{checked, program_seed, Config, Features};
+use ptxconf::backend::{self, Backend, Failure, Options};
+use ptxconf::fuzz::{self, Campaign};
+use spec::catalog::{PtxVersion, Target};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// What generated programs may contain.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ProgramArgs {
+    /// The `.target` of the programs (default sm_90, or the backend's).
+    #[arg(long)]
+    target: Option<String>,
+    /// The `.version` of the programs (default 8.7).
+    #[arg(long)]
+    ptx: Option<String>,
+    /// §9.7 families whose value forms may appear (`9.7.3`); repeatable. Default: all.
+    #[arg(long = "family")]
+    families: Vec<String>,
+    /// Instructions per program, roughly.
+    #[arg(long, default_value_t = 100)]
+    size: usize,
+    /// Warps per CTA.
+    #[arg(long, default_value_t = 1)]
+    warps: u32,
+    /// CTAs.
+    #[arg(long, default_value_t = 1)]
+    ctas: u32,
+    /// Only these constructs (comma-separated: predication, branches, loops, calls, local,
+    /// global, shared, barriers, collectives, atomics, judged). Default: all.
+    #[arg(long, value_delimiter = ',')]
+    features: Vec<String>,
+    /// Every program uses every allowed feature and family (no swarm testing).
+    #[arg(long)]
+    no_swarm: bool,
+    /// Also use the forms ptxas 12.9 rejects (corpus/findings/ptxas-12.9-rejects.txt).
+    #[arg(long)]
+    ptxas_rejected: bool,
+}
+
+impl ProgramArgs {
+    /// The configuration, for a backend with capabilities `caps` (if any).
+    fn config(&self, caps: Option<&backend::Caps>) -> Result<Config, String> {
+        let mut c = Config::default();
+        if let Some(t) = caps.and_then(|c| c.target) {
+            c.target = t;
+        }
+        if let Some(t) = &self.target {
+            c.target = Target::parse(t).ok_or_else(|| format!("--target `{t}` is not sm_XY"))?;
+        }
+        if let Some(v) = &self.ptx {
+            let (a, b) = v
+                .split_once('.')
+                .ok_or_else(|| format!("--ptx `{v}` is not MAJOR.MINOR"))?;
+            c.ptx = PtxVersion(
+                a.parse().map_err(|_| format!("--ptx `{v}`"))?,
+                b.parse().map_err(|_| format!("--ptx `{v}`"))?,
+            );
+        } else if let Some(caps) = caps {
+            c.ptx = c.ptx.min(caps.ptx);
+        }
+        if !self.families.is_empty() {
+            c.families = Some(self.families.clone());
+        } else if let Some(f) = caps.and_then(|c| c.families.clone()) {
+            c.families = Some(f);
+        }
+        if self.ptxas_rejected {
+            c.exclude.clear();
+        }
+        if let Some((keys, _)) = caps.and_then(|c| c.rejects) {
+            c.exclude.extend(keys.iter().cloned());
+        }
+        c.size = self.size.max(1);
+        c.warps = self.warps.clamp(1, 32);
+        c.ctas = self.ctas.clamp(1, 65535);
+        c.swarm = !self.no_swarm;
+        if !self.features.is_empty() {
+            let mut f = Features {
+                predication: false,
+                branches: false,
+                loops: false,
+                calls: false,
+                local: false,
+                global: false,
+                shared: false,
+                barriers: false,
+                collectives: false,
+                atomics: false,
+                judged: false,
+            };
+            for name in &self.features {
+                let slot = match name.as_str() {
+                    "predication" => &mut f.predication,
+                    "branches" => &mut f.branches,
+                    "loops" => &mut f.loops,
+                    "calls" => &mut f.calls,
+                    "local" => &mut f.local,
+                    "global" => &mut f.global,
+                    "shared" => &mut f.shared,
+                    "barriers" => &mut f.barriers,
+                    "collectives" => &mut f.collectives,
+                    "atomics" => &mut f.atomics,
+                    "judged" => &mut f.judged,
+                    other => return Err(format!("--features: unknown feature `{other}`")),
+                };
+                *slot = true;
+            }
+            c.features = f;
+        }
+        if generators::program::eligible_forms(&c) == 0 {
+            return Err(format!(
+                "no value form fits target {} and PTX {} with these families",
+                c.target, c.ptx
+            ));
+        }
+        Ok(c)
+    }
+}
+
+#[derive(clap::Args)]
+pub struct GenArgs {
+    /// The run's seed: program `i` is built from `program_seed(seed, i)`.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Number of programs.
+    #[arg(long, default_value_t = 10)]
+    count: u64,
+    /// The first program's number.
+    #[arg(long, default_value_t = 0)]
+    first: u64,
+    /// Output directory: `pNNNNNN.ptx` and `pNNNNNN.json` (a launch file for `ptxconf run`).
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    program: ProgramArgs,
+}
+
+pub fn gen(a: GenArgs) -> ExitCode {
+    let cfg = match a.program.config(None) {
+        Ok(c) => c,
+        Err(e) => return usage(&e),
+    };
+    let mut instructions = 0;
+    for i in a.first..a.first.saturating_add(a.count) {
+        let p = match checked(program_seed(a.seed, i), &cfg) {
+            Ok(c) => c.program,
+            Err(e) => {
+                eprintln!("error: program {i}: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        instructions += p.instructions;
+        if let Err(e) = fuzz::write_program(&a.out, &format!("p{i:06}"), &p) {
+            eprintln!("error: cannot write to {}: {e}", a.out.display());
+            return ExitCode::from(2);
+        }
+    }
+    println!(
+        "{} programs ({} instructions) written to {} (seed {}, target {}, PTX {})",
+        a.count,
+        instructions,
+        a.out.display(),
+        a.seed,
+        cfg.target,
+        cfg.ptx
+    );
+    ExitCode::SUCCESS
+}
+
+#[derive(clap::Args)]
+pub struct FuzzArgs {
+    /// The implementation under test: `oracle` (the generator and oracle alone, no
+    /// differential: measures the rate), `cuda`, `cuda:LIB`, `cmd:PROGRAM`.
+    #[arg(long, default_value = "oracle")]
+    backend: String,
+    /// Stop after this many seconds (default 60 unless --count is given).
+    #[arg(long)]
+    seconds: Option<f64>,
+    /// Stop after this many programs (a deterministic campaign).
+    #[arg(long)]
+    count: Option<u64>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The first program's number.
+    #[arg(long, default_value_t = 0)]
+    first: u64,
+    /// Worker threads (default: the cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Where findings are written (a directory per finding, under the backend's name).
+    #[arg(long, default_value = "corpus/findings/fuzz")]
+    findings: PathBuf,
+    /// Write findings as generated, without reducing them.
+    #[arg(long)]
+    no_reduce: bool,
+    /// Stop at the first finding.
+    #[arg(long)]
+    stop_at_first: bool,
+    /// Per-launch timeout of `cmd:` backends, in seconds.
+    #[arg(long, default_value_t = 30.0)]
+    timeout: f64,
+    /// No progress line.
+    #[arg(long)]
+    quiet: bool,
+    #[command(flatten)]
+    program: ProgramArgs,
+}
+
+pub fn fuzz(a: FuzzArgs) -> ExitCode {
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let opts = Options {
+        timeout: a.timeout,
+        jobs,
+        ..Options::default()
+    };
+    let b: Box<dyn Backend> = match backend::open(&a.backend, &opts) {
+        Ok(b) => b,
+        Err(Failure::Unavailable(m)) => {
+            println!("backend {} is unavailable here: {m}\nno programs run", a.backend);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => return usage(&e.to_string()),
+    };
+    let cfg = match a.program.config(Some(b.caps())) {
+        Ok(c) => c,
+        Err(e) => return usage(&e),
+    };
+    let duration = match (a.seconds, a.count) {
+        (Some(s), _) => Some(Duration::from_secs_f64(s.max(0.0))),
+        (None, Some(_)) => None,
+        (None, None) => Some(Duration::from_secs(60)),
+    };
+    let c = Campaign {
+        cfg,
+        seed: a.seed,
+        first: a.first,
+        count: a.count,
+        duration,
+        jobs: jobs.min(b.parallel().max(1)),
+        findings: a.findings.clone(),
+        reduce: !a.no_reduce,
+        reduce_opts: ptxconf::reduce::Options::default(),
+        stop_at_first: a.stop_at_first,
+    };
+    let bar = if a.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    };
+    let last = std::sync::Mutex::new(std::time::Instant::now());
+    let shown = std::sync::Mutex::new(0usize);
+    let summary = fuzz::run(&c, &*b, &|s| {
+        // Findings are printed as they are written (they are on disk already).
+        let mut n = shown.lock().expect("lock");
+        for f in &s.findings[*n..] {
+            let line = format!(
+                "finding: program {} → {} ({} → {} instructions): {}",
+                f.program,
+                f.dir.display(),
+                f.instructions.0,
+                f.instructions.1,
+                f.summary
+            );
+            if a.quiet {
+                println!("{line}");
+            } else {
+                bar.println(line);
+            }
+        }
+        *n = s.findings.len();
+        let mut t = last.lock().expect("lock");
+        if t.elapsed() >= Duration::from_millis(200) {
+            *t = std::time::Instant::now();
+            bar.set_message(s.line());
+        }
+    });
+    bar.finish_and_clear();
+    println!(
+        "ptxconf fuzz: backend {} ({}), seed {}, {} job(s)",
+        b.name(),
+        b.describe(),
+        a.seed,
+        c.jobs
+    );
+    println!("{}", summary.line());
+    println!(
+        "{:.1} s, {:.0} programs/s ({:.0} per job){}",
+        summary.seconds,
+        summary.rate(),
+        summary.rate() / c.jobs as f64,
+        if a.backend == "oracle" {
+            " — generator and oracle alone, no differential"
+        } else {
+            ""
+        }
+    );
+    if let Some(m) = &summary.aborted {
+        println!("stopped: {m}");
+    }
+    if summary.findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        println!("{} finding(s) in {}", summary.findings.len(), a.findings.display());
+        ExitCode::from(1)
+    }
+}
+
+fn usage(m: &str) -> ExitCode {
+    eprintln!("error: {m}");
+    ExitCode::from(2)
+}

@@ -1,0 +1,255 @@
+//! Comparing two implementations' results for one launch: the oracle's (expected) against a
+//! backend's (observed).
+//!
+//! A launch without a [`Check`] is compared byte for byte, buffer by buffer. A generated program
+//! carries a check — its signature layout — and is compared slot by slot: exact slots bit for bit,
+//! NaN-loose slots up to the NaN payload, judged slots by the spec's acceptance set for the inputs
+//! the observed record holds (an approximate result is right or wrong for the inputs the backend
+//! itself computed; those inputs are compared in their own slots).
+
+use crate::backend::Buffers;
+use oracle::launch::{Check, JudgeIn, Slot};
+use spec::catalog::catalog;
+use spec::float::Fmt;
+use spec::types::FloatFormat;
+use spec::value::{Args, Input, Sel};
+use std::fmt;
+
+/// One difference between the expected and observed results.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    pub buffer: String,
+    /// Byte offset in the buffer.
+    pub offset: usize,
+    /// The thread whose record differs and the slot's index in the check (checked launches).
+    pub thread: Option<u64>,
+    pub slot: Option<usize>,
+    /// The expected value (with its acceptance set where more than one value is accepted).
+    pub expected: String,
+    pub observed: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}+{:#x}", self.buffer, self.offset)?;
+        if let (Some(t), Some(s)) = (self.thread, self.slot) {
+            write!(f, " (thread {t}, slot {s})")?;
+        }
+        write!(f, ": expected {}, observed {}", self.expected, self.observed)
+    }
+}
+
+/// Compares `observed` with `expected`; an error when the two cannot be compared at all (a
+/// buffer missing or of another size, a malformed check).
+pub fn compare(check: Option<&Check>, expected: &Buffers, observed: &Buffers) -> Result<Vec<Mismatch>, String> {
+    match check {
+        None => {
+            let mut out = Vec::new();
+            for (name, exp) in expected {
+                out.extend(bytewise(name, exp, find(observed, name)?));
+            }
+            Ok(out)
+        }
+        Some(c) => {
+            let exp = find(expected, &c.buffer)?;
+            let obs = find(observed, &c.buffer)?;
+            signature(c, exp, obs)
+        }
+    }
+}
+
+fn find<'a>(bufs: &'a Buffers, name: &str) -> Result<&'a [u8], String> {
+    bufs.iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, d)| d.as_slice())
+        .ok_or_else(|| format!("the results have no buffer `{name}`"))
+}
+
+/// Byte-for-byte comparison, reported per differing aligned 4-byte word.
+fn bytewise(name: &str, exp: &[u8], obs: &[u8]) -> Vec<Mismatch> {
+    if exp.len() != obs.len() {
+        return vec![Mismatch {
+            buffer: name.to_string(),
+            offset: 0,
+            thread: None,
+            slot: None,
+            expected: format!("{} bytes", exp.len()),
+            observed: format!("{} bytes", obs.len()),
+        }];
+    }
+    let mut out = Vec::new();
+    for (k, (e, o)) in exp.chunks(4).zip(obs.chunks(4)).enumerate() {
+        if e != o {
+            out.push(Mismatch {
+                buffer: name.to_string(),
+                offset: k * 4,
+                thread: None,
+                slot: None,
+                expected: hex(e),
+                observed: hex(o),
+            });
+        }
+    }
+    out
+}
+
+/// Little-endian bytes as one hex number.
+fn hex(b: &[u8]) -> String {
+    let mut s = String::from("0x");
+    for x in b.iter().rev() {
+        s.push_str(&format!("{x:02x}"));
+    }
+    s
+}
+
+fn read(rec: &[u8], offset: u32, bytes: u32) -> Option<u128> {
+    let b = rec.get(offset as usize..(offset + bytes) as usize)?;
+    (bytes <= 16).then(|| b.iter().rev().fold(0u128, |v, &x| v << 8 | x as u128))
+}
+
+fn format_named(name: &str) -> Option<FloatFormat> {
+    FloatFormat::NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+}
+
+fn signature(c: &Check, exp: &[u8], obs: &[u8]) -> Result<Vec<Mismatch>, String> {
+    if exp.len() != obs.len() {
+        return Ok(bytewise(&c.buffer, exp, obs));
+    }
+    if c.stride == 0 {
+        return Err("the check's stride is 0".into());
+    }
+    for (k, s) in c.slots.iter().enumerate() {
+        let (off, bytes) = s.span();
+        if bytes == 0 || bytes > 16 || off + bytes > c.stride {
+            return Err(format!(
+                "check slot {k} ({bytes} bytes at {off}) does not fit a {}-byte record",
+                c.stride
+            ));
+        }
+    }
+    let mut out = Vec::new();
+    let stride = c.stride as usize;
+    for (t, (e, o)) in exp.chunks_exact(stride).zip(obs.chunks_exact(stride)).enumerate() {
+        for (k, s) in c.slots.iter().enumerate() {
+            let (off, bytes) = s.span();
+            let (ev, ov) = (
+                read(e, off, bytes).expect("checked"),
+                read(o, off, bytes).expect("checked"),
+            );
+            let verdict = judge(c, s, ev, ov, e, o)?;
+            if let Some(expected) = verdict {
+                out.push(Mismatch {
+                    buffer: c.buffer.clone(),
+                    offset: t * stride + off as usize,
+                    thread: Some(t as u64),
+                    slot: Some(k),
+                    expected,
+                    observed: format!("{ov:#0w$x}", w = 2 + 2 * bytes as usize),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `None` when `ov` is acceptable for the slot; otherwise what was expected, as shown to users.
+fn judge(
+    c: &Check,
+    s: &Slot,
+    ev: u128,
+    ov: u128,
+    expected_record: &[u8],
+    observed_record: &[u8],
+) -> Result<Option<String>, String> {
+    let show = |bytes: u32, v: u128| format!("{v:#0w$x}", w = 2 + 2 * bytes as usize);
+    Ok(match s {
+        Slot::Exact { bytes, .. } => (ev != ov).then(|| show(*bytes, ev)),
+        Slot::Nan {
+            bytes,
+            format,
+            lane_bits,
+            ..
+        } => {
+            let f = format_named(format).ok_or_else(|| format!("check: `{format}` is not a float format"))?;
+            let fmt = Fmt::of(f);
+            let lb = *lane_bits;
+            if lb == 0 || lb > bytes * 8 || (bytes * 8) % lb != 0 {
+                return Err(format!("check: lanes of {lb} bits do not divide a {bytes}-byte slot"));
+            }
+            let mask = if lb >= 128 { u128::MAX } else { (1u128 << lb) - 1 };
+            let ok = (0..bytes * 8 / lb).all(|i| {
+                let (el, ol) = ((ev >> (i * lb)) & mask, (ov >> (i * lb)) & mask);
+                el == ol || (fmt.is_nan(el) && fmt.is_nan(ol))
+            });
+            (!ok).then(|| format!("{} (any NaN where a {format} lane is NaN)", show(*bytes, ev)))
+        }
+        Slot::Judge {
+            bytes,
+            form,
+            output,
+            ins,
+            ..
+        } => {
+            // The oracle's own value for the same inputs is in the set — and a record the
+            // program never wrote (a reduced program) is zero in both results.
+            let same_inputs = ins.iter().filter_map(|i| i.slot).all(|k| {
+                c.slots.get(k as usize).is_some_and(|s| {
+                    let (off, bytes) = s.span();
+                    read(expected_record, off, bytes) == read(observed_record, off, bytes)
+                })
+            });
+            if ev == ov && same_inputs {
+                return Ok(None);
+            }
+            let idx = spec::vector::form_by_key(form).ok_or_else(|| format!("check: no form `{form}`"))?;
+            let form_ref = &catalog().forms[idx];
+            let inputs = ins
+                .iter()
+                .map(|i| judge_input(c, i, observed_record))
+                .collect::<Result<Vec<Input>, String>>()?;
+            let outs = spec::eval::eval(
+                form_ref,
+                &Args {
+                    ins: &inputs,
+                    dsel: None,
+                },
+            )
+            .map_err(|e| format!("check: `{form}` on the observed inputs: {e}"))?;
+            let o = outs
+                .get(*output as usize)
+                .ok_or_else(|| format!("check: `{form}` has no destination {output}"))?;
+            let ty = form_ref.outputs[*output as usize].ty;
+            (!o.accepts(ov)).then(|| {
+                format!(
+                    "{} ({}, from the observed inputs)",
+                    show(*bytes, o.model),
+                    spec::vector::tag(o, ty)
+                )
+            })
+        }
+    })
+}
+
+fn judge_input(c: &Check, i: &JudgeIn, rec: &[u8]) -> Result<Input, String> {
+    let bits = match (i.slot, &i.imm) {
+        (Some(k), None) => {
+            let s = c.slots.get(k as usize).ok_or_else(|| format!("check: no slot {k}"))?;
+            let (off, bytes) = s.span();
+            read(rec, off, bytes).ok_or_else(|| format!("check: slot {k} lies outside the record"))?
+        }
+        (None, Some(h)) => {
+            let t = h.strip_prefix("0x").unwrap_or(h);
+            u128::from_str_radix(t, 16).map_err(|_| format!("check: `{h}` is not a hex immediate"))?
+        }
+        _ => return Err("check: a judged input names exactly one of `slot` and `imm`".into()),
+    };
+    let sel = match &i.sel {
+        None => None,
+        Some(s) => Some(Sel::parse(s).ok_or_else(|| format!("check: `{s}` is not a selector"))?),
+    };
+    Ok(Input {
+        bits,
+        negated: i.neg,
+        sel,
+    })
+}
