@@ -177,11 +177,17 @@ fn judge(
                 return Err(format!("check: lanes of {lb} bits do not divide a {bytes}-byte slot"));
             }
             let mask = if lb >= 128 { u128::MAX } else { (1u128 << lb) - 1 };
-            let ok = (0..bytes * 8 / lb).all(|i| {
-                let (el, ol) = ((ev >> (i * lb)) & mask, (ov >> (i * lb)) & mask);
+            let lanes = 0..bytes * 8 / lb;
+            let lane = |v: u128, i: u32| (v >> (i * lb)) & mask;
+            let ok = lanes.clone().all(|i| {
+                let (el, ol) = (lane(ev, i), lane(ov, i));
                 el == ol || (fmt.is_nan(el) && fmt.is_nan(ol))
             });
-            (!ok).then(|| format!("{} (any NaN where a {format} lane is NaN)", show(*bytes, ev)))
+            let nan = lanes.clone().any(|i| fmt.is_nan(lane(ev, i)));
+            (!ok).then(|| match nan {
+                true => format!("{} (any NaN where a {format} lane is NaN)", show(*bytes, ev)),
+                false => show(*bytes, ev),
+            })
         }
         Slot::Judge {
             bytes,
@@ -252,4 +258,87 @@ fn judge_input(c: &Check, i: &JudgeIn, rec: &[u8]) -> Result<Input, String> {
         negated: i.neg,
         sel,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bufs(words: &[u32]) -> Buffers {
+        vec![("sig".into(), words.iter().flat_map(|w| w.to_le_bytes()).collect())]
+    }
+
+    fn check(slots: Vec<Slot>) -> Check {
+        Check {
+            buffer: "sig".into(),
+            stride: 4 * slots.len() as u32,
+            slots,
+        }
+    }
+
+    #[test]
+    fn nan_slots_accept_any_nan_only_where_expected_is_nan() {
+        let c = check(vec![Slot::Nan {
+            offset: 0,
+            bytes: 4,
+            format: "f32".into(),
+            lane_bits: 32,
+        }]);
+        let (canonical, other_nan, one) = (0x7fff_ffff, 0xffc0_0001, 0x3f80_0000);
+        assert!(compare(Some(&c), &bufs(&[canonical]), &bufs(&[other_nan]))
+            .unwrap()
+            .is_empty());
+        assert_eq!(compare(Some(&c), &bufs(&[canonical]), &bufs(&[one])).unwrap().len(), 1);
+        assert_eq!(compare(Some(&c), &bufs(&[one]), &bufs(&[other_nan])).unwrap().len(), 1);
+        // Without the check the same results are compared byte for byte.
+        assert_eq!(
+            compare(None, &bufs(&[canonical]), &bufs(&[other_nan])).unwrap().len(),
+            1
+        );
+    }
+
+    #[test]
+    fn judged_slots_use_the_spec_on_the_observed_inputs() {
+        // Slot 0: the input 2.0f; slot 1: sqrt.approx.f32 of it (relative error 2^-23, L8633).
+        let c = check(vec![
+            Slot::Exact { offset: 0, bytes: 4 },
+            Slot::Judge {
+                offset: 4,
+                bytes: 4,
+                form: "sqrt.approx.f32".into(),
+                output: 0,
+                ins: vec![JudgeIn {
+                    slot: Some(0),
+                    imm: None,
+                    neg: false,
+                    sel: None,
+                }],
+            },
+        ]);
+        let two = 0x4000_0000;
+        let sqrt2 = 0x3fb5_04f3; // √2 rounded to nearest
+        let expected = bufs(&[two, sqrt2]);
+        assert!(compare(Some(&c), &expected, &bufs(&[two, sqrt2 + 1]))
+            .unwrap()
+            .is_empty());
+        assert!(compare(Some(&c), &expected, &bufs(&[two, sqrt2 - 1]))
+            .unwrap()
+            .is_empty());
+        let far = compare(Some(&c), &expected, &bufs(&[two, sqrt2 + 8])).unwrap();
+        assert_eq!(far.len(), 1);
+        assert!(far[0].expected.contains("rel:2^-23"), "{}", far[0]);
+        // Another input is judged on its own terms (and fails its exact slot).
+        let four = 0x4080_0000;
+        let m = compare(Some(&c), &expected, &bufs(&[four, 0x4000_0000])).unwrap();
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].slot, Some(0));
+    }
+
+    #[test]
+    fn malformed_checks_are_errors() {
+        let c = check(vec![Slot::Exact { offset: 2, bytes: 4 }]);
+        assert!(compare(Some(&c), &bufs(&[0]), &bufs(&[0])).is_err());
+        let c = check(vec![Slot::Exact { offset: 0, bytes: 4 }]);
+        assert!(compare(Some(&c), &bufs(&[0]), &vec![]).is_err());
+    }
 }

@@ -977,47 +977,17 @@ impl<'a, 'u> Builder<'a, 'u> {
             1 => {
                 let modes = ["all", "any", "uni"];
                 let m = modes[self.u.choose_index(3)?];
-                if !self.available(&format!("vote.sync.{m}.pred")) {
-                    return Ok(false);
-                }
-                let Some(p) = self.pick_src(1, Det::Exact)? else {
-                    return Ok(false);
-                };
-                let d = self.pick_dst(1, Det::Exact, false, &[])?;
-                self.line(&format!("vote.sync.{m}.pred {d}, {p}, {MASK}"));
+                return self.warp_unary(&format!("vote.sync.{m}.pred"), 1, 1);
             }
-            2 => {
-                if !self.available("vote.sync.ballot.b32") {
-                    return Ok(false);
-                }
-                let Some(p) = self.pick_src(1, Det::Exact)? else {
-                    return Ok(false);
-                };
-                let d = self.pick_dst(32, Det::Exact, false, &[])?;
-                self.line(&format!("vote.sync.ballot.b32 {d}, {p}, {MASK}"));
-            }
+            2 => return self.warp_unary("vote.sync.ballot.b32", 1, 32),
             3 => {
                 let w = if self.u.arbitrary()? { 32 } else { 64 };
-                if !self.available(&format!("match.any.sync.b{w}")) {
-                    return Ok(false);
-                }
-                let Some(a) = self.pick_src(w, Det::Exact)? else {
-                    return Ok(false);
-                };
-                let d = self.pick_dst(32, Det::Exact, false, &[])?;
-                self.line(&format!("match.any.sync.b{w} {d}, {a}, {MASK}"));
+                return self.warp_unary(&format!("match.any.sync.b{w}"), w, 32);
             }
             4 => {
                 let ops = ["add.u32", "min.s32", "max.u32", "and.b32", "or.b32", "xor.b32"];
                 let op = ops[self.u.choose_index(ops.len())?];
-                if !self.available(&format!("redux.sync.{op}")) {
-                    return Ok(false);
-                }
-                let Some(a) = self.pick_src(32, Det::Exact)? else {
-                    return Ok(false);
-                };
-                let d = self.pick_dst(32, Det::Exact, false, &[])?;
-                self.line(&format!("redux.sync.{op} {d}, {a}, {MASK}"));
+                return self.warp_unary(&format!("redux.sync.{op}"), 32, 32);
             }
             _ => {
                 if !self.available("activemask.b32") {
@@ -1027,6 +997,20 @@ impl<'a, 'u> Builder<'a, 'u> {
                 self.line(&format!("activemask.b32 {d}"));
             }
         }
+        Ok(true)
+    }
+
+    /// `NAME d, a, 0xffffffff` of an exact source of `src` bits into a destination of `dst` bits
+    /// (vote, ballot, match, redux: results that depend on every bit of every lane's source).
+    fn warp_unary(&mut self, name: &str, src: u32, dst: u32) -> Result<bool> {
+        if !self.available(name) {
+            return Ok(false);
+        }
+        let Some(a) = self.pick_src(src, Det::Exact)? else {
+            return Ok(false);
+        };
+        let d = self.pick_dst(dst, Det::Exact, false, &[])?;
+        self.line(&format!("{name} {d}, {a}, 0xffffffff"));
         Ok(true)
     }
 
