@@ -2,28 +2,12 @@
 //!
 //! Every rounded PTX float form this file knows (add, sub, mul, fma, mad, div, sqrt, rcp in
 //! f16/f32/f64 with `.rn .rz .rm .rp`, `.ftz` and `.sat`; bf16 add/sub/mul/fma; and the
-//! conversions int↔float, float↔float and round-to-integral, `.sat` included) is evaluated through the catalog
-//! (`spec::eval::semantics`) on TestFloat-style operands from `generators::float` and compared
-//! with an expectation computed here, independently of the spec:
-//! - IEEE results come from SoftFloat (`softfloat-wrapper`), with the rounding mode as argument;
-//! - `.ftz` is a layer around SoftFloat: subnormal inputs of the flushed format become signed
-//!   zeros, and a result whose encoding is subnormal becomes a signed zero (tininess after
-//!   rounding, the spec's definition); on cvt it applies to the f32 side only (L13856);
-//! - `.sat` clamps the final result to [+0.0, 1.0], NaN and −0.0 to +0.0;
-//! - float→int is SoftFloat's round-to-integral followed by clamping the exact integer to the
-//!   destination range, NaN → 0 (PTX saturates; SoftFloat's own out-of-range results are not
-//!   PTX's);
-//! - bf16 does not go through SoftFloat (its BF16 type truncates through f32): values are
-//!   computed exactly in f64 (a product of two bf16 values is exact, a sum is exact as TwoSum's
-//!   pair) and rounded by [`round_to`], a small rounding function written here and checked
-//!   against SoftFloat on f16/f32 first.
-//!
-//! Verdicts: a non-NaN expectation must equal the spec's model and be accepted. A NaN expectation
-//! of an f16/bf16/f32 result (an unspecified NaN, L7141) needs a NaN model and acceptance of
-//! SoftFloat's NaN. An f64 NaN result with NaN inputs must be one of the quieted input NaNs (NaN
-//! payloads propagate, L7141) and SoftFloat's result must be accepted when it is one of them (it
-//! is not for fma(0, ∞, NaN), where SoftFloat's x86 flavour returns its default NaN); an f64 NaN
-//! made from non-NaN operands (∞−∞, 0×∞) only needs to be a NaN.
+//! conversions int↔float, float↔float and round-to-integral, `.sat` included) is evaluated through
+//! the catalog (`spec::eval::semantics`) on TestFloat-style operands from `generators::float` and
+//! compared with an expectation computed independently of the spec by [`softfloat_ref`] (shared
+//! with the `spec_vs_softfloat` fuzz target): SoftFloat with `.ftz` and `.sat` as layers around it,
+//! bf16 computed exactly and rounded by its own rounding function, which the self-checks below
+//! compare with SoftFloat on f16/f32 first. The verdict rules are that module's.
 //!
 //! Runs: the default tests check every form on 100,000 operand sets (hard-case cross product
 //! first, then random; every input where the source has 16 bits or fewer). The long run,
@@ -33,13 +17,14 @@
 //! Forms the spec has no semantics for are skipped with a message, or fail the run when
 //! `PTXCONF_SOFTFLOAT_REQUIRE=1`.
 
+mod softfloat_ref;
+
 use generators::float::{float_cases, int_cases, Format, IntType};
-use softfloat_wrapper::{Float, RoundingMode, F16, F32, F64};
+use softfloat_ref::*;
+use softfloat_wrapper::{Float, RoundingMode, F32};
 use spec::catalog::{catalog, Form};
 use spec::eval::SemFn;
 use spec::value::{Accept, Args, Input, Outcome, Outcomes};
-use std::cmp::Ordering;
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering as AtOrd};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -48,757 +33,6 @@ use std::time::Instant;
 const QUICK_N: u64 = 100_000;
 /// Mismatches printed per form.
 const SHOW: usize = 5;
-
-// ---------------------------------------------------------------------------------------------
-// Types, rounding modes, operations.
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fp {
-    F16,
-    Bf16,
-    F32,
-    F64,
-}
-
-impl Fp {
-    fn format(self) -> Format {
-        match self {
-            Fp::F16 => Format::F16,
-            Fp::Bf16 => Format::BF16,
-            Fp::F32 => Format::F32,
-            Fp::F64 => Format::F64,
-        }
-    }
-    fn name(self) -> &'static str {
-        match self {
-            Fp::F16 => "f16",
-            Fp::Bf16 => "bf16",
-            Fp::F32 => "f32",
-            Fp::F64 => "f64",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ty {
-    F(Fp),
-    I(IntType),
-}
-
-impl Ty {
-    fn name(self) -> String {
-        match self {
-            Ty::F(f) => f.name().to_string(),
-            Ty::I(t) => format!("{}{}", if t.signed { 's' } else { 'u' }, t.bits),
-        }
-    }
-    fn width(self) -> u32 {
-        match self {
-            Ty::F(f) => f.format().width(),
-            Ty::I(t) => t.bits,
-        }
-    }
-}
-
-const INTS: [IntType; 8] = [
-    IntType::new(8, false),
-    IntType::new(16, false),
-    IntType::new(32, false),
-    IntType::new(64, false),
-    IntType::new(8, true),
-    IntType::new(16, true),
-    IntType::new(32, true),
-    IntType::new(64, true),
-];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Rnd {
-    N,
-    Z,
-    M,
-    P,
-}
-
-const RNDS: [Rnd; 4] = [Rnd::N, Rnd::Z, Rnd::M, Rnd::P];
-
-impl Rnd {
-    fn sf(self) -> RoundingMode {
-        match self {
-            Rnd::N => RoundingMode::TiesToEven,
-            Rnd::Z => RoundingMode::TowardZero,
-            Rnd::M => RoundingMode::TowardNegative,
-            Rnd::P => RoundingMode::TowardPositive,
-        }
-    }
-    /// The float rounding modifier (`rn`).
-    fn frnd(self) -> &'static str {
-        ["rn", "rz", "rm", "rp"][self as usize]
-    }
-    /// The integer rounding modifier (`rni`).
-    fn irnd(self) -> &'static str {
-        ["rni", "rzi", "rmi", "rpi"][self as usize]
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
-    Add,
-    Sub,
-    Mul,
-    Fma,
-    Div,
-    Sqrt,
-    Rcp,
-}
-
-impl Op {
-    fn arity(self) -> usize {
-        match self {
-            Op::Sqrt | Op::Rcp => 1,
-            Op::Fma => 3,
-            _ => 2,
-        }
-    }
-}
-
-fn flush(f: Format, x: u64) -> u64 {
-    if f.is_subnormal(x) {
-        x & f.sign_bit()
-    } else {
-        x
-    }
-}
-
-/// A quiet NaN of the format (any NaN does for the expectation of an unspecified NaN).
-fn qnan(f: Format) -> u64 {
-    f.pack(false, f.exp_all_ones(), f.quiet_bit())
-}
-
-// ---------------------------------------------------------------------------------------------
-// SoftFloat references.
-
-fn sf_arith(op: Op, fp: Fp, r: Rnd, x: &[u64]) -> u64 {
-    let rm = r.sf();
-    macro_rules! go {
-        ($T:ident, $P:ty) => {{
-            let v = |i: usize| $T::from_bits(x[i] as $P);
-            let out = match op {
-                Op::Add => v(0).add(v(1), rm),
-                Op::Sub => v(0).sub(v(1), rm),
-                Op::Mul => v(0).mul(v(1), rm),
-                Op::Fma => v(0).fused_mul_add(v(1), v(2), rm),
-                Op::Div => v(0).div(v(1), rm),
-                Op::Sqrt => v(0).sqrt(rm),
-                Op::Rcp => $T::from_u8(1, rm).div(v(0), rm),
-            };
-            out.to_bits() as u64
-        }};
-    }
-    match fp {
-        Fp::F16 => go!(F16, u16),
-        Fp::F32 => go!(F32, u32),
-        Fp::F64 => go!(F64, u64),
-        Fp::Bf16 => unreachable!("bf16 is computed exactly, not by SoftFloat"),
-    }
-}
-
-/// SoftFloat's conversion of an integer value to f16/f32/f64.
-fn sf_from_int(fp: Fp, v: i128, r: Rnd) -> u64 {
-    let rm = r.sf();
-    macro_rules! go {
-        ($T:ident) => {
-            if v < 0 {
-                $T::from_i64(v as i64, rm).to_bits() as u64
-            } else {
-                $T::from_u64(v as u64, rm).to_bits() as u64
-            }
-        };
-    }
-    match fp {
-        Fp::F16 => go!(F16),
-        Fp::F32 => go!(F32),
-        Fp::F64 => go!(F64),
-        Fp::Bf16 => unreachable!(),
-    }
-}
-
-/// SoftFloat's round-to-integral in the source's own format; bf16 is widened to f32 exactly
-/// first and narrowed back (an integral value of a bf16 input is representable in bf16).
-fn sf_round_integral(fp: Fp, x: u64, r: Rnd) -> u64 {
-    let rm = r.sf();
-    match fp {
-        Fp::F16 => F16::from_bits(x as u16).round_to_integral(rm).to_bits() as u64,
-        Fp::F32 => F32::from_bits(x as u32).round_to_integral(rm).to_bits() as u64,
-        Fp::F64 => F64::from_bits(x).round_to_integral(rm).to_bits(),
-        Fp::Bf16 => {
-            if Format::BF16.is_nan(x) {
-                return qnan(Format::BF16);
-            }
-            let w = F32::from_bits((x as u32) << 16).round_to_integral(rm).to_bits();
-            assert_eq!(w & 0xffff, 0, "integral value of bf16 {x:#x} not a bf16");
-            (w >> 16) as u64
-        }
-    }
-}
-
-/// SoftFloat's float→float conversion (bf16 sources widened exactly to f32; bf16 results are
-/// [`round_to`]'s, not SoftFloat's).
-fn sf_convert(src: Fp, dst: Fp, x: u64, r: Rnd) -> u64 {
-    let rm = r.sf();
-    let (sf, df) = (src.format(), dst.format());
-    if dst == Fp::Bf16 {
-        let v = exact_f64(src, x);
-        return if sf.is_nan(x) {
-            qnan(df)
-        } else if v.is_infinite() {
-            df.infinity(v < 0.0)
-        } else {
-            round_f64(df, v, 0.0, r)
-        };
-    }
-    match src {
-        // bf16 is the top half of an f32.
-        Fp::Bf16 if dst == Fp::F32 => x << 16,
-        Fp::Bf16 => sf_convert(Fp::F32, dst, x << 16, r),
-        Fp::F16 => {
-            let a = F16::from_bits(x as u16);
-            match dst {
-                Fp::F32 => a.to_f32(rm).to_bits() as u64,
-                Fp::F64 => a.to_f64(rm).to_bits(),
-                _ => unreachable!(),
-            }
-        }
-        Fp::F32 => {
-            let a = F32::from_bits(x as u32);
-            match dst {
-                Fp::F16 => a.to_f16(rm).to_bits() as u64,
-                Fp::F64 => a.to_f64(rm).to_bits(),
-                _ => unreachable!(),
-            }
-        }
-        Fp::F64 => {
-            let a = F64::from_bits(x);
-            match dst {
-                Fp::F16 => a.to_f16(rm).to_bits() as u64,
-                Fp::F32 => a.to_f32(rm).to_bits() as u64,
-                _ => unreachable!(),
-            }
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The independent rounding function and the exact bf16 arithmetic.
-
-/// Rounds the exact value `(-1)^sign × mag × 2^exp` to format `f` in mode `r`: subnormals,
-/// overflow to infinity or the largest finite value by mode, signed zeros. `mag < 2^100`.
-fn round_to(f: Format, sign: bool, mag: u128, exp: i32, r: Rnd) -> u64 {
-    let s = if sign { f.sign_bit() } else { 0 };
-    if mag == 0 {
-        return s;
-    }
-    assert!(mag < 1 << 100);
-    let mb = f.man_bits as i32;
-    let emin = 1 - f.bias() as i32; // unbiased exponent of the smallest normal
-    let e = exp + (127 - mag.leading_zeros() as i32); // unbiased exponent of the value
-    let q = e.max(emin) - mb; // weight of the last significand bit kept
-    let shift = q - exp; // bits of `mag` below it
-    let (mut m, half, inexact) = if shift <= 0 {
-        (mag << -shift, Ordering::Less, false)
-    } else if shift > 101 {
-        (0, Ordering::Less, true)
-    } else {
-        let rem = mag & ((1u128 << shift) - 1);
-        (mag >> shift, rem.cmp(&(1u128 << (shift - 1))), rem != 0)
-    };
-    let up = match r {
-        Rnd::N => half == Ordering::Greater || (half == Ordering::Equal && m & 1 == 1),
-        Rnd::Z => false,
-        Rnd::M => sign && inexact,
-        Rnd::P => !sign && inexact,
-    };
-    m += up as u128;
-    // Normal: (e - emin) << mb plus m with its leading bit adds up to the biased exponent
-    // e + bias; subnormal: exponent field 0. A carry out of the significand bumps the exponent.
-    let enc = (((e.max(emin) - emin) as u128) << mb) + m;
-    if enc >= (f.exp_all_ones() as u128) << mb {
-        let inf = match r {
-            Rnd::N => true,
-            Rnd::Z => false,
-            Rnd::M => sign,
-            Rnd::P => !sign,
-        };
-        return s | if inf { f.infinity(false) } else { f.max_finite() };
-    }
-    s | enc as u64
-}
-
-/// Rounds `v + e` (an f64 value and a correction below half its ulp, TwoSum's pair) to `f`.
-/// The correction only matters for its sign: `v`'s significand is taken in quarter-ulp units,
-/// nudged by one unit toward `e`, which keeps its order against every rounding boundary of a
-/// format narrower than f64.
-fn round_f64(f: Format, v: f64, e: f64, r: Rnd) -> u64 {
-    assert!(v.is_finite() && e.is_finite());
-    if v == 0.0 {
-        assert_eq!(e, 0.0);
-        return if v.is_sign_negative() { f.sign_bit() } else { 0 };
-    }
-    let b = v.to_bits();
-    let (field, frac) = ((b >> 52) & 0x7ff, b & ((1 << 52) - 1));
-    let (m, x) = if field == 0 {
-        (frac, -1074)
-    } else {
-        (frac | 1 << 52, field as i32 - 1075)
-    };
-    let mut mag = (m as u128) << 2;
-    if e != 0.0 {
-        if (e < 0.0) == (v < 0.0) {
-            mag += 1;
-        } else {
-            mag -= 1;
-        }
-    }
-    round_to(f, v < 0.0, mag, x - 2, r)
-}
-
-/// The exact value of a finite f16/bf16/f32/f64 as an f64.
-fn exact_f64(fp: Fp, x: u64) -> f64 {
-    match fp {
-        Fp::F16 => F16::from_bits(x as u16).to_f64(RoundingMode::TiesToEven).to_bits(),
-        Fp::Bf16 => (f32::from_bits((x as u32) << 16) as f64).to_bits(),
-        Fp::F32 => (f32::from_bits(x as u32) as f64).to_bits(),
-        Fp::F64 => x,
-    }
-    .pipe(f64::from_bits)
-}
-
-trait Pipe: Sized {
-    fn pipe<T>(self, f: impl FnOnce(Self) -> T) -> T {
-        f(self)
-    }
-}
-impl<T> Pipe for T {}
-
-/// Knuth's TwoSum: `a + b == s + e` exactly (round-to-nearest f64, no overflow).
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    let e = (a - (s - bb)) + (b - bb);
-    (s, e)
-}
-
-/// `op` on values of a format whose products are exact in f64 (significands ≤ 26 bits, the range
-/// well inside f64's: f16 and bf16), rounded once to the format by [`round_to`].
-fn exact_arith(fp: Fp, op: Op, x: &[u64], r: Rnd) -> u64 {
-    let f = fp.format();
-    if x[..op.arity()].iter().any(|&v| f.is_nan(v)) {
-        return qnan(f);
-    }
-    let v = |i: usize| exact_f64(fp, x[i]);
-    let (p, c) = match op {
-        Op::Add => (v(0), v(1)),
-        Op::Sub => (v(0), -v(1)),
-        Op::Mul => (v(0) * v(1), 0.0),
-        Op::Fma => (v(0) * v(1), v(2)),
-        _ => unreachable!("{op:?} is not exact in f64"),
-    };
-    if op == Op::Mul {
-        // The product is exact; only its special cases need care.
-        return if p.is_nan() {
-            qnan(f)
-        } else if p.is_infinite() {
-            f.infinity(p < 0.0)
-        } else {
-            round_f64(f, p, 0.0, r)
-        };
-    }
-    let (s, e) = two_sum(p, c);
-    if s.is_nan() {
-        return qnan(f);
-    }
-    if s.is_infinite() {
-        return f.infinity(s < 0.0);
-    }
-    if s == 0.0 && e == 0.0 {
-        // An exact zero sum: the common sign of two zeros, else +0 (−0 rounding down), IEEE 6.3.
-        let neg = if p == 0.0 && c == 0.0 && p.is_sign_negative() == c.is_sign_negative() {
-            p.is_sign_negative()
-        } else {
-            r == Rnd::M
-        };
-        return if neg { f.sign_bit() } else { 0 };
-    }
-    round_f64(f, s, e, r)
-}
-
-/// The exact integer of an integral (or infinite) value of `fp`, clamped to ±2^110.
-fn integral_value(fp: Fp, x: u64) -> i128 {
-    let f = fp.format();
-    let big = 1i128 << 110;
-    let neg = f.sign(x);
-    let e = f.exp_field(x);
-    let mag = if e == f.exp_all_ones() {
-        big
-    } else if e == 0 {
-        assert_eq!(f.man_field(x), 0, "{x:#x} is not integral");
-        0
-    } else {
-        let unb = e as i64 - f.bias() as i64;
-        let sig = (f.man_field(x) | 1 << f.man_bits) as i128;
-        let shift = unb - f.man_bits as i64;
-        if unb > 100 {
-            big
-        } else if shift >= 0 {
-            sig << shift
-        } else {
-            assert_eq!(sig & ((1 << -shift) - 1), 0, "{x:#x} is not integral");
-            sig >> -shift
-        }
-    };
-    if neg {
-        -mag
-    } else {
-        mag
-    }
-}
-
-/// PTX float→int: NaN → 0, else round to an integral value, then clamp to the destination.
-fn float_to_int(fp: Fp, x: u64, t: IntType, r: Rnd) -> u64 {
-    if fp.format().is_nan(x) {
-        return 0;
-    }
-    let v = integral_value(fp, sf_round_integral(fp, x, r));
-    t.encode(v.clamp(t.min(), t.max()))
-}
-
-/// int→float: SoftFloat for f16/f32/f64, [`round_to`] for bf16.
-fn int_to_float(t: IntType, x: u64, fp: Fp, r: Rnd) -> u64 {
-    let v = t.value(x);
-    if fp == Fp::Bf16 {
-        return round_to(Format::BF16, v < 0, v.unsigned_abs(), 0, r);
-    }
-    sf_from_int(fp, v, r)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Checks: a form, its operand types, and the reference.
-
-type RefFn = Box<dyn Fn(&[u64]) -> u64 + Send + Sync>;
-
-struct Check {
-    /// The PTX form, as written.
-    name: String,
-    srcs: Vec<Ty>,
-    dst: Ty,
-    reference: RefFn,
-}
-
-fn check(name: String, srcs: Vec<Ty>, dst: Ty, reference: impl Fn(&[u64]) -> u64 + Send + Sync + 'static) -> Check {
-    Check {
-        name,
-        srcs,
-        dst,
-        reference: Box::new(reference),
-    }
-}
-
-fn ftz_mod(ftz: bool) -> &'static str {
-    if ftz {
-        ".ftz"
-    } else {
-        ""
-    }
-}
-
-/// `op.rnd{.ftz}.type` (and `mad` as `fma`) with SoftFloat, `.ftz` around it.
-/// `.sat`: clamps to [0.0, 1.0] with NaN → +0.0 (L7141, L7590); −0.0 clamps to +0.0 here (the
-/// spec may accept −0.0 too, but its model must be +0.0).
-fn saturate(f: Format, x: u64) -> u64 {
-    let one = f.pack(false, f.bias(), 0);
-    if f.is_nan(x) || f.sign(x) {
-        0
-    } else {
-        x.min(one) // positive encodings order like their values
-    }
-}
-
-/// `op.rnd{.ftz}{.sat}.type` (and `mad` as `fma`) with SoftFloat, `.ftz` and `.sat` around it.
-fn arith(opcode: &str, op: Op, fp: Fp, r: Rnd, ftz: bool, sat: bool) -> Check {
-    let name = format!(
-        "{opcode}.{}{}{}.{}",
-        r.frnd(),
-        ftz_mod(ftz),
-        if sat { ".sat" } else { "" },
-        fp.name()
-    );
-    let f = fp.format();
-    check(name, vec![Ty::F(fp); op.arity()], Ty::F(fp), move |x| {
-        if fp == Fp::Bf16 {
-            return exact_arith(fp, op, x, r);
-        }
-        let mut ins = [0u64; 3];
-        for (i, &v) in x.iter().enumerate() {
-            ins[i] = if ftz { flush(f, v) } else { v };
-        }
-        let mut out = sf_arith(op, fp, r, &ins);
-        if ftz {
-            out = flush(f, out);
-        }
-        if sat {
-            out = saturate(f, out);
-        }
-        out
-    })
-}
-
-/// Every rounding mode, `.ftz` (not on f64), and `.sat` where `sat` says so (f32 add, sub, mul,
-/// fma, mad).
-fn arith_group(fps: &[Fp], ops: &[(&str, Op)], sat: bool) -> Vec<Check> {
-    let mut v = Vec::new();
-    for &fp in fps {
-        for &(opcode, op) in ops {
-            for r in RNDS {
-                for ftz in [false, true] {
-                    for s in [false, true] {
-                        if (ftz || s) && fp == Fp::F64 || s && !sat {
-                            continue;
-                        }
-                        v.push(arith(opcode, op, fp, r, ftz, s));
-                    }
-                }
-            }
-        }
-    }
-    v
-}
-
-/// f16 arithmetic: `.rn` only (§9.7.4), with and without `.ftz` and `.sat`.
-fn half_group() -> Vec<Check> {
-    let mut v = Vec::new();
-    for (opcode, op) in [("add", Op::Add), ("sub", Op::Sub), ("mul", Op::Mul), ("fma", Op::Fma)] {
-        for ftz in [false, true] {
-            for sat in [false, true] {
-                v.push(arith(opcode, op, Fp::F16, Rnd::N, ftz, sat));
-            }
-        }
-    }
-    v
-}
-
-fn bf16_group() -> Vec<Check> {
-    [("add", Op::Add), ("sub", Op::Sub), ("mul", Op::Mul), ("fma", Op::Fma)]
-        .into_iter()
-        .map(|(opcode, op)| arith(opcode, op, Fp::Bf16, Rnd::N, false, false))
-        .collect()
-}
-
-/// Whether `.ftz` applies to a conversion's source and result: only to `.f32` ones (L13856).
-fn cvt_ftz(ftz: bool, src: Ty, dst: Ty) -> (bool, bool) {
-    (ftz && src == Ty::F(Fp::F32), ftz && dst == Ty::F(Fp::F32))
-}
-
-fn sat_mod(sat: bool) -> &'static str {
-    if sat {
-        ".sat"
-    } else {
-        ""
-    }
-}
-
-/// `.sat` is allowed on f16/f32/f64 results of cvt, never on bf16 ones (L13868).
-fn cvt_sats(dst: Fp) -> &'static [bool] {
-    if dst == Fp::Bf16 {
-        &[false]
-    } else {
-        &[false, true]
-    }
-}
-
-/// cvt.frnd{.ftz}{.sat}.float.int.
-fn int_to_float_group() -> Vec<Check> {
-    let mut v = Vec::new();
-    for t in INTS {
-        for (fp, ftzs) in [
-            (Fp::F16, &[false][..]),
-            (Fp::F32, &[false, true]),
-            (Fp::F64, &[false]),
-            (Fp::Bf16, &[false]),
-        ] {
-            for r in RNDS {
-                for &ftz in ftzs {
-                    for &sat in cvt_sats(fp) {
-                        let name = format!(
-                            "cvt.{}{}{}.{}.{}",
-                            r.frnd(),
-                            ftz_mod(ftz),
-                            sat_mod(sat),
-                            fp.name(),
-                            Ty::I(t).name()
-                        );
-                        // An integer never converts to a subnormal f32: .ftz changes nothing.
-                        v.push(check(name, vec![Ty::I(t)], Ty::F(fp), move |x| {
-                            let out = int_to_float(t, x[0], fp, r);
-                            if sat {
-                                saturate(fp.format(), out)
-                            } else {
-                                out
-                            }
-                        }));
-                    }
-                }
-            }
-        }
-    }
-    v
-}
-
-/// cvt.irnd{.ftz}{.sat}.int.float for the given sources.
-fn float_to_int_group(srcs: &[Fp]) -> Vec<Check> {
-    let mut v = Vec::new();
-    for &fp in srcs {
-        for t in INTS {
-            for r in RNDS {
-                for ftz in [false, true] {
-                    if ftz && fp != Fp::F32 {
-                        continue;
-                    }
-                    for sat in [false, true] {
-                        let name = format!(
-                            "cvt.{}{}{}.{}.{}",
-                            r.irnd(),
-                            ftz_mod(ftz),
-                            if sat { ".sat" } else { "" },
-                            Ty::I(t).name(),
-                            fp.name()
-                        );
-                        let f = fp.format();
-                        // .sat is redundant (L13818): the expectation is the same.
-                        v.push(check(name, vec![Ty::F(fp)], Ty::I(t), move |x| {
-                            let a = if ftz { flush(f, x[0]) } else { x[0] };
-                            float_to_int(fp, a, t, r)
-                        }));
-                    }
-                }
-            }
-        }
-    }
-    v
-}
-
-/// Same-type cvt: round to integral (`cvt.rni.f32.f32`) and the plain copy (`cvt.f32.f32`),
-/// with `.ftz` (f32) and `.sat` (not bf16).
-fn round_integral_group(fps: &[Fp]) -> Vec<Check> {
-    let mut v = Vec::new();
-    for &fp in fps {
-        let f = fp.format();
-        let ftzs: &[bool] = if fp == Fp::F32 { &[false, true] } else { &[false] };
-        for &ftz in ftzs {
-            for &sat in cvt_sats(fp) {
-                for r in [None, Some(Rnd::N), Some(Rnd::Z), Some(Rnd::M), Some(Rnd::P)] {
-                    let name = format!(
-                        "cvt{}{}{}.{}.{}",
-                        r.map(|r| format!(".{}", r.irnd())).unwrap_or_default(),
-                        ftz_mod(ftz),
-                        sat_mod(sat),
-                        fp.name(),
-                        fp.name()
-                    );
-                    v.push(check(name, vec![Ty::F(fp)], Ty::F(fp), move |x| {
-                        let a = if ftz { flush(f, x[0]) } else { x[0] };
-                        let out = match r {
-                            Some(r) => sf_round_integral(fp, a, r),
-                            // A copy; a NaN comes back quieted like any other operation's.
-                            None if f.is_nan(a) => a | f.quiet_bit(),
-                            None => a,
-                        };
-                        if sat {
-                            saturate(f, out)
-                        } else {
-                            out
-                        }
-                    }));
-                }
-            }
-        }
-    }
-    v
-}
-
-/// A float→float conversion (`cvt{.frnd}{.ftz}{.sat}.dst.src`): SoftFloat, bf16 by
-/// [`round_to`]; `.ftz` on the f32 side, then `.sat`.
-fn convert(src: Fp, dst: Fp, r: Option<Rnd>, ftz: bool, sat: bool) -> Check {
-    let name = format!(
-        "cvt{}{}{}.{}.{}",
-        r.map(|r| format!(".{}", r.frnd())).unwrap_or_default(),
-        ftz_mod(ftz),
-        sat_mod(sat),
-        dst.name(),
-        src.name()
-    );
-    let (fin, fout) = cvt_ftz(ftz, Ty::F(src), Ty::F(dst));
-    let (sf, df) = (src.format(), dst.format());
-    check(name, vec![Ty::F(src)], Ty::F(dst), move |x| {
-        let a = if fin { flush(sf, x[0]) } else { x[0] };
-        let mut out = sf_convert(src, dst, a, r.unwrap_or(Rnd::N));
-        if fout {
-            out = flush(df, out);
-        }
-        if sat {
-            out = saturate(df, out);
-        }
-        out
-    })
-}
-
-/// Narrowing conversions from `srcs` (with a rounding modifier) and widening ones to `srcs`'
-/// wider types (without), per the catalog's cvt rows.
-fn float_convert_group(srcs: &[Fp]) -> Vec<Check> {
-    let mut v = Vec::new();
-    let narrow = [
-        (Fp::F32, Fp::F16),
-        (Fp::F64, Fp::F16),
-        (Fp::F64, Fp::F32),
-        (Fp::F32, Fp::Bf16),
-        (Fp::F16, Fp::Bf16),
-        (Fp::F64, Fp::Bf16),
-        (Fp::Bf16, Fp::F16),
-    ];
-    let widen = [
-        (Fp::F16, Fp::F32),
-        (Fp::F16, Fp::F64),
-        (Fp::F32, Fp::F64),
-        (Fp::Bf16, Fp::F32),
-        (Fp::Bf16, Fp::F64),
-    ];
-    let ftzs = |s: Fp, d: Fp| -> &'static [bool] {
-        if s == Fp::F32 || d == Fp::F32 {
-            &[false, true]
-        } else {
-            &[false]
-        }
-    };
-    for (s, d) in narrow {
-        if srcs.contains(&s) {
-            for r in RNDS {
-                for &ftz in ftzs(s, d) {
-                    for &sat in cvt_sats(d) {
-                        v.push(convert(s, d, Some(r), ftz, sat));
-                    }
-                }
-            }
-        }
-    }
-    for (s, d) in widen {
-        if srcs.contains(&s) {
-            for &ftz in ftzs(s, d) {
-                for &sat in cvt_sats(d) {
-                    v.push(convert(s, d, None, ftz, sat));
-                }
-            }
-        }
-    }
-    v
-}
 
 // ---------------------------------------------------------------------------------------------
 // Running checks.
@@ -829,57 +63,6 @@ fn operand_sets(c: &Check, n: u64) -> Box<dyn Iterator<Item = [u64; 3]>> {
     }
 }
 
-/// Why `out` is not an acceptable result for the expectation `want`, or `None`.
-fn verdict(c: &Check, ops: &[u64], out: &Outcome, want: u64) -> Option<String> {
-    let Ty::F(fp) = c.dst else {
-        return (out.model != want as u128 || !out.accepts(want as u128)).then(|| "integer result differs".into());
-    };
-    let f = fp.format();
-    if out.model > f.mask() as u128 {
-        return Some("model wider than the destination".into());
-    }
-    let model = out.model as u64;
-    if !f.is_nan(want) {
-        return if model != want {
-            Some("model differs".into())
-        } else if !out.accepts(want as u128) {
-            Some("model not in its own acceptance set".into())
-        } else {
-            None
-        };
-    }
-    if !f.is_nan(model) {
-        return Some("expected a NaN".into());
-    }
-    if fp != Fp::F64 {
-        return (!out.accepts(want as u128)).then(|| "SoftFloat's NaN not accepted (any NaN expected)".into());
-    }
-    // f64: the quieted input NaNs, widened to f64 where the source is narrower.
-    let quieted: Vec<u64> = c
-        .srcs
-        .iter()
-        .zip(ops)
-        .filter_map(|(t, &x)| match t {
-            Ty::F(s) if s.format().is_nan(x) => {
-                let sf = s.format();
-                let payload = (sf.man_field(x) | sf.quiet_bit()) << (52 - sf.man_bits);
-                Some(f.pack(sf.sign(x), f.exp_all_ones(), payload))
-            }
-            _ => None,
-        })
-        .collect();
-    if quieted.is_empty() {
-        return None; // a NaN made from numbers: any NaN
-    }
-    if !quieted.contains(&model) {
-        return Some(format!("model is not a quieted input NaN {quieted:x?}"));
-    }
-    if quieted.contains(&want) && !out.accepts(want as u128) {
-        return Some("SoftFloat's propagated input NaN not accepted".into());
-    }
-    None
-}
-
 #[derive(Default)]
 struct Stats {
     count: u64,
@@ -888,10 +71,6 @@ struct Stats {
     secs: f64,
     /// The form has no semantics in the spec (nothing was checked).
     missing: bool,
-}
-
-fn hex(t: Ty, x: u64) -> String {
-    format!("{:#0w$x}", x, w = 2 + t.width().div_ceil(4) as usize)
 }
 
 fn run_check(c: &Check, n: u64) -> Stats {
@@ -921,29 +100,25 @@ fn run_with(c: &Check, form: &Form, sem: SemFn, n: u64) -> Stats {
         for (i, &x) in ops.iter().enumerate() {
             ins[i] = Input::bits(x as u128);
         }
-        let want = (c.reference)(ops);
+        let want = c.reference.answer(ops);
         st.count += 1;
         let res = sem(form, &Args { ins: &ins, dsel: None });
-        let why = match &res {
-            Err(e) => Some(format!("evaluation error: {e}")),
-            Ok(out) if out.len() != 1 => Some(format!("{} outcomes", out.len())),
-            Ok(out) => verdict(c, ops, &out[0], want),
-        };
-        if let Some(why) = why {
+        if let Some(why) = judge(c, &res, |i, _| ops[i], &[want]) {
             st.mismatches += 1;
             if st.shown.len() < SHOW {
-                let operands: Vec<String> = c.srcs.iter().zip(ops).map(|(&t, &x)| hex(t, x)).collect();
-                let mut s = format!("{} {}: {why}; ", c.name, operands.join(" "));
-                match &res {
-                    Ok(out) if !out.is_empty() => {
-                        let acc = format!("{:?}", out[0].accept);
-                        let acc: String = acc.chars().take(160).collect();
-                        let _ = write!(s, "spec {} accept {acc}; ", hex(c.dst, out[0].model as u64));
-                    }
-                    _ => {}
-                }
-                let _ = write!(s, "reference {}", hex(c.dst, want));
-                st.shown.push(s);
+                let operands: Vec<String> = c
+                    .srcs
+                    .iter()
+                    .zip(ops)
+                    .map(|(t, &x)| hex(t.width(), x as u128))
+                    .collect();
+                st.shown.push(format!(
+                    "{} {}: {why}; {}; reference {}",
+                    c.name,
+                    operands.join(" "),
+                    describe(c, &res),
+                    hex(c.dst.width(), want as u128)
+                ));
             }
         }
     }
@@ -1003,40 +178,54 @@ fn run_group(group: &str, checks: Vec<Check>, n: u64) {
 // ---------------------------------------------------------------------------------------------
 // The groups.
 
-const ADD_SUB_MUL_FMA: [(&str, Op); 5] = [
-    ("add", Op::Add),
-    ("sub", Op::Sub),
-    ("mul", Op::Mul),
-    ("fma", Op::Fma),
-    ("mad", Op::Fma),
-];
-const DIV_SQRT_RCP: [(&str, Op); 3] = [("div", Op::Div), ("sqrt", Op::Sqrt), ("rcp", Op::Rcp)];
+/// f16 (`.rn` only, §9.7.4, with and without `.ftz` and `.sat`) or bf16 (`.rn` only) add, sub,
+/// mul, fma.
+fn half_group(fp: Fp) -> Vec<Check> {
+    let mods: &[bool] = if fp == Fp::F16 { &[false, true] } else { &[false] };
+    let mut v = Vec::new();
+    for &(opcode, op) in &OPS[..4] {
+        for &ftz in mods {
+            for &sat in mods {
+                v.push(Check::arith(opcode, op, fp, Rnd::N, ftz, sat, 1));
+            }
+        }
+    }
+    v
+}
+
+/// Float→float conversions from `srcs`: the narrowings from them, the widenings of them.
+fn convert_from(srcs: &[Fp]) -> Vec<Check> {
+    convert_checks(|s, _| srcs.contains(&s))
+}
 
 fn all_groups() -> Vec<(&'static str, Vec<Check>)> {
     vec![
-        ("arith_f32", arith_group(&[Fp::F32], &ADD_SUB_MUL_FMA, true)),
-        ("arith_f64", arith_group(&[Fp::F64], &ADD_SUB_MUL_FMA, false)),
-        ("div_sqrt_rcp_f32", arith_group(&[Fp::F32], &DIV_SQRT_RCP, false)),
-        ("div_sqrt_rcp_f64", arith_group(&[Fp::F64], &DIV_SQRT_RCP, false)),
-        ("arith_f16", half_group()),
-        ("arith_bf16", bf16_group()),
-        ("cvt_int_to_float", int_to_float_group()),
-        ("cvt_float_to_int", float_to_int_group(&[Fp::F32, Fp::F64])),
+        ("arith_f32", arith_checks(&[Fp::F32], &OPS[..5])),
+        ("arith_f64", arith_checks(&[Fp::F64], &OPS[..5])),
+        ("div_sqrt_rcp_f32", arith_checks(&[Fp::F32], &OPS[5..])),
+        ("div_sqrt_rcp_f64", arith_checks(&[Fp::F64], &OPS[5..])),
+        ("arith_f16", half_group(Fp::F16)),
+        ("arith_bf16", half_group(Fp::Bf16)),
+        (
+            "cvt_int_to_float",
+            int_to_float_checks(&[Fp::F16, Fp::F32, Fp::F64, Fp::Bf16]),
+        ),
+        ("cvt_float_to_int", float_to_int_checks(&[Fp::F32, Fp::F64])),
         ("cvt_float_to_float", {
-            let mut v = float_convert_group(&[Fp::F32, Fp::F64]);
-            v.extend(round_integral_group(&[Fp::F32, Fp::F64]));
+            let mut v = convert_from(&[Fp::F32, Fp::F64]);
+            v.extend(integral_checks(&[Fp::F32, Fp::F64]));
             v
         }),
         ("exhaustive_f16", {
-            let mut v = float_to_int_group(&[Fp::F16]);
-            v.extend(round_integral_group(&[Fp::F16]));
-            v.extend(float_convert_group(&[Fp::F16]));
+            let mut v = float_to_int_checks(&[Fp::F16]);
+            v.extend(integral_checks(&[Fp::F16]));
+            v.extend(convert_from(&[Fp::F16]));
             v
         }),
         ("exhaustive_bf16", {
-            let mut v = float_to_int_group(&[Fp::Bf16]);
-            v.extend(round_integral_group(&[Fp::Bf16]));
-            v.extend(float_convert_group(&[Fp::Bf16]));
+            let mut v = float_to_int_checks(&[Fp::Bf16]);
+            v.extend(integral_checks(&[Fp::Bf16]));
+            v.extend(convert_from(&[Fp::Bf16]));
             v
         }),
     ]
@@ -1366,7 +555,7 @@ fn selfcheck_harness_catches_wrong_semantics() {
     }
     let cat = catalog();
     let form = |name: &str| &cat.forms[cat.lookup(name).unwrap().forms[0]];
-    let rz = arith("add", Op::Add, Fp::F32, Rnd::Z, false, false);
+    let rz = Check::arith("add", Op::Add, Fp::F32, Rnd::Z, false, false, 1);
     let st = run_with(&rz, form("add.rz.f32"), add_rz, 20_000);
     assert_eq!((st.count, st.mismatches), (20_000, 0), "{:?}", st.shown);
     let st = run_with(&rz, form("add.rz.f32"), add_rn, 20_000);
@@ -1376,7 +565,7 @@ fn selfcheck_harness_catches_wrong_semantics() {
         "{}",
         st.shown[0]
     );
-    let rn64 = arith("add", Op::Add, Fp::F64, Rnd::N, false, false);
+    let rn64 = Check::arith("add", Op::Add, Fp::F64, Rnd::N, false, false, 1);
     let st = run_with(&rn64, form("add.rn.f64"), add_f64_default_nan, 20_000);
     assert!(st.mismatches > 0, "default NaN for NaN inputs must be caught");
     assert!(
