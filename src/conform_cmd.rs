@@ -32,10 +32,7 @@ pub fn run(a: ConformArgs) -> ExitCode {
         }
     }
     if let Some(v) = &a.ptx {
-        let parsed = v
-            .split_once('.')
-            .and_then(|(x, y)| Some(PtxVersion(x.parse().ok()?, y.parse().ok()?)));
-        match parsed {
+        match PtxVersion::parse(v) {
             Some(p) => opts.ptx = Some(p),
             None => return usage(format!("--ptx `{v}` is not a version like 8.5")),
         }

@@ -52,13 +52,7 @@ impl ProgramArgs {
             c.target = Target::parse(t).ok_or_else(|| format!("--target `{t}` is not sm_XY"))?;
         }
         if let Some(v) = &self.ptx {
-            let (a, b) = v
-                .split_once('.')
-                .ok_or_else(|| format!("--ptx `{v}` is not MAJOR.MINOR"))?;
-            c.ptx = PtxVersion(
-                a.parse().map_err(|_| format!("--ptx `{v}`"))?,
-                b.parse().map_err(|_| format!("--ptx `{v}`"))?,
-            );
+            c.ptx = PtxVersion::parse(v).ok_or_else(|| format!("--ptx `{v}` is not a version like 8.5"))?;
         } else if let Some(caps) = caps {
             c.ptx = c.ptx.min(caps.ptx);
         }

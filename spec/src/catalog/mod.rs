@@ -125,6 +125,14 @@ impl fmt::Display for Target {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PtxVersion(pub u8, pub u8);
 
+impl PtxVersion {
+    /// `8.7` as written in `.version` and on command lines.
+    pub fn parse(s: &str) -> Option<PtxVersion> {
+        let (a, b) = s.split_once('.')?;
+        Some(PtxVersion(a.parse().ok()?, b.parse().ok()?))
+    }
+}
+
 impl fmt::Display for PtxVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}", self.0, self.1)
@@ -395,10 +403,7 @@ impl Catalog {
             return Err(format!("expected 5 `;`-separated columns, found {}", cols.len()));
         };
         let parts = pattern::parse(pat)?;
-        let ptx = ptx
-            .split_once('.')
-            .and_then(|(a, b)| Some(PtxVersion(a.parse().ok()?, b.parse().ok()?)))
-            .ok_or_else(|| format!("bad PTX version `{ptx}`"))?;
+        let ptx = PtxVersion::parse(ptx).ok_or_else(|| format!("bad PTX version `{ptx}`"))?;
         let target = Target::parse(target).ok_or_else(|| format!("bad target `{target}`"))?;
         let mut cf = class.split('+');
         let class_tok = cf.next().unwrap_or("");
