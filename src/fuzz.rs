@@ -50,6 +50,10 @@ pub struct Campaign {
     pub reduce_opts: reduce::Options,
     /// Stop at the first finding.
     pub stop_at_first: bool,
+    /// How to open the backend again (its name and options): a `cmd:` backend is reopened for
+    /// each reduction with a timeout fitted to the finding ([`reduce::tight_timeout`]), so that
+    /// candidates whose loops the reduction broke are cut short.
+    pub reopen: Option<(String, crate::backend::Options)>,
 }
 
 /// One program whose results differ (or that the oracle itself could not run).
@@ -207,7 +211,19 @@ fn one(c: &Campaign, i: u64, backend: &dyn Backend, differential: bool, out_dir:
     }
     let dir = out_dir.join(format!("s{}-p{i}", c.seed));
     let finding = if c.reduce {
-        match reduce::reduce_against(case.clone(), backend, &c.reduce_opts) {
+        let tight = match &c.reopen {
+            Some((name, opts)) if name.starts_with("cmd:") => {
+                let t = reduce::tight_timeout(&case, backend, opts.timeout);
+                let o = crate::backend::Options {
+                    timeout: t,
+                    ..opts.clone()
+                };
+                crate::backend::open(name, &o).ok()
+            }
+            _ => None,
+        };
+        let reducer = tight.as_deref().unwrap_or(backend);
+        match reduce::reduce_against(case.clone(), reducer, &c.reduce_opts) {
             Ok(r) => r.write(&dir).map(|_| Finding {
                 program: i,
                 dir: dir.clone(),

@@ -241,6 +241,7 @@ pub fn fuzz(a: FuzzArgs) -> ExitCode {
         reduce: !a.no_reduce,
         reduce_opts: ptxconf::reduce::Options::default(),
         stop_at_first: a.stop_at_first,
+        reopen: Some((a.backend.clone(), opts.clone())),
     };
     let bar = if a.quiet {
         indicatif::ProgressBar::hidden()
