@@ -351,6 +351,17 @@ fn quiet(i: &Instr) -> bool {
         )
 }
 
+/// Sets operand `j` of `i` to `new`; false when `i` has no operand `j`.
+fn set_operand(i: &mut Instr, j: usize, new: Operand) -> bool {
+    match i.operands.get_mut(j) {
+        Some(o) => {
+            *o = new;
+            true
+        }
+        None => false,
+    }
+}
+
 /// The module with statements `idx` (sorted, distinct) of list `p` removed.
 fn without(m: &Module, p: &ListPath, idx: &[usize]) -> Option<Module> {
     let mut m = m.clone();
@@ -387,6 +398,20 @@ impl Reducer<'_> {
     fn try_module(&mut self, m: Module) -> bool {
         let l = self.launch.clone();
         self.try_case(m, l)
+    }
+
+    /// Tries the module with instruction `k` of list `p` changed by `edit`, and the code the
+    /// change leaves dead removed.
+    fn try_edit(&mut self, p: &ListPath, k: usize, edit: impl FnOnce(&mut Instr) -> bool) -> bool {
+        let mut m = self.module.clone();
+        let Some(Stmt::Instr(i)) = list_mut(&mut m, p).and_then(|l| l.get_mut(k)) else {
+            return false;
+        };
+        if !edit(i) {
+            return false;
+        }
+        let m = dce(&m).unwrap_or(m);
+        self.try_module(m)
     }
 
     /// Tries a candidate: cheap checks, then the predicate; accepted candidates replace the case.
@@ -706,16 +731,7 @@ impl Reducer<'_> {
                 let values = uniq;
                 for v in values {
                     for lit in s.ty.literals(v) {
-                        let mut m = self.module.clone();
-                        let Some(Stmt::Instr(i)) = list_mut(&mut m, &s.list).and_then(|l| l.get_mut(s.stmt)) else {
-                            continue;
-                        };
-                        let Some(o) = i.operands.get_mut(s.operand) else {
-                            continue;
-                        };
-                        *o = Operand::Expr(lit);
-                        let m = dce(&m).unwrap_or(m);
-                        if self.try_module(m) {
+                        if self.try_edit(&s.list, s.stmt, |i| set_operand(i, s.operand, Operand::Expr(lit))) {
                             any = true;
                             continue 'again;
                         }
@@ -827,16 +843,7 @@ impl Reducer<'_> {
                 if !tried.insert((p.item, oracle::print::instr(i), j, format!("{new:?}"))) {
                     continue;
                 }
-                let mut m = self.module.clone();
-                let Some(Stmt::Instr(i)) = list_mut(&mut m, &p).and_then(|l| l.get_mut(k)) else {
-                    continue;
-                };
-                match i.operands.get_mut(j) {
-                    Some(o) => *o = new,
-                    None => continue,
-                }
-                let m = dce(&m).unwrap_or(m);
-                if self.try_module(m) {
+                if self.try_edit(&p, k, |i| set_operand(i, j, new)) {
                     any = true;
                     continue 'again;
                 }
@@ -870,12 +877,7 @@ impl Reducer<'_> {
                 if !tried.insert((p.item, text)) {
                     continue;
                 }
-                let mut m = self.module.clone();
-                if let Some(Stmt::Instr(i)) = list_mut(&mut m, &p).and_then(|l| l.get_mut(k)) {
-                    i.guard = None;
-                }
-                let m = dce(&m).unwrap_or(m);
-                if self.try_module(m) {
+                if self.try_edit(&p, k, |i| i.guard.take().is_some()) {
                     any = true;
                     continue 'again;
                 }
