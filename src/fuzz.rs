@@ -11,9 +11,9 @@
 //! Workers take program numbers in order; a campaign limited by `--count` is deterministic (the
 //! report lists results in program order), one limited by time runs what fits.
 
-use crate::backend::{Backend, Failure, Job};
+use crate::backend::{Backend, Failure};
 use crate::reduce::{self, Case, Difference};
-use generators::program::{checked, from_seed, program_seed, Config, Program};
+use generators::program::{checked, from_seed, program_seed, Config, Program, PTX_FILE};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -174,42 +174,29 @@ type One = (u64, Option<Result<Finding, String>>, Vec<usize>);
 /// Runs program `i`.
 fn one(c: &Campaign, i: u64, backend: &dyn Backend, differential: bool, out_dir: &Path, stop: &AtomicBool) -> One {
     let seed = program_seed(c.seed, i);
+    let dir = out_dir.join(format!("s{}-p{i}", c.seed));
     let ck = match checked(seed, &c.cfg) {
         Ok(ck) => ck,
         Err(e) => {
             // A generated program the oracle cannot run is a bug of ours (generator or oracle):
             // it is a finding too, written unreduced.
             let p = from_seed(seed, &c.cfg);
-            let case = Case {
-                ptx: p.ptx.clone(),
-                launch: p.launch.clone(),
-            };
-            return (0, Some(write_unreduced(c, i, &case, out_dir, &e)), p.forms);
+            return (0, Some(write_unreduced(c, i, &case_of(&p), &dir, &e)), p.forms);
         }
     };
-    let (p, expected, stats) = (&ck.program, &ck.expected, ck.stats);
+    let (p, stats) = (&ck.program, ck.stats);
     let forms = p.forms.clone();
     if !differential {
         return (stats.thread_instructions, None, forms);
     }
-    let case = Case {
-        ptx: p.ptx.clone(),
-        launch: p.launch.clone(),
-    };
-    let job = Job::from_launch(&p.launch, p.ptx.clone());
-    let diff = match backend.run(&job) {
-        Err(Failure::Unavailable(m)) => return (stats.thread_instructions, Some(Err(m)), forms),
-        Err(f) => Difference::Failure(f),
-        Ok(observed) => match crate::judge::compare(p.launch.check.as_ref(), expected, &observed) {
-            Ok(v) if v.is_empty() => Difference::Same,
-            Ok(v) => Difference::Mismatch(v),
-            Err(e) => Difference::Incomparable(e),
-        },
+    let case = case_of(p);
+    let diff = match reduce::difference_from(&ck.expected, &case, backend) {
+        Difference::Failure(Failure::Unavailable(m)) => return (stats.thread_instructions, Some(Err(m)), forms),
+        d => d,
     };
     if diff.is_same() || stop.load(Ordering::Relaxed) {
         return (stats.thread_instructions, None, forms);
     }
-    let dir = out_dir.join(format!("s{}-p{i}", c.seed));
     let finding = if c.reduce {
         let tight = match &c.reopen {
             Some((name, opts)) if name.starts_with("cmd:") => {
@@ -232,26 +219,33 @@ fn one(c: &Campaign, i: u64, backend: &dyn Backend, differential: bool, out_dir:
             }),
             // Flaky (the difference did not reproduce) or the backend vanished: keep the
             // original as it is.
-            Err(e) => write_unreduced(c, i, &case, out_dir, &format!("{diff} (not reduced: {e})")),
+            Err(e) => write_unreduced(c, i, &case, &dir, &format!("{diff} (not reduced: {e})")),
         }
     } else {
-        write_unreduced(c, i, &case, out_dir, &format!("{diff}"))
+        write_unreduced(c, i, &case, &dir, &format!("{diff}"))
     };
     (stats.thread_instructions, Some(finding), forms)
 }
 
-fn write_unreduced(c: &Campaign, i: u64, case: &Case, out_dir: &Path, summary: &str) -> Result<Finding, String> {
-    let dir = out_dir.join(format!("s{}-p{i}", c.seed));
+fn case_of(p: &Program) -> Case {
+    Case {
+        ptx: p.ptx.clone(),
+        launch: p.launch.clone(),
+    }
+}
+
+/// Writes a finding as generated, into `dir`.
+fn write_unreduced(c: &Campaign, i: u64, case: &Case, dir: &Path, summary: &str) -> Result<Finding, String> {
     let mut launch = case.launch.clone();
-    launch.ptx = "program.ptx".into();
+    launch.ptx = PTX_FILE.into();
     let report = format!(
         "program {i} of seed {} (ptxconf gen --seed {} --first {i} --count 1)\n{summary}\n",
         c.seed, c.seed
     );
     reduce::write_dir(
-        &dir,
+        dir,
         &[
-            ("program.ptx", case.ptx.as_str()),
+            (PTX_FILE, case.ptx.as_str()),
             ("launch.json", &launch.to_json()),
             ("report.txt", &report),
         ],
@@ -259,7 +253,7 @@ fn write_unreduced(c: &Campaign, i: u64, case: &Case, out_dir: &Path, summary: &
     let n = reduce::count_instructions(&case.ptx);
     Ok(Finding {
         program: i,
-        dir,
+        dir: dir.to_path_buf(),
         summary: summary.to_string(),
         instructions: (n, n),
     })

@@ -2085,15 +2085,21 @@ impl fmt::Display for Difference {
 /// Runs `case` on the oracle and on `backend` and compares; `Err` when the oracle itself fails.
 pub fn difference(case: &Case, backend: &dyn Backend) -> Result<Difference, String> {
     let (expected, _) = oracle::launch::run(&case.launch, &case.ptx).map_err(|e| format!("the oracle fails: {e}"))?;
+    Ok(difference_from(&expected, case, backend))
+}
+
+/// Runs `case` on `backend` and compares with `expected`, the oracle's results for it (for
+/// callers that have them already: a campaign's audited run).
+pub fn difference_from(expected: &oracle::launch::Buffers, case: &Case, backend: &dyn Backend) -> Difference {
     let job = Job::from_launch(&case.launch, case.ptx.clone());
-    Ok(match backend.run(&job) {
+    match backend.run(&job) {
         Err(f) => Difference::Failure(f),
-        Ok(observed) => match judge::compare(case.launch.check.as_ref(), &expected, &observed) {
+        Ok(observed) => match judge::compare(case.launch.check.as_ref(), expected, &observed) {
             Ok(v) if v.is_empty() => Difference::Same,
             Ok(v) => Difference::Mismatch(v),
             Err(e) => Difference::Incomparable(e),
         },
-    })
+    }
 }
 
 /// A per-launch timeout for the backend during a reduction, at most `max` seconds: 10× what the

@@ -8,8 +8,9 @@
 
 use arbitrary::Unstructured;
 use generators::program::{generate, Config, Program};
-use ptxconf::backend::{self, Backend, Failure, Job, Options};
+use ptxconf::backend::{self, Backend, Failure, Options};
 use ptxconf::fuzz_targets::{Finding, Reach};
+use ptxconf::reduce::Difference;
 use std::sync::OnceLock;
 
 /// The environment variable naming the backend `differential` compares with the oracle, as
@@ -137,21 +138,19 @@ pub fn differential_on(b: &dyn Backend, data: &[u8]) -> Result<Reach, Finding> {
     if generators::program::looser_than_assumed(&p, &audit).is_some() {
         return Ok(Reach::Rejected);
     }
-    let job = Job::from_launch(&p.launch, p.ptx.clone());
-    let observed = match b.run(&job) {
-        Ok(o) => o,
-        Err(Failure::Unavailable(m)) => panic!("{target}: the backend is unavailable: {m}"),
-        Err(f) => {
-            return Err(report(
-                &target,
-                &format!("the backend fails on a valid program: {f}"),
-                &p,
-            ))
-        }
+    let case = ptxconf::reduce::Case {
+        ptx: p.ptx.clone(),
+        launch: p.launch.clone(),
     };
-    match ptxconf::judge::compare(p.launch.check.as_ref(), &expected, &observed) {
-        Ok(v) if v.is_empty() => Ok(Reach::Checked),
-        Ok(v) => {
+    match ptxconf::reduce::difference_from(&expected, &case, b) {
+        Difference::Same => Ok(Reach::Checked),
+        Difference::Failure(Failure::Unavailable(m)) => panic!("{target}: the backend is unavailable: {m}"),
+        Difference::Failure(f) => Err(report(
+            &target,
+            &format!("the backend fails on a valid program: {f}"),
+            &p,
+        )),
+        Difference::Mismatch(v) => {
             let lines: Vec<String> = v.iter().take(20).map(|m| format!("  {m}")).collect();
             let more = if v.len() > 20 {
                 format!("\n  ... and {} more", v.len() - 20)
@@ -164,6 +163,6 @@ pub fn differential_on(b: &dyn Backend, data: &[u8]) -> Result<Reach, Finding> {
                 &p,
             ))
         }
-        Err(e) => Err(report(&target, &format!("results cannot be compared: {e}"), &p)),
+        Difference::Incomparable(e) => Err(report(&target, &format!("results cannot be compared: {e}"), &p)),
     }
 }

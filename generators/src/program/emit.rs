@@ -432,16 +432,25 @@ impl<'a, 'u> Builder<'a, 'u> {
         self.b.names.fresh(width)
     }
 
-    /// A live register of `width` whose value may stand where `want` is assumed.
-    fn pick_src(&mut self, width: u32, want: Det) -> Result<Option<String>> {
+    /// A live register of `width` whose value may stand where `want` is assumed (`None`: any
+    /// determinacy, for moves that keep it: memory, shuffles).
+    fn pick(&mut self, width: u32, want: Option<Det>) -> Result<Option<Reg>> {
         let c: Vec<usize> = (0..self.b.regs.len())
-            .filter(|&i| self.b.regs[i].width == width && self.b.regs[i].det.within(want))
+            .filter(|&i| {
+                let r = &self.b.regs[i];
+                r.width == width && want.is_none_or(|w| r.det.within(w))
+            })
             .collect();
         if c.is_empty() {
             return Ok(None);
         }
         let i = c[self.u.choose_index(c.len())?];
-        Ok(Some(self.b.regs[i].name.clone()))
+        Ok(Some(self.b.regs[i].clone()))
+    }
+
+    /// The name of a register [`Self::pick`] finds for `want`.
+    fn pick_src(&mut self, width: u32, want: Det) -> Result<Option<String>> {
+        Ok(self.pick(width, Some(want))?.map(|r| r.name))
     }
 
     /// A destination for a value of `width` and determinacy `det`: a fresh register, or (half the
@@ -577,10 +586,9 @@ impl<'a, 'u> Builder<'a, 'u> {
             }
             let width = if o.ty.kind == Kind::Pred { 1 } else { o.ty.bits().max(8) };
             let want = f.loose_in[j].unwrap_or(Det::Exact);
-            let Some(mut r) = self.pick_src(width, want)? else {
+            let Some(Reg { name: mut r, det, .. }) = self.pick(width, Some(want))? else {
                 return Ok(false);
             };
-            let det = self.b.regs.iter().find(|x| x.name == r).map_or(Det::Exact, |x| x.det);
             if f.divisor == Some(j) {
                 let g = self.temp(width);
                 self.line(&format!("or.b{width} {g}, {r}, 1"));
@@ -807,19 +815,11 @@ impl<'a, 'u> Builder<'a, 'u> {
             Some((_, d)) if self.b.depth() > 0 => d,
             _ => Det::Exact,
         };
-        let src = if self.b.depth() > 0 {
-            self.pick_src(w, want)?
-        } else {
-            // At the top level any value will do; the slot takes its determinacy.
-            let c: Vec<Reg> = self.b.regs.iter().filter(|r| r.width == w).cloned().collect();
-            if c.is_empty() {
-                None
-            } else {
-                Some(c[self.u.choose_index(c.len())?].name.clone())
-            }
+        // At the top level any value will do; the slot takes its determinacy.
+        let top = self.b.depth() == 0;
+        let Some(Reg { name: src, det, .. }) = self.pick(w, (!top).then_some(want))? else {
+            return Ok(false);
         };
-        let Some(src) = src else { return Ok(false) };
-        let det = self.b.regs.iter().find(|r| r.name == src).map_or(Det::Exact, |r| r.det);
         self.line(&format!("st.{space}.b{w} [{base}+{off}], {src}"));
         if self.b.depth() == 0 {
             if global {
@@ -901,11 +901,9 @@ impl<'a, 'u> Builder<'a, 'u> {
         }
         let widths = [8u32, 16, 32, 64];
         let w = widths[self.u.choose_index(widths.len())?];
-        let c: Vec<Reg> = self.b.regs.iter().filter(|r| r.width == w).cloned().collect();
-        if c.is_empty() {
+        let Some(src) = self.pick(w, None)? else {
             return Ok(false);
-        }
-        let src = c[self.u.choose_index(c.len())?].clone();
+        };
         let threads = self.cfg.warps.clamp(1, 32) * 32;
         let off = self.exchanges * threads * SLOT;
         self.exchanges += 1;
@@ -964,11 +962,9 @@ impl<'a, 'u> Builder<'a, 'u> {
                 if !self.available(&format!("shfl.sync.{m}.b32")) {
                     return Ok(false);
                 }
-                let c: Vec<Reg> = self.b.regs.iter().filter(|r| r.width == 32).cloned().collect();
-                if c.is_empty() {
+                let Some(a) = self.pick(32, None)? else {
                     return Ok(false);
-                }
-                let a = c[self.u.choose_index(c.len())?].clone();
+                };
                 let lane = self.u.int_in_range(0..=31u32)?;
                 let clamp = if m == "up" { 0 } else { 0x1f };
                 let d = self.pick_dst(32, a.det, false, &[])?;
