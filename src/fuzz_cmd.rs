@@ -72,19 +72,7 @@ impl ProgramArgs {
         c.ctas = self.ctas.clamp(1, 65535);
         c.swarm = !self.no_swarm;
         if !self.features.is_empty() {
-            let mut f = Features {
-                predication: false,
-                branches: false,
-                loops: false,
-                calls: false,
-                local: false,
-                global: false,
-                shared: false,
-                barriers: false,
-                collectives: false,
-                atomics: false,
-                judged: false,
-            };
+            let mut f = Features::NONE;
             for name in &self.features {
                 let slot = match name.as_str() {
                     "predication" => &mut f.predication,

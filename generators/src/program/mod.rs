@@ -53,8 +53,8 @@ use oracle::launch::LaunchFile;
 use spec::catalog::{catalog, PtxVersion, Target};
 use std::collections::BTreeSet;
 
-/// The constructs a program may contain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The constructs a program may contain (`Arbitrary`: a random subset, for swarm testing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Arbitrary)]
 pub struct Features {
     /// `@p` / `@!p` guards on value instructions.
     pub predication: bool,
@@ -94,6 +94,37 @@ impl Features {
         atomics: true,
         judged: true,
     };
+
+    pub const NONE: Features = Features {
+        predication: false,
+        branches: false,
+        loops: false,
+        calls: false,
+        local: false,
+        global: false,
+        shared: false,
+        barriers: false,
+        collectives: false,
+        atomics: false,
+        judged: false,
+    };
+
+    /// The features both allow.
+    pub fn and(self, o: Features) -> Features {
+        Features {
+            predication: self.predication && o.predication,
+            branches: self.branches && o.branches,
+            loops: self.loops && o.loops,
+            calls: self.calls && o.calls,
+            local: self.local && o.local,
+            global: self.global && o.global,
+            shared: self.shared && o.shared,
+            barriers: self.barriers && o.barriers,
+            collectives: self.collectives && o.collectives,
+            atomics: self.atomics && o.atomics,
+            judged: self.judged && o.judged,
+        }
+    }
 }
 
 /// What programs may contain and how big they are.
@@ -142,24 +173,6 @@ impl Default for Config {
             features: Features::ALL,
             swarm: true,
         }
-    }
-}
-
-impl<'a> Arbitrary<'a> for Features {
-    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Features> {
-        Ok(Features {
-            predication: u.arbitrary()?,
-            branches: u.arbitrary()?,
-            loops: u.arbitrary()?,
-            calls: u.arbitrary()?,
-            local: u.arbitrary()?,
-            global: u.arbitrary()?,
-            shared: u.arbitrary()?,
-            barriers: u.arbitrary()?,
-            collectives: u.arbitrary()?,
-            atomics: u.arbitrary()?,
-            judged: u.arbitrary()?,
-        })
     }
 }
 
@@ -314,21 +327,7 @@ pub fn generate(u: &mut Unstructured, cfg: &Config) -> arbitrary::Result<Program
     let mut features = cfg.features;
     let mut families = None;
     if cfg.swarm {
-        let f: Features = u.arbitrary()?;
-        let on = cfg.features;
-        features = Features {
-            predication: on.predication && f.predication,
-            branches: on.branches && f.branches,
-            loops: on.loops && f.loops,
-            calls: on.calls && f.calls,
-            local: on.local && f.local,
-            global: on.global && f.global,
-            shared: on.shared && f.shared,
-            barriers: on.barriers && f.barriers,
-            collectives: on.collectives && f.collectives,
-            atomics: on.atomics && f.atomics,
-            judged: on.judged && f.judged,
-        };
+        features = cfg.features.and(u.arbitrary()?);
         if let Some(fams) = swarm_families(u)? {
             families = Some(match &cfg.families {
                 None => fams,
