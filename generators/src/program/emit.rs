@@ -207,7 +207,6 @@ struct Builder<'a, 'u> {
     scr_base: String,
     shx: String,
     shn: String,
-    zero_pred: String,
     slots: Vec<Slot>,
     sig_bytes: u32,
     scratch: Vec<MemSlot>,
@@ -242,7 +241,6 @@ pub(super) fn build(
         scr_base: String::new(),
         shx: String::new(),
         shn: String::new(),
-        zero_pred: String::new(),
         slots: Vec::new(),
         sig_bytes: 0,
         scratch: vec![None; SLOTS as usize],
@@ -274,7 +272,6 @@ pub(super) fn build(
     for t in 0..n {
         in_bytes.extend(input.record(t));
     }
-    let sig_stride = stride;
     let launch = LaunchFile {
         ptx: PTX_FILE.into(),
         entry: ENTRY.into(),
@@ -289,7 +286,7 @@ pub(super) fn build(
             BufferSpec {
                 name: "sig".into(),
                 hex: None,
-                size: Some(sig_stride as u64 * n as u64),
+                size: Some(stride as u64 * n as u64),
             },
             BufferSpec {
                 name: "scratch".into(),
@@ -309,7 +306,7 @@ pub(super) fn build(
         limits: None,
         check: Some(Check {
             buffer: "sig".into(),
-            stride: sig_stride,
+            stride,
             slots: std::mem::take(&mut g.slots),
         }),
     };
@@ -1158,17 +1155,17 @@ impl<'a, 'u> Builder<'a, 'u> {
             let (t, nb) = (self.temp(64), self.temp(32));
             let delta = self.u.int_in_range(1..=threads - 1)?;
             let (shx, shn) = (self.shx.clone(), self.shn.clone());
+            // Own slot: sh + 16·tid; neighbour's: sh + 16·((tid + delta) mod threads).
             let _ = writeln!(
                 pre,
-                "\tmov.u64 {shx}, sh;\n\tmul.wide.u32 {t}, {tid}, {SLOT};\n\tadd.u64 {shn}, {shx}, {t};\n\
-                 \tadd.u32 {nb}, {tid}, {delta};\n\trem.u32 {nb}, {nb}, {threads};\n\tmul.wide.u32 {t}, {nb}, {SLOT};\n\
-                 \tadd.u64 {t}, {shx}, {t};\n\tmov.u64 {shx}, {shn};\n\tmov.u64 {shn}, {t};"
+                "\tmov.u64 {t}, sh;\n\tmul.wide.u32 {shx}, {tid}, {SLOT};\n\tadd.u64 {shx}, {t}, {shx};\n\
+                 \tadd.u32 {nb}, {tid}, {delta};\n\trem.u32 {nb}, {nb}, {threads};\n\tmul.wide.u32 {shn}, {nb}, {SLOT};\n\
+                 \tadd.u64 {shn}, {t}, {shn};"
             );
-            self.instructions += 9;
+            self.instructions += 7;
         }
         if counters {
             let (p, z) = (self.temp(1), self.temp(32));
-            self.zero_pred = p.clone();
             let _ = writeln!(pre, "\tsetp.eq.u32 {p}, {tid}, 0;\n\tmov.u32 {z}, 0;");
             for k in 0..COUNTERS {
                 let _ = writeln!(pre, "\t@{p} st.shared.u32 [shc+{}], {z};", 4 * k);
