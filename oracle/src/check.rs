@@ -45,7 +45,17 @@ enum Sym {
     },
     /// A `.branchtargets` list.
     Targets(Vec<String>),
+    /// A vector register `.reg .v4 .b32 v` of this many elements (§5.4.2), in consecutive
+    /// slots: read element by element as `v.x`/`v.r` ... (declared as their own [`Sym::Reg`]s)
+    /// or whole as the data operand of a `.vN` load or store.
+    VecReg(u32),
 }
+
+/// The label of a function's epilogue (not a PTX name: it cannot collide with one).
+const EPILOGUE: &str = " epilogue";
+
+/// The element names of a vector register (§5.4.2, §6.4.2: `.x .y .z .w` and `.r .g .b .a`).
+const VEC_COMPONENTS: [[&str; 2]; 4] = [["x", "r"], ["y", "g"], ["z", "b"], ["w", "a"]];
 
 /// Checks and decodes a module.
 pub fn check(m: &Module) -> Result<Program> {
@@ -65,6 +75,8 @@ struct Checker {
     generic: bool,
     version: (u32, u32),
     sm: u32,
+    /// The module's `.target` architecture, suffix included (`sm_90a`).
+    target: spec::catalog::Target,
     globals: HashMap<String, Sym>,
     funcs: Vec<Func>,
     func_ast: Vec<Option<Function>>,
@@ -264,6 +276,7 @@ impl Checker {
             generic: false,
             version: (0, 0),
             sm: 0,
+            target: spec::catalog::Target { sm: 0, suffix: None },
             globals: HashMap::new(),
             funcs: Vec::new(),
             func_ast: Vec::new(),
@@ -288,19 +301,17 @@ impl Checker {
                         return terr(*loc, "a second `.version` directive");
                     }
                     have_version = true;
+                    // A module may declare a newer ISA than the catalog's (NVRTC 12.9 writes 8.8,
+                    // CUDA 13 9.x): what 8.7 has is read as 8.7 says; a form 8.7 does not have
+                    // is refused where it is used, naming both versions.
                     self.version = (*major, *minor);
-                    if (*major, *minor) > (8, 7) {
-                        return terr(
-                            *loc,
-                            format!("PTX ISA {major}.{minor} is newer than 8.7, the version this oracle implements"),
-                        );
-                    }
                 }
                 Item::Target { targets, loc } => {
                     have_target = true;
                     for t in targets {
                         if let Some(tg) = spec::catalog::Target::parse(t) {
                             self.sm = tg.sm;
+                            self.target = tg;
                         } else if !matches!(
                             t.as_str(),
                             "texmode_unified" | "texmode_independent" | "debug" | "map_f64_to_f32"
@@ -506,6 +517,51 @@ impl Checker {
     }
 
     /// Initial bytes of a variable: elements in order, little-endian, the rest zero.
+    /// An initializer naming a variable or function (§5.4.4): `var` is the variable's address
+    /// in its space (as `mov` gives it), `generic(var)` its generic address, either `+`/`-` a
+    /// constant; only `.global` and `.const` variables may appear. `None`: no name in it.
+    fn init_address(&self, e: &Expr, loc: Loc) -> Result<Option<u64>> {
+        match e {
+            Expr::Name(n) => {
+                let (inner, generic) = match n.strip_prefix("generic(").and_then(|r| r.strip_suffix(')')) {
+                    Some(inner) => (inner, true),
+                    None => (n.as_str(), false),
+                };
+                match self.globals.get(inner) {
+                    Some(Sym::Func(f)) if !generic => Ok(Some(mem::FUNC_BASE + 16 * *f as u64)),
+                    Some(Sym::Var {
+                        space: space @ (Space::Global | Space::Const),
+                        addr,
+                    }) => Ok(Some(if generic { mem::to_generic(*space, *addr) } else { *addr })),
+                    _ => terr(
+                        loc,
+                        format!(
+                            "initializer `{n}`: `{inner}` is not a function or a `.global`/`.const` variable declared before it"
+                        ),
+                    ),
+                }
+            }
+            Expr::Binary(op, a, b) if op == "+" || op == "-" => {
+                let (base, k, neg) = match (self.init_address(a, loc)?, const_int(b)) {
+                    (Some(base), Some(k)) => (base, k, op == "-"),
+                    _ if op == "+" => match (const_int(a), self.init_address(b, loc)?) {
+                        (Some(k), Some(base)) => (base, k, false),
+                        (_, None) => return Ok(None),
+                        _ => return terr(loc, "an address in an initializer takes `+`/`-` a constant only"),
+                    },
+                    (None, _) => return Ok(None),
+                    _ => return terr(loc, "an address in an initializer takes `+`/`-` a constant only"),
+                };
+                Ok(Some(if neg {
+                    base.wrapping_sub(k as u64)
+                } else {
+                    base.wrapping_add(k as u64)
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
     fn init_bytes(&self, v: &VarDecl, init: &Init, size: u64) -> Result<Vec<u8>> {
         let Some(ty) = Type::parse(&v.ty) else {
             return terr(v.loc, format!("`.{}` variables cannot be initialized", v.ty));
@@ -532,34 +588,9 @@ impl Checker {
             );
         }
         for (i, e) in flat.iter().enumerate() {
-            let val = match e {
-                Expr::Name(n) if n.starts_with("generic(") => {
-                    let inner = &n["generic(".len()..n.len() - 1];
-                    match self.globals.get(inner) {
-                        Some(Sym::Var { space, addr }) => mem::to_generic(*space, *addr),
-                        _ => {
-                            return terr(
-                                v.loc,
-                                format!("`{inner}` in `{n}` is not a variable declared before it"),
-                            )
-                        }
-                    }
-                }
-                Expr::Name(n) => match self.globals.get(n.as_str()) {
-                    Some(Sym::Func(f)) => mem::FUNC_BASE + 16 * *f as u64,
-                    Some(Sym::Var {
-                        space: Space::Global,
-                        addr,
-                        ..
-                    }) => *addr,
-                    _ => {
-                        return terr(
-                            v.loc,
-                            format!("initializer `{n}` is not a function or `.global` variable declared before it"),
-                        )
-                    }
-                },
-                _ => match ty.kind {
+            let val = match self.init_address(e, v.loc)? {
+                Some(a) => a,
+                None => match ty.kind {
                     Kind::Float(_) => match float_literal(e, ty) {
                         Some(b) => b,
                         None => {
@@ -601,21 +632,61 @@ impl Checker {
             opcode: String::new(),
             fixups: Vec::new(),
             pc: start,
+            ret_epilogue: false,
         };
         fc.frame = fc.ck.funcs[idx as usize].frame_bytes;
         // Parameters: a kernel's are at fixed `.param` addresses, a function's in its frame.
         let func = fc.ck.funcs[idx as usize].clone();
         let (rets_ast, params_ast) = (&f.rets, &f.params);
-        for (d, (off, size)) in params_ast
+        // `.reg` parameters and returns (§7.1; PTX 1.x's only kind, still legal): registers of
+        // the callee, passed through its frame like `.param` ones — loaded from there on entry,
+        // stored back in an epilogue every `ret` branches to.
+        let mut reg_rets = Vec::new();
+        for (k, (d, (off, size))) in params_ast
             .iter()
             .zip(&func.params)
             .chain(rets_ast.iter().zip(&func.rets))
+            .enumerate()
         {
             let sym = if d.space == "reg" {
-                return terr(
-                    d.loc,
-                    "`.reg` parameters are not supported by the oracle; use `.param` (the ABI's form)",
-                );
+                if f.entry {
+                    return terr(
+                        d.loc,
+                        format!("kernel parameter `{}` must be `.param`, not `.reg`", d.name),
+                    );
+                }
+                let Some(ty) = Type::parse(&d.ty).filter(|t| t.bits() <= 64) else {
+                    return terr(
+                        d.loc,
+                        format!("`.{}` is not a register type for `.reg` parameter `{}`", d.ty, d.name),
+                    );
+                };
+                if !d.dims.is_empty() || vec_len(d) > 1 {
+                    return terr(d.loc, format!("`.reg` parameter `{}` must be a scalar", d.name));
+                }
+                let slot = fc.nregs;
+                fc.nregs += 1;
+                let bits = if ty.kind == Kind::Pred { 1 } else { ty.bits() as u8 };
+                if k < params_ast.len() {
+                    let ld = Op::Ld {
+                        space: Space::Param,
+                        ty: MemTy {
+                            bytes: *size as u8,
+                            signed: false,
+                        },
+                        dsts: vec![Dst { slot, bits, sext: 0 }],
+                        addr: Addr::Frame(*off, 0),
+                    };
+                    fc.push(
+                        None,
+                        ld,
+                        d.loc,
+                        format!("(`.reg` parameter `{}` from the caller)", d.name),
+                    );
+                } else {
+                    reg_rets.push((slot, *off, *size as u8, d.loc, d.name.clone()));
+                }
+                Sym::Reg { slot, ty }
             } else if f.entry {
                 Sym::Var {
                     space: Space::Param,
@@ -632,9 +703,20 @@ impl Checker {
         }
         let body = f.body.as_deref().unwrap_or(&[]);
         fc.collect_labels(body)?;
+        fc.ret_epilogue = !reg_rets.is_empty();
         fc.block(body)?;
         // A body that runs off its end returns (ptxas accepts it; the ABI's epilogue is `ret`).
         let loc = f.loc;
+        fc.labels.insert(EPILOGUE.to_string(), fc.pc);
+        for (slot, off, bytes, loc, name) in reg_rets {
+            let st = Op::St {
+                space: Space::Param,
+                bytes,
+                srcs: vec![Src::Reg(slot)],
+                addr: Addr::Frame(off, 0),
+            };
+            fc.push(None, st, loc, format!("(`.reg` return `{name}` to the caller)"));
+        }
         fc.push(None, Op::Ret, loc, "ret (end of function)".into());
         let (nregs, frame, fixups) = (fc.nregs, fc.frame, std::mem::take(&mut fc.fixups));
         for (pc, name, loc) in fixups {
@@ -678,6 +760,8 @@ struct FuncCx<'a> {
     /// Branches whose label is resolved at the end: (pc, label, loc).
     fixups: Vec<(u32, String, Loc)>,
     pc: u32,
+    /// The function returns `.reg` values: `ret` branches to the epilogue that stores them.
+    ret_epilogue: bool,
 }
 
 impl FuncCx<'_> {
@@ -776,11 +860,40 @@ impl FuncCx<'_> {
                     let Some(ty) = Type::parse(&d.ty) else {
                         return terr(d.loc, format!("`.{}` is not a register type", d.ty));
                     };
-                    if vec_len(d) > 1 || !d.dims.is_empty() {
-                        return terr(d.loc, "vector and array registers are not supported by the oracle");
+                    if !d.dims.is_empty() {
+                        // ptxas 12.9: "Variable 'ra' cannot be allocated into a register".
+                        return terr(
+                            d.loc,
+                            format!("`{name}`: an array cannot be a register (declare it in `.local` memory)"),
+                        );
                     }
                     if ty.bits() > 64 && ty.kind != Kind::Bits {
                         return terr(d.loc, format!("`.{}` is not a register type (§5.2.1)", d.ty));
+                    }
+                    let n = vec_len(d) as u32;
+                    if n > 1 {
+                        // §5.4.2: vectors of 2 or 4 non-predicate elements, at most 128 bits.
+                        if ty.kind == Kind::Pred || n > 4 || ty.bits() * n > 128 || ty.bits() > 64 {
+                            return terr(
+                                d.loc,
+                                format!("`.v{n} .{ty}` is not a vector register type (§5.4.2: at most 128 bits, no `.pred`)"),
+                            );
+                        }
+                        let slot = self.nregs;
+                        self.nregs += n;
+                        for (k, names) in VEC_COMPONENTS.iter().take(n as usize).enumerate() {
+                            for c in names {
+                                self.scopes[scope].insert(
+                                    format!("{name}.{c}"),
+                                    Sym::Reg {
+                                        slot: slot + k as u32,
+                                        ty,
+                                    },
+                                );
+                            }
+                        }
+                        self.scopes[scope].insert(name, Sym::VecReg(n));
+                        continue;
                     }
                     // A `.b128` register is two slots, low half first.
                     let slot = self.nregs;
@@ -815,11 +928,38 @@ impl FuncCx<'_> {
     }
 
     /// The elements of a memory instruction's data operand: a `{...}` of `n` registers of one
-    /// size for `.vN` (ptxas: "Incompatible elements of vector expression"), else the operand.
-    fn elements<'o>(&self, o: &'o Operand, n: usize, loc: Loc) -> Result<Vec<&'o Operand>> {
+    /// size for `.vN` (ptxas: "Incompatible elements of vector expression"), else the operand,
+    /// which ptxas also takes as a one-element vector (`ld.global.b32 { %r1 }, [%rd1]`, as
+    /// Triton's inline asm writes it).
+    fn elements(&self, o: &Operand, n: usize, loc: Loc) -> Result<Vec<Operand>> {
+        if let Operand::Expr(Expr::Name(name)) = o {
+            if let Some(Sym::VecReg(k)) = self.lookup(name) {
+                if *k as usize != n {
+                    return terr(
+                        loc,
+                        format!("`{name}` is a `.v{k}` register; the instruction moves `.v{n}`"),
+                    );
+                }
+                return Ok(VEC_COMPONENTS[..n]
+                    .iter()
+                    .map(|c| Operand::Expr(Expr::Name(format!("{name}.{}", c[0]))))
+                    .collect());
+            }
+        }
         let v: Vec<&Operand> = match o {
             Operand::Vector(v) if n > 1 && v.len() == n => v.iter().collect(),
-            o if n == 1 && !matches!(o, Operand::Vector(_)) => return Ok(vec![o]),
+            Operand::Vector(v) if n == 1 && v.len() == 1 => return Ok(vec![v[0].clone()]),
+            o if n == 1 && !matches!(o, Operand::Vector(_)) => return Ok(vec![o.clone()]),
+            Operand::Vector(v) if n == 1 => {
+                return terr(
+                    loc,
+                    format!(
+                        "a vector of {} elements needs a `.v{}` instruction; without `.vN` the operand is one register (or `{{ reg }}`)",
+                        v.len(),
+                        v.len()
+                    ),
+                )
+            }
             _ => return terr(loc, format!("`.v{n}` needs a vector of {n} elements here")),
         };
         let sizes = v.iter().filter_map(|o| match o {
@@ -832,7 +972,7 @@ impl FuncCx<'_> {
         if sizes.collect::<std::collections::BTreeSet<_>>().len() > 1 {
             return terr(loc, "the registers of a vector operand must all have the same size");
         }
-        Ok(v)
+        Ok(v.into_iter().cloned().collect())
     }
 
     /// A memory instruction's address, its space checked against the instruction's; a generic
@@ -1012,6 +1152,28 @@ impl FuncCx<'_> {
     fn instr(&mut self, i: &Instr) -> Result<()> {
         let loc = i.loc;
         let text = crate::print::instr(i);
+        // ptxas reads a one-element vector `{ %r1 }` as the register itself where `mov` takes a
+        // register (`mov.b32 {%r1}, %r2`); other value instructions refuse vectors (ld/st take
+        // it as their data operand: `elements`).
+        let unwrapped;
+        let i = if i.opcode == "mov"
+            && i.operands
+                .iter()
+                .any(|o| matches!(o, Operand::Vector(v) if v.len() == 1))
+        {
+            let mut j = i.clone();
+            for o in &mut j.operands {
+                if let Operand::Vector(v) = o {
+                    if v.len() == 1 {
+                        *o = v.remove(0);
+                    }
+                }
+            }
+            unwrapped = j;
+            &unwrapped
+        } else {
+            i
+        };
         self.opcode = i.opcode.clone();
         let guard = match &i.guard {
             Some((neg, p)) => Some((self.pred(p, loc)?, *neg)),
@@ -1022,25 +1184,38 @@ impl FuncCx<'_> {
             .collect::<Vec<_>>()
             .join(".");
         let cat = catalog();
-        let found = cat.lookup(&name).map_err(|e| Error::at(ErrorKind::Type, loc, e.0))?;
+        let found = cat.lookup(&name).map_err(|e| {
+            let newer = if self.ck.version > (8, 7) {
+                format!(
+                    " (the module declares PTX ISA {}.{}; the oracle knows the forms of PTX ISA 8.7 only)",
+                    self.ck.version.0, self.ck.version.1
+                )
+            } else {
+                String::new()
+            };
+            Error::at(ErrorKind::Type, loc, format!("{}{newer}", e.0))
+        })?;
         if found.forms.is_empty() {
             return terr(loc, format!("`{name}` names no instruction form"));
         }
         let forms: Vec<&'static Form> = found.forms.iter().map(|&k| &cat.forms[k]).collect();
         // Version and target: some form of this name must be available to the module.
-        let version = PtxVersion(self.ck.version.0 as u8, self.ck.version.1 as u8);
+        let version = PtxVersion(self.ck.version.0.min(255) as u8, self.ck.version.1.min(255) as u8);
         let avail: Vec<&'static Form> = forms
             .iter()
             .copied()
-            .filter(|f| f.ptx <= version && f.target.sm <= self.ck.sm)
+            .filter(|f| f.available(version, self.ck.target))
             .collect();
         if avail.is_empty() {
             let f = forms[0];
             return terr(
                 loc,
                 format!(
-                    "`{name}` requires PTX ISA {} and {} (the module declares {}.{} and sm_{})",
-                    f.ptx, f.target, self.ck.version.0, self.ck.version.1, self.ck.sm
+                    "`{name}` requires {} (the module declares PTX ISA {}.{} and {})",
+                    f.requirement(),
+                    self.ck.version.0,
+                    self.ck.version.1,
+                    self.ck.target
                 ),
             );
         }
@@ -1063,6 +1238,10 @@ impl FuncCx<'_> {
             }
             "brx" => self.brx(i)?,
             "call" => self.call(i)?,
+            "ret" if self.ret_epilogue => {
+                self.fixups.push((self.pc, EPILOGUE.to_string(), loc));
+                Op::Bra { target: 0 }
+            }
             "ret" => Op::Ret,
             "exit" => Op::Exit,
             "trap" => Op::Trap,
@@ -1180,7 +1359,7 @@ impl FuncCx<'_> {
         let dsts = self
             .elements(d, n, loc)?
             .into_iter()
-            .map(|o| self.dst(o, ty, true, loc))
+            .map(|o| self.dst(&o, ty, true, loc))
             .collect::<Result<Vec<_>>>()?;
         let (dsts, ty) = wide_as_halves(dsts, ty, |d| {
             [
@@ -1215,7 +1394,7 @@ impl FuncCx<'_> {
         let srcs = self
             .elements(s, n, loc)?
             .into_iter()
-            .map(|o| self.src(o, ty, true, loc))
+            .map(|o| self.src(&o, ty, true, loc))
             .collect::<Result<Vec<_>>>()?;
         let (srcs, ty) = wide_as_halves(srcs, ty, |s| match s {
             Src::Reg(r) => [Src::Reg(r), Src::Reg(r + 1)],
@@ -1300,14 +1479,14 @@ impl FuncCx<'_> {
             Some(d) => self
                 .elements(d, n, loc)?
                 .into_iter()
-                .map(|o| self.dst(o, ty, false, loc))
+                .map(|o| self.dst(&o, ty, false, loc))
                 .collect::<Result<_>>()?,
             None => Vec::new(),
         };
         let b = self
             .elements(b, n, loc)?
             .into_iter()
-            .map(|o| self.src(o, ty, false, loc))
+            .map(|o| self.src(&o, ty, false, loc))
             .collect::<Result<_>>()?;
         let c = match c {
             Some(c) => self.src(c, ty, false, loc)?,
@@ -1621,6 +1800,12 @@ impl FuncCx<'_> {
                     form.name, form.outputs[0].name, form.outputs[1].name
                 ),
             );
+        }
+        // `{...}` only where the form has a vector operand (ptxas: "Vector operand is not
+        // allowed for instruction 'add'").
+        let grouped = form.outputs.iter().chain(&form.inputs).any(|o| o.group.is_some());
+        if !grouped && i.operands.iter().any(|o| matches!(o, Operand::Vector(_))) {
+            return terr(loc, format!("`{}` takes no vector operand `{{...}}`", form.name));
         }
         // Flatten the written operands: `p|q` and `{a, b}` are several.
         let mut atoms: Vec<Operand> = Vec::new();

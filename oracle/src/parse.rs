@@ -41,10 +41,12 @@ pub fn parse(src: &str) -> R<Module> {
         toks,
         i: 0,
         end: end_loc(src),
+        pending: Vec::new(),
     };
     let mut items = Vec::new();
     while !p.done() {
         items.push(p.item()?);
+        items.append(&mut p.pending);
     }
     Ok(Module { items })
 }
@@ -60,6 +62,8 @@ struct Parser<'a> {
     toks: Vec<(Tok, Span)>,
     i: usize,
     end: Loc,
+    /// Items parsed with the last one (the further names of a multi-name declaration).
+    pending: Vec<Item>,
 }
 
 impl Parser<'_> {
@@ -193,9 +197,11 @@ impl Parser<'_> {
                 match self.dot() {
                     Some("entry") | Some("func") => Ok(Item::Function(self.function(linkage, loc)?)),
                     Some(d) if SPACES.contains(&d) || OTHER_DECLS.contains(&d) => {
-                        let v = self.decl(linkage, loc)?;
+                        let mut v = self.decls(linkage, loc)?;
                         self.punct(';')?;
-                        Ok(Item::Var(v))
+                        let first = v.remove(0);
+                        self.pending.extend(v.into_iter().map(Item::Var));
+                        Ok(Item::Var(first))
                     }
                     Some(_) if linkage.is_empty() => Ok(Item::Directive(self.directive()?)),
                     _ => self.expected("`.entry`, `.func` or a variable declaration after the linkage"),
@@ -214,12 +220,22 @@ impl Parser<'_> {
         self.i += 1;
         let mut text = Vec::new();
         let mut depth = 0usize;
+        // A `.section` (DWARF: `.section .debug_info` then, usually on the next line, `{ ... }`)
+        // takes its braced block, whatever lines it spans.
+        let mut section_open = name == "section";
         while let Some(t) = self.peek() {
             // Target and prototype lists run to their `;` across lines (nvcc writes one label
             // per line); other unknown directives end with their line.
             let multiline = matches!(name.as_str(), "branchtargets" | "calltargets" | "callprototype");
-            if depth == 0 && (self.line_of(0) != line && !multiline || *t == Tok::Punct('{') && name != "section") {
+            let opens_section = section_open && *t == Tok::Punct('{');
+            if depth == 0
+                && !opens_section
+                && (self.line_of(0) != line && !multiline || *t == Tok::Punct('{') && name != "section")
+            {
                 break;
+            }
+            if opens_section {
+                section_open = false;
             }
             let t = self.next().unwrap_or(Tok::Punct(';'));
             match t {
@@ -322,6 +338,33 @@ impl Parser<'_> {
         let Some(ty) = ty else {
             return self.expected("a type such as `.b32` before the name");
         };
+        self.declarator(linkage, space, words, ty, loc)
+    }
+
+    /// Every declarator of a declaration: `.reg .pred p, q, r;` and `.reg .f16 low, high;` (the
+    /// manual's and CUDA's headers' style) declare one variable per name, sharing the space,
+    /// attributes and type (§5.4.1).
+    fn decls(&mut self, linkage: Vec<String>, loc: Loc) -> R<Vec<VarDecl>> {
+        let first = self.decl(linkage, loc)?;
+        let mut v = vec![first];
+        while self.eat_punct(',') {
+            let d = &v[0];
+            let (linkage, space, attrs, ty) = (d.linkage.clone(), d.space.clone(), d.attrs.clone(), d.ty.clone());
+            let loc = self.loc();
+            v.push(self.declarator(linkage, space, attrs, ty, loc)?);
+        }
+        Ok(v)
+    }
+
+    /// One declarator after the type: `name{<N>}{[dim]}*{= init}`.
+    fn declarator(
+        &mut self,
+        linkage: Vec<String>,
+        space: String,
+        words: Vec<(String, Option<u64>)>,
+        ty: String,
+        loc: Loc,
+    ) -> R<VarDecl> {
         let name = self.ident("a name")?;
         let mut range = None;
         if self.peek() == Some(&Tok::Punct('<')) {
@@ -397,9 +440,9 @@ impl Parser<'_> {
                 }
                 Some(Tok::Dot(d)) => {
                     if SPACES.contains(&d.as_str()) || OTHER_DECLS.contains(&d.as_str()) {
-                        let v = self.decl(Vec::new(), loc)?;
+                        let v = self.decls(Vec::new(), loc)?;
                         self.punct(';')?;
-                        body.push(Stmt::Decl(v));
+                        body.extend(v.into_iter().map(Stmt::Decl));
                     } else {
                         body.push(Stmt::Directive(self.directive()?));
                     }

@@ -743,7 +743,51 @@ fn cases() -> Vec<Case> {
             ".reg .b128 %q;\nmov.b128 %q, {%rd1, %rd2};\nadd.s32 %r1, %q, %r2;",
         ),
         bad(".b128 load in PTX 8.2", ".reg .b128 %q;\nld.global.b128 %q, [%rd1];").version("8.2"),
-        unsup("vector register", ".reg .v2 .b32 %v;"),
+        ok("vector register", ".reg .v2 .b32 %v;"),
+        // ---- what real compilers write (issue 13): NVRTC 12.9, Triton, CUDA headers' inline asm
+        ok("one-element vector ld", "ld.global.b32 { %r1 }, [%rd1];"),
+        ok("one-element vector st", "st.global.b32 [%rd1], { %r1 };"),
+        ok("one-element vector mov", "mov.b32 {%r1}, %r2;"),
+        bad("one-element vector in add", "add.s32 {%r1}, %r2, %r3;"),
+        bad("two registers without .v2", "ld.global.b32 {%r1, %r2}, [%rd1];"),
+        ok("several predicates in one .reg", ".reg .pred p, q, r;\nsetp.eq.s32 p|q, %r1, 0;\n@r bra L_end;"),
+        ok("two .f16 names in one .reg", ".reg .f16 low, high;\nmov.b32 {low, high}, %r1;"),
+        ok("div.ftz.rn.f32 (modifier order)", "div.ftz.rn.f32 %f1, %f2, %f3;"),
+        ok("atom.global.gpu.acq_rel.add.u32", "atom.global.gpu.acq_rel.add.u32 %r1, [%rd1], 1;"),
+        ok("add.s32.sat (modifier order)", "add.s32.sat %r1, %r2, %r3;"),
+        ok("min.s16x2.relu on sm_90", "min.s16x2.relu %r1, %r2, %r3;").sm(90),
+        ok("cvt.f32.s32.rn (rounding last)", "cvt.f32.s32.rn %f1, %r1;"),
+        ok("ld.relaxed.gpu.global.u32 (scope first)", "ld.gpu.relaxed.global.u32 %r1, [%rd1];"),
+        bad("mul.s32.lo (.lo after the type)", "mul.s32.lo %r1, %r2, %r3;"),
+        bad("div.ftz.full.f32 (.full not first)", "div.ftz.full.f32 %f1, %f2, %f3;"),
+        bad("shf.wrap.l.b32 (.l not first)", "shf.wrap.l.b32 %r1, %r2, %r3, %r4;"),
+        bad("cvta.global.to.u64 (.to not first)", "cvta.global.to.u64 %rd1, %rd2;"),
+        bad("cvt.s32.f32 types swapped", "cvt.rzi.f32.s32 %r1, %f1;"),
+        ok(
+            "vector register elements and whole",
+            ".reg .v4 .b32 %v;\nld.global.v4.b32 %v, [%rd1];\nadd.s32 %r1, %v.x, %v.w;\nmov.b32 %v.g, 7;\nst.global.v4.b32 [%rd1], %v;",
+        ),
+        bad("vector register as .v2 data of a .v4", ".reg .v4 .b32 %v;\nld.global.v2.b32 %v, [%rd1];"),
+        bad("array of registers", ".reg .b32 %ra[4];"),
+        ok("PTX ISA 8.8 module", "add.s32 %r1, %r2, %r3;").version("8.8"),
+        ok("fp8 cvt on sm_90 in PTX 7.8", "cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;")
+            .sm(90)
+            .version("7.8"),
+        bad("fp8 cvt on sm_89 in PTX 7.8", "cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;")
+            .sm(89)
+            .version("7.8"),
+        ok("fp8 cvt on sm_89 in PTX 8.1", "cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;")
+            .sm(89)
+            .version("8.1"),
+        ok(".reg parameters and return", "call (%r1), freg, (%r2, 5);").module(
+            ".func (.reg .b32 rv) freg(.reg .b32 a, .reg .b32 b)\n{\n\tadd.s32 rv, a, b;\n\tret;\n}",
+        ),
+        ok("mov of a variable plus an offset", "mov.u64 %rd1, gbuf+8;"),
+        ok("cvta of a variable plus an offset", "cvta.global.u64 %rd1, gbuf+4;"),
+        ok(".const variable's address in an initializer", "ld.global.u64 %rd1, [cptr];")
+            .module(".global .u64 cptr = cbuf;"),
+        ok("generic address plus an offset in an initializer", "ld.global.u64 %rd1, [gptr];")
+            .module(".global .u64 gptr[2] = {generic(gbuf), generic(gbuf)+4};"),
         unsup("cp.async", "cp.async.ca.shared.global [%rd1], [%rd2], 4;"),
         unsup("discard", "discard.global.L2 [%rd1], 128;"),
         unsup("ldmatrix", "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, [%rd1];"),

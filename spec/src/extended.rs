@@ -11,7 +11,7 @@ use crate::catalog::Form;
 use crate::eval::SemFn;
 use crate::int::{mul, IntTy, MulMode};
 use crate::types::mask;
-use crate::value::{Args, EvalError, Outcome, Outcomes};
+use crate::value::{Accept, Args, EvalError, Outcome, Outcomes};
 
 /// `a + b + cin` on n-bit patterns: the n-bit sum and the carry out of bit n-1.
 fn add_carry(bits: u32, a: u64, b: u64, cin: bool) -> (u64, bool) {
@@ -48,6 +48,22 @@ pub fn sub_cc(bits: u32, a: u64, b: u64) -> (u64, bool) {
 /// (L6968-6970).
 pub fn subc(bits: u32, a: u64, b: u64, cf: bool) -> (u64, bool) {
     sub_borrow(bits, a, b, cf)
+}
+
+/// sub.cc as NVIDIA GPUs compute it: `d = a + ~b + 1`, CC.CF = the carry out of that sum, which
+/// is 1 when there is *no* borrow — the inverse of the manual's borrow (L6919-6921). The model
+/// value of `sub.cc`'s flag; the manual's reading stays in its acceptance set (INTERPRETATIONS.md,
+/// "The carry flag of sub.cc and subc").
+pub fn sub_cc_hw(bits: u32, a: u64, b: u64) -> (u64, bool) {
+    add_carry(bits, a, !b & mask(bits) as u64, true)
+}
+
+/// subc as NVIDIA GPUs compute it: `d = a + ~b + CC.CF` (= `a - (b + !CC.CF)`), with `.cc` the
+/// carry out of that sum written to CC.CF. Consistent with [`sub_cc_hw`]: a `sub.cc`/`subc.cc`
+/// chain subtracts multi-word integers under either reading; they differ where the flag meets
+/// another reading (`addc` after `sub.cc` adds the hardware's flag).
+pub fn subc_hw(bits: u32, a: u64, b: u64, cf: bool) -> (u64, bool) {
+    add_carry(bits, a, !b & mask(bits) as u64, cf)
 }
 
 /// §9.7.2.5 mad.cc (L6999) and §9.7.2.6 madc (L7042): `t = a * b; d = t<hi/lo> + c (+ CC.CF)`,
@@ -92,12 +108,34 @@ fn sem_addc(f: &Form, x: &Args) -> Outcomes {
     out(f, addc(int_ty(f)?.bits, x.u(0), x.u(1), cf_in(x)))
 }
 
+/// The hardware's result as the model, the manual's also accepted, destination by destination.
+fn out_either(f: &Form, hw: (u64, bool), manual: (u64, bool)) -> Outcomes {
+    let either = |h: u128, m: u128| {
+        if h == m {
+            Outcome::exact(h)
+        } else {
+            Outcome {
+                model: h,
+                accept: Accept::OneOf(vec![m]),
+            }
+        }
+    };
+    let mut v = vec![either(hw.0 as u128, manual.0 as u128)];
+    if f.outputs.len() == 2 {
+        v.push(either(hw.1 as u128, manual.1 as u128));
+    }
+    Ok(v)
+}
+
 fn sem_sub_cc(f: &Form, x: &Args) -> Outcomes {
-    out(f, sub_cc(int_ty(f)?.bits, x.u(0), x.u(1)))
+    let bits = int_ty(f)?.bits;
+    out_either(f, sub_cc_hw(bits, x.u(0), x.u(1)), sub_cc(bits, x.u(0), x.u(1)))
 }
 
 fn sem_subc(f: &Form, x: &Args) -> Outcomes {
-    out(f, subc(int_ty(f)?.bits, x.u(0), x.u(1), cf_in(x)))
+    let bits = int_ty(f)?.bits;
+    let cf = cf_in(x);
+    out_either(f, subc_hw(bits, x.u(0), x.u(1), cf), subc(bits, x.u(0), x.u(1), cf))
 }
 
 fn sem_mad_cc(f: &Form, x: &Args) -> Outcomes {

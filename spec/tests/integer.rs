@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use spec::eval::eval_line;
-use spec::extended::{addc, madc, sub_cc, subc};
+use spec::extended::{addc, madc, sub_cc, sub_cc_hw, subc, subc_hw};
 use spec::int::*;
 use spec::value::Accept;
 
@@ -128,8 +128,18 @@ fn manual_examples() {
     assert_eq!(ev("add.cc.u32 0xffffffff 0x1"), "0x00000000 cf=1");
     assert_eq!(ev("addc.cc.u32 0xffffffff 0x0 cf=1"), "0x00000000 cf=1");
     assert_eq!(ev("addc.u32 0x1 0x2 cf=1"), "0x00000004");
-    assert_eq!(ev("sub.cc.u32 0x0 0x1"), "0xffffffff cf=1");
-    assert_eq!(ev("subc.cc.u64 0x5 0x4 cf=1"), "0x0000000000000000 cf=0");
+    // sub.cc/subc: the model is the hardware's flag (the carry of a + ~b + 1, 1 = no borrow),
+    // the manual's borrow is also accepted (INTERPRETATIONS.md). 0 - 1 borrows: manual CF = 1,
+    // hardware CF = 0 (0 + 0xfffffffe + 1 does not carry out).
+    assert_eq!(ev("sub.cc.u32 0x0 0x1"), "0xffffffff cf=0 oneof:0x0,0x1");
+    assert_eq!(ev("sub.cc.u32 0x5 0x1"), "0x00000004 cf=1 oneof:0x1,0x0");
+    // subc with CF = 1: the hardware adds it (5 + ~4 + 1 = 1, no borrow: CF = 1); the manual
+    // subtracts it as a borrow (5 - (4 + 1) = 0, CF = 0).
+    assert_eq!(
+        ev("subc.cc.u64 0x5 0x4 cf=1"),
+        "0x0000000000000001 oneof:0x0000000000000001,0x0000000000000000 cf=1 oneof:0x1,0x0"
+    );
+    assert_eq!(ev("subc.u32 0x5 0x4 cf=0"), "0x00000000 oneof:0x00000000,0x00000001");
 }
 
 #[test]
@@ -252,6 +262,20 @@ proptest! {
         let (want, borrow) = x.overflowing_sub(y);
         prop_assert_eq!(((hi as u128) << 64) | lo as u128, want);
         prop_assert_eq!(b2, borrow);
+    }
+
+    /// The hardware's reading (carry = no borrow, subc adds it) subtracts multi-word integers
+    /// too, and its final flag is the inverse of the borrow.
+    #[test]
+    fn hardware_sub_cc_chain_is_u128_subtraction(x in any::<u128>(), y in any::<u128>()) {
+        let (lo, c) = sub_cc_hw(64, x as u64, y as u64);
+        let (hi, c2) = subc_hw(64, (x >> 64) as u64, (y >> 64) as u64, c);
+        let (want, borrow) = x.overflowing_sub(y);
+        prop_assert_eq!(((hi as u128) << 64) | lo as u128, want);
+        prop_assert_eq!(c2, !borrow);
+        // `addc 0, 0` after sub.cc reads the flag: the hardware's is 1 exactly when a >= b.
+        let (_, f) = sub_cc_hw(32, x as u32 as u64, y as u32 as u64);
+        prop_assert_eq!(addc(32, 0, 0, f).0, (x as u32 >= y as u32) as u64);
     }
 
     #[test]

@@ -116,20 +116,31 @@ pub struct Caps {
 impl Caps {
     /// Why `form` cannot run here, or `None` when it can.
     pub fn unsupported(&self, form: &Form) -> Option<String> {
-        let need = form.target;
-        if let Some(t) = self.target {
-            let target_ok = match need.suffix {
-                None => need.sm <= t.sm,
-                // Architecture-specific targets have no forward compatibility (sm_90a runs on
-                // sm_90 only).
-                Some(_) => need.sm == t.sm && t.suffix.is_some(),
-            };
-            if !target_ok {
-                return Some(format!("needs {need}, backend is {t}"));
+        // A device runs its own architecture's specific code (a plain sm_90 GPU takes
+        // `.target sm_90a`), so a backend's target is read with the `a` suffix; without one
+        // (the oracle) every target is taken, and only the PTX version can rule a form out.
+        let any = PtxVersion(u8::MAX, u8::MAX);
+        match self.target {
+            Some(t) => {
+                let device = Target {
+                    sm: t.sm,
+                    suffix: Some(t.suffix.unwrap_or('a')),
+                };
+                if !form.available(any, device) {
+                    return Some(format!("needs {}, backend is {t}", form.requirement()));
+                }
+                if !form.available(self.ptx, device) {
+                    return Some(format!(
+                        "needs {}, backend accepts PTX up to {}",
+                        form.requirement(),
+                        self.ptx
+                    ));
+                }
             }
-        }
-        if form.ptx > self.ptx {
-            return Some(format!("needs PTX {}, backend accepts up to {}", form.ptx, self.ptx));
+            None if form.ptx > self.ptx => {
+                return Some(format!("needs PTX {}, backend accepts up to {}", form.ptx, self.ptx));
+            }
+            None => {}
         }
         if let Some((keys, why)) = self.rejects {
             if keys.contains(&spec::vector::form_key(form)) {
@@ -257,7 +268,18 @@ mod tests {
         assert!(caps
             .unsupported(form("set.eq.bf16.f32"))
             .unwrap()
-            .contains("needs sm_90"));
+            .contains("needs PTX ISA 7.8 and sm_90, backend is sm_80"));
+        // Architecture-specific forms run on their own architecture only, which a plain sm_100
+        // device is (it takes `.target sm_100a`); sm_120 is not.
+        let mut sm = |t: &str| {
+            caps.target = Target::parse(t);
+            caps.ptx = PtxVersion(8, 7);
+            caps.unsupported(form("cvt.rs.f16x2.f32"))
+        };
+        assert_eq!(sm("sm_100"), None);
+        assert!(sm("sm_120").unwrap().contains("needs PTX ISA 8.7 and sm_100a"));
+        caps.target = Target::parse("sm_80");
+        caps.ptx = PtxVersion(7, 8);
         assert!(caps.unsupported(form("set.eq.ftz.f16.u32")).unwrap() == "known");
         caps.families = Some(vec!["9.7.1".into()]);
         assert!(caps.unsupported(form("add.rn.f32")).unwrap().contains("family 9.7.3"));

@@ -62,16 +62,7 @@ fn eligible(form: &Form, cfg: &Config) -> bool {
     if ["contract", "deprecated", "preview"].iter().any(|f| form.flag(f)) {
         return false;
     }
-    target_ok(form.target, form.ptx, cfg) && !cfg.exclude.contains(&spec::vector::form_key(form))
-}
-
-/// Whether something needing `t` and PTX `v` may appear in a program of `cfg`.
-fn target_ok(t: Target, v: PtxVersion, cfg: &Config) -> bool {
-    let sm_ok = match t.suffix {
-        None => t.sm <= cfg.target.sm,
-        Some(_) => t == cfg.target,
-    };
-    sm_ok && v <= cfg.ptx
+    form.available(cfg.ptx, cfg.target) && !cfg.exclude.contains(&spec::vector::form_key(form))
 }
 
 /// The menu of `cfg`: the sections eligible for its target, version and exclusions are built
@@ -115,6 +106,17 @@ fn menu(cfg: &Config, families: Option<&Vec<String>>) -> Menu {
 
 pub(super) fn eligible_count(cfg: &Config) -> usize {
     menu(cfg, cfg.families.as_ref()).sections.iter().map(|s| s.len()).sum()
+}
+
+/// The forms of the menu of `cfg` (its families), ascending.
+pub(super) fn menu_forms(cfg: &Config) -> Vec<usize> {
+    let mut v: Vec<usize> = menu(cfg, cfg.families.as_ref())
+        .sections
+        .iter()
+        .flat_map(|s| s.iter().copied())
+        .collect();
+    v.sort_unstable();
+    v
 }
 
 /// Counters of register names by class prefix, for the `.reg` declarations.
@@ -885,7 +887,7 @@ impl<'a, 'u> Builder<'a, 'u> {
             .map(|f| {
                 f.forms
                     .iter()
-                    .any(|&i| target_ok(cat.forms[i].target, cat.forms[i].ptx, self.cfg))
+                    .any(|&i| cat.forms[i].available(self.cfg.ptx, self.cfg.target))
             })
             .unwrap_or(false)
     }

@@ -13,6 +13,9 @@
 //! ```
 //! `@let NAME = text` defines text that later rows of the same file write as `$NAME` (a hint
 //! list, a shape list), so long lists are written once.
+//! `@fixed OPCODE MOD...` names modifiers that must be written right after the opcode: ptxas
+//! takes the other modifiers in any order (types keeping theirs), but reads these as part of the
+//! opcode (`mul.s32.lo` is an error, `add.rn.f32.ftz` is not).
 //! A form row is `pattern ; operands ; min PTX ; min target ; class[+flag...]` (classes: `exact`
 //! `approx` `approx-nobound` `memory` `multi-thread` `opaque` `control`; flags: [`ROW_FLAGS`]).
 //! Operands are `outputs = inputs` in PTX order; each is `name[?]:type[+flag...]` where type is a
@@ -111,6 +114,24 @@ impl Target {
     }
 }
 
+impl Target {
+    /// Whether code written for this minimum target may run in a module whose `.target` is
+    /// `module` (PTX ISA 8.7 §5.1/"Target ISA notes"; 8.8 §12 for the suffixes):
+    /// - `sm_XY`: any `.target sm_MN` with MN ≥ XY, suffixed or not (forward compatible);
+    /// - `sm_XYa` (architecture-specific): that exact architecture, `.target sm_XYa` only;
+    /// - `sm_XYf` (family-specific): `sm_MNf` or `sm_MNa` of the same family (the same tens),
+    ///   MN ≥ XY.
+    pub fn supports(self, module: Target) -> bool {
+        match self.suffix {
+            None => module.sm >= self.sm,
+            Some('a') => module.suffix == Some('a') && module.sm == self.sm,
+            Some(_) => {
+                matches!(module.suffix, Some('a' | 'f')) && module.sm / 10 == self.sm / 10 && module.sm >= self.sm
+            }
+        }
+    }
+}
+
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "sm_{}", self.sm)?;
@@ -186,6 +207,11 @@ pub struct Row {
     pub operands: &'static str,
     pub ptx: PtxVersion,
     pub target: Target,
+    /// Every (minimum target, minimum PTX version) under which the row's forms exist: the target
+    /// column lists alternatives separated by `|`, each with its own version after `@` where it
+    /// differs from the version column (`sm_89|sm_90@7.8`: fp8 `cvt` needs PTX 8.1 on sm_89 but
+    /// 7.8 on sm_90, L13894-13898; `sm_100a|sm_101a|sm_120a`). The first is `(target, ptx)`.
+    pub avail: Vec<(Target, PtxVersion)>,
     pub class: Class,
     pub flags: Vec<&'static str>,
     pub file: &'static str,
@@ -234,6 +260,25 @@ impl Form {
         catalog().rows[self.row].flags.contains(&f)
     }
 
+    /// Whether the form exists in a module declaring `.version ptx` and `.target target`: the
+    /// one availability rule, used by the type checker, the program generator and the backends.
+    pub fn available(&self, ptx: PtxVersion, target: Target) -> bool {
+        catalog().rows[self.row]
+            .avail
+            .iter()
+            .any(|&(t, v)| v <= ptx && t.supports(target))
+    }
+
+    /// What the form needs, in words: `PTX ISA 8.1 and sm_89, or PTX ISA 7.8 and sm_90`.
+    pub fn requirement(&self) -> String {
+        catalog().rows[self.row]
+            .avail
+            .iter()
+            .map(|(t, v)| format!("PTX ISA {v} and {t}"))
+            .collect::<Vec<_>>()
+            .join(", or ")
+    }
+
     /// A one-line signature: `add.sat.s32 d:s32 = a:s32 b:s32`.
     pub fn signature(&self) -> String {
         let show = |ops: &[Operand]| {
@@ -269,6 +314,9 @@ pub struct Catalog {
     pub forms: Vec<Form>,
     by_name: HashMap<String, Vec<usize>>,
     by_opcode: HashMap<&'static str, Vec<usize>>,
+    /// `@fixed` lines: per opcode, the modifiers that must be written right after it (see
+    /// [`pattern::matches_unordered`]).
+    fixed: HashMap<&'static str, Vec<&'static str>>,
 }
 
 /// The catalog, built from the table on first use.
@@ -304,6 +352,7 @@ impl Catalog {
             forms: Vec::new(),
             by_name: HashMap::new(),
             by_opcode: HashMap::new(),
+            fixed: HashMap::new(),
         };
         for (file, text) in tables {
             let mut lets: Vec<(&'static str, &'static str)> = Vec::new();
@@ -324,6 +373,12 @@ impl Catalog {
                     }
                     lets.retain(|(n, _)| *n != name);
                     lets.push((name, value.trim()));
+                } else if let Some(rest) = l.strip_prefix("@fixed") {
+                    let mut w = rest.split_whitespace();
+                    let op = w
+                        .next()
+                        .ok_or_else(|| at("@fixed needs an opcode and modifiers".into()))?;
+                    cat.fixed.entry(op).or_default().extend(w);
                 } else if let Some(rest) = l.strip_prefix("@family") {
                     let (id, title) = rest
                         .trim()
@@ -404,7 +459,21 @@ impl Catalog {
         };
         let parts = pattern::parse(pat)?;
         let ptx = PtxVersion::parse(ptx).ok_or_else(|| format!("bad PTX version `{ptx}`"))?;
-        let target = Target::parse(target).ok_or_else(|| format!("bad target `{target}`"))?;
+        let mut avail = Vec::new();
+        for alt in target.split('|').map(str::trim) {
+            let (t, v) = match alt.split_once('@') {
+                Some((t, v)) => (
+                    t,
+                    PtxVersion::parse(v).ok_or_else(|| format!("bad PTX version in `{alt}`"))?,
+                ),
+                None => (alt, ptx),
+            };
+            avail.push((Target::parse(t).ok_or_else(|| format!("bad target `{t}`"))?, v));
+        }
+        if avail[0].1 != ptx {
+            return Err(format!("the first target `{target}` must use the version column"));
+        }
+        let target = avail[0].0;
         let mut cf = class.split('+');
         let class_tok = cf.next().unwrap_or("");
         let class = Class::parse(class_tok).ok_or_else(|| format!("bad class `{class_tok}`"))?;
@@ -445,6 +514,7 @@ impl Catalog {
             operands,
             ptx,
             target,
+            avail,
             class,
             flags,
             file,
@@ -491,6 +561,15 @@ impl Catalog {
                         }
                     }
                 }
+            }
+        }
+        // The modifiers in another order, as ptxas accepts them (`div.ftz.rn.f32`).
+        let fixed = self.fixed.get(toks[0]).map(Vec::as_slice).unwrap_or(&[]);
+        for &r in rows {
+            if let Some(m) = pattern::matches_unordered(&self.rows[r].parts, &toks, fixed) {
+                let name = m.choice.tokens.join(".");
+                let forms = self.by_name.get(&name).cloned().unwrap_or_default();
+                return Ok(Found { forms, hints: m.hints });
             }
         }
         let (at, mut want) = best;

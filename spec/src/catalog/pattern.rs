@@ -226,6 +226,107 @@ fn go(parts: &[Part], toks: &[&str], at: usize, m: &mut Matched, best: &mut (usi
     }
 }
 
+/// Matches `toks` whose modifiers may be written in another order than the pattern's, as ptxas
+/// reads them (`div.ftz.rn.f32` for `div.rn.ftz.f32`, `atom.global.gpu.acq_rel.add.u32`,
+/// `min.s16x2.relu`): every modifier must be used exactly once, and the types (`s32`, `f16x2`:
+/// whatever [`crate::types::Type::parse`] reads) keep their written order, since their order
+/// means something (`cvt.f32.s32` is not `cvt.s32.f32`). Returns the match in the pattern's
+/// order, or `None`. `fixed` lists the modifiers that must stay right after the opcode (ptxas
+/// reads `mul.lo`, `div.full`, `shf.l`, `cvta.to`, `bar.red` as one word: `mul.s32.lo` is an
+/// error).
+pub fn matches_unordered(parts: &[Part], toks: &[&str], fixed: &[&str]) -> Option<Matched> {
+    let mut m = Matched {
+        choice: Choice::default(),
+        hints: Vec::new(),
+    };
+    let mut used = vec![false; toks.len()];
+    let is_type = |t: &str| crate::types::Type::parse(t).is_some();
+    let written_types: Vec<&str> = toks.iter().skip(1).copied().filter(|t| is_type(t)).collect();
+    let mut ok = false;
+    go_unordered(parts, toks, &mut used, &mut m, &mut |m| {
+        let canon_types: Vec<&str> = m.choice.tokens.iter().skip(1).copied().filter(|t| is_type(t)).collect();
+        let first_fixed = m.choice.tokens.get(1).filter(|t| fixed.contains(t));
+        let fixed_ok = first_fixed.is_none_or(|f| toks.get(1) == Some(f));
+        // A fixed word written anywhere but first is an error even if the pattern would place it.
+        let stray_fixed = toks
+            .iter()
+            .skip(2)
+            .any(|t| fixed.contains(t) && m.choice.tokens.contains(t));
+        ok = canon_types == written_types && fixed_ok && !stray_fixed;
+        ok
+    });
+    ok.then_some(m)
+}
+
+/// Tokens of `toks` not yet used that spell `alt` (its dot-separated words, each found once).
+fn take(alt: &str, toks: &[&str], used: &mut [bool]) -> Option<Vec<usize>> {
+    let mut got = Vec::new();
+    for w in alt.split('.').filter(|t| !t.is_empty()) {
+        let i = (0..toks.len()).find(|&i| !used[i] && toks[i] == w && !got.contains(&i))?;
+        got.push(i);
+    }
+    for &i in &got {
+        used[i] = true;
+    }
+    Some(got)
+}
+
+fn go_unordered(
+    parts: &[Part],
+    toks: &[&str],
+    used: &mut [bool],
+    m: &mut Matched,
+    accept: &mut dyn FnMut(&Matched) -> bool,
+) -> bool {
+    let Some((part, rest)) = parts.split_first() else {
+        return used.iter().all(|&u| u) && accept(m);
+    };
+    let release = |used: &mut [bool], got: &[usize]| got.iter().for_each(|&i| used[i] = false);
+    match part {
+        Part::Lit(l) => {
+            let Some(got) = take(l, toks, used) else { return false };
+            m.choice.tokens.push(l);
+            if go_unordered(rest, toks, used, m, accept) {
+                return true;
+            }
+            m.choice.tokens.pop();
+            release(used, &got);
+            false
+        }
+        Part::Alt { name, alts } => {
+            let mut order: Vec<&&'static str> = alts.iter().collect();
+            order.sort_by_key(|a| std::cmp::Reverse(a.len()));
+            for alt in order {
+                let Some(got) = take(alt, toks, used) else { continue };
+                let (tl, vl) = (m.choice.tokens.len(), m.choice.vars.len());
+                m.choice.tokens.extend(alt.split('.').filter(|t| !t.is_empty()));
+                if let Some(nm) = name {
+                    m.choice.vars.push((nm, alt));
+                }
+                if go_unordered(rest, toks, used, m, accept) {
+                    return true;
+                }
+                m.choice.tokens.truncate(tl);
+                m.choice.vars.truncate(vl);
+                release(used, &got);
+            }
+            false
+        }
+        Part::Hint(alts) => {
+            for alt in alts {
+                let Some(got) = take(alt, toks, used) else { continue };
+                m.hints.push(alt.to_string());
+                if go_unordered(rest, toks, used, m, accept) {
+                    return true;
+                }
+                m.hints.pop();
+                release(used, &got);
+            }
+            go_unordered(rest, toks, used, m, accept)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
