@@ -1171,7 +1171,9 @@ fn operand_names<'o>(o: &'o Operand, out: &mut Vec<&'o str>) {
     match o {
         Operand::Expr(e) | Operand::Address(e) => expr_names(e, out),
         Operand::Not(p) => out.push(p),
-        Operand::Vector(v) | Operand::List(v) => v.iter().for_each(|o| operand_names(o, out)),
+        Operand::Vector(v) | Operand::List(v) | Operand::AddressTuple(v) => {
+            v.iter().for_each(|o| operand_names(o, out))
+        }
         Operand::Pair(a, b) => {
             out.push(a);
             out.push(b);

@@ -137,6 +137,9 @@ pub enum Operand {
     Vector(Vec<Operand>),
     /// `[a]`, `[a+4]`, `[var+8]`, `[0x10]`
     Address(Expr),
+    /// `[tmap, {x, y}]`: an address with a tuple of coordinates (the tensor copies of §9.7.9.25,
+    /// `cp.async.bulk.tensor`, `tex`).
+    AddressTuple(Vec<Operand>),
     /// `(a, b)`: a call's return or argument list.
     List(Vec<Operand>),
     /// `p|q`: the two predicate destinations of setp.

@@ -132,12 +132,15 @@ impl Lexer<'_> {
     }
 
     fn run(mut self) -> Result<Vec<(Tok, Span)>, LexError> {
-        let mut out = Vec::new();
+        let mut out: Vec<(Tok, Span)> = Vec::new();
         loop {
             self.skip_space_and_comments()?;
             let (line, col, start) = (self.line, self.col, self.pos);
             let Some(c) = self.peek() else { break };
-            let tok = if c == '.' && self.peek2().is_some_and(|d| d.is_ascii_digit()) {
+            // `.5` is a number, but right after an opcode or modifier `.2d` is a modifier
+            // (`cp.async.bulk.tensor.2d`, `wgmma...m64n128k16`).
+            let modifier_next = matches!(out.last(), Some((Tok::Ident(_) | Tok::Dot(_), sp)) if sp.end == start);
+            let tok = if c == '.' && self.peek2().is_some_and(|d| d.is_ascii_digit()) && !modifier_next {
                 self.number(line, col)?
             } else if c == '.' {
                 self.bump();

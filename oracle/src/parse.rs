@@ -501,6 +501,12 @@ impl Parser<'_> {
             Some(Tok::Punct('[')) => {
                 self.i += 1;
                 let e = self.expr()?;
+                if self.eat_punct(',') {
+                    // `[tmap, {x, y}]`: the address, then its coordinates.
+                    let mut v = vec![Operand::Expr(e)];
+                    v.extend(self.operand_list(']', lists)?);
+                    return Ok(Operand::AddressTuple(v));
+                }
                 self.punct(']')?;
                 Ok(Operand::Address(e))
             }

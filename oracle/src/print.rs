@@ -174,6 +174,7 @@ fn operand_into(o: &Operand, s: &mut String) {
             s.push(']');
         }
         Operand::List(v) => list_into(v, '(', ')', s),
+        Operand::AddressTuple(v) => list_into(v, '[', ']', s),
         Operand::Pair(p, q) => {
             s.push_str(p);
             s.push('|');
