@@ -1516,7 +1516,7 @@ fn slots(inst: &Inst) -> (Vec<u32>, Vec<u32>) {
             src(c, &mut r);
             d.iter().for_each(|d| dst(d.slot, &mut w));
         }
-        Op::Bra { .. } | Op::Ret | Op::Exit | Op::Trap | Op::Nop => {}
+        Op::Bra { .. } | Op::Ret | Op::Exit | Op::Trap | Op::Nop | Op::Unsupported { .. } => {}
     }
     (r, w)
 }

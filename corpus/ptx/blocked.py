@@ -25,7 +25,9 @@ for d in ("llvm", "nvcc", "nvrtc", "triton"):
             continue
         msg = r.get("message", "")
         if r.get("status") == "error" and ("does not execute" in msg or "not executed" in msg):
-            instr = msg.split("`")[1] if "`" in msg else msg
+            # "`TEXT`: thread ... : `FORM` is valid PTX, but the oracle does not execute it yet"
+            head = msg.split(" is valid PTX")[0]
+            instr = head.split("`")[-2] if head.count("`") >= 2 else msg
             loc = os.path.basename(r["location"])
             rows.append(f"{d}/{f[:-len('.launch.json')]}\t{instr}\t{loc}")
 with open(os.path.join(here, "blocked.tsv"), "w") as o:

@@ -89,6 +89,8 @@ struct Checker {
     local_bytes: u32,
     /// Dynamic shared arrays (`.extern .shared .b8 s[]`) placed after the static ones.
     dyn_shared: Vec<(String, u64)>,
+    /// Instructions decoded as `Op::Unsupported`.
+    unsupported: Vec<(Loc, String)>,
 }
 
 /// Size in bytes of a declared type (`.b8` … `.b128`, `.f16x2`, ...); 0 for opaque types.
@@ -113,8 +115,11 @@ fn vec_len(d: &VarDecl) -> u64 {
 }
 
 fn align_of(d: &VarDecl) -> u64 {
+    // In `.param .u64 .ptr .global .align 1 p` the `.align` after `.ptr` is the pointee's
+    // (§5.1.6.3, the `.ptr` attribute), not the parameter's: Triton writes `.align 1` there.
     d.attrs
         .iter()
+        .take_while(|(w, _)| w != "ptr")
         .find_map(|(w, a)| (w == "align").then_some(a.unwrap_or(1)))
         .unwrap_or_else(|| (type_bytes(&d.ty) * vec_len(d)).max(1))
 }
@@ -288,6 +293,7 @@ impl Checker {
             shared_align: 16,
             local_bytes: 0,
             dyn_shared: Vec::new(),
+            unsupported: Vec::new(),
         }
     }
 
@@ -325,7 +331,12 @@ impl Checker {
                 }
                 Item::AddressSize { bits, loc } => {
                     if *bits != 64 {
-                        return terr(*loc, "the oracle runs `.address_size 64` modules only");
+                        // §11.1.3 allows 32; NVIDIA ptxas 12.9 no longer does ("32-Bit
+                        // compilation is no longer supported"), so no GPU runs such a module.
+                        return terr(
+                            *loc,
+                            "`.address_size 32`: the oracle runs 64-bit modules only (ptxas 12.9 refuses 32-bit compilation too: \"32-Bit compilation is no longer supported\")",
+                        );
                     }
                 }
                 _ => {
@@ -379,6 +390,7 @@ impl Checker {
             local_bytes: self.local_bytes,
             sm: self.sm,
             version: self.version,
+            unsupported: self.unsupported,
         })
     }
 
@@ -1278,7 +1290,15 @@ impl FuncCx<'_> {
                     ),
                 );
             }
-            _ => self.value(i, &avail)?,
+            _ => match self.value(i, &avail) {
+                Ok(op) => op,
+                // Valid but not executed: decided when a thread gets there.
+                Err(e) if e.message.contains("does not execute it yet") => {
+                    self.ck.unsupported.push((loc, e.message.clone()));
+                    Op::Unsupported { message: e.message }
+                }
+                Err(e) => return Err(e),
+            },
         };
         self.push(guard, op, loc, text);
         Ok(())

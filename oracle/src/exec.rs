@@ -751,6 +751,11 @@ impl<'m, 'p> Cta<'m, 'p> {
                     return Err(self.rt_err(i, pc, "`trap` executed: the kernel aborts"));
                 }
             }
+            Op::Unsupported { message } => {
+                if let Some(i) = lanes(exec).next() {
+                    return Err(self.rt_err(i, pc, message));
+                }
+            }
             Op::Nop => {
                 for i in lanes(exec) {
                     let t = &mut self.threads[i];

@@ -270,6 +270,12 @@ pub enum Op {
     /// Instructions with no effect on the oracle's sequentially consistent, cache-less memory:
     /// fence, membar, prefetch, discard-free hints.
     Nop,
+    /// A valid instruction the oracle does not execute yet (tensor cores, async copies, ...):
+    /// the module loads, and a thread that reaches it stops the launch with this message, so
+    /// the kernels of a module that never reach one still run.
+    Unsupported {
+        message: String,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -333,6 +339,18 @@ pub struct Program {
     /// `.target sm_NN`.
     pub sm: u32,
     pub version: (u32, u32),
+    /// The instructions decoded as [`Op::Unsupported`], in code order: where and why.
+    pub unsupported: Vec<(Loc, String)>,
+}
+
+impl Program {
+    /// The first instruction the oracle does not execute yet, as the type error it would be
+    /// for a checker that must say so before running (the differential type-check tests).
+    pub fn first_unsupported(&self) -> Option<crate::error::Error> {
+        self.unsupported
+            .first()
+            .map(|(loc, m)| crate::error::Error::at(crate::error::ErrorKind::Type, *loc, m.clone()))
+    }
 }
 
 impl Program {
