@@ -713,6 +713,23 @@ impl Checker {
             };
             fc.scopes[0].insert(d.name.clone(), sym);
         }
+        // A kernel launched in clusters of several CTAs (§11.4.5-11.4.7) needs cluster
+        // semantics the oracle does not have yet: it stops there rather than run as lone CTAs.
+        let cluster = f.directives.iter().find(|d| {
+            let dims: u64 = d
+                .text
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter_map(|w| w.parse::<u64>().ok())
+                .product();
+            d.name == "explicitcluster" || (d.name == "reqnctapercluster" && dims > 1)
+        });
+        if let (Some(d), true) = (cluster, f.entry) {
+            let text = format!(".{} {}", d.name, d.text).trim_end().to_string();
+            let message =
+                format!("`{text}` (clusters of CTAs, §11.4) is valid PTX, but the oracle does not execute it yet");
+            fc.ck.unsupported.push((d.loc, message.clone()));
+            fc.push(None, Op::Unsupported { message }, d.loc, text);
+        }
         let body = f.body.as_deref().unwrap_or(&[]);
         fc.collect_labels(body)?;
         fc.ret_epilogue = !reg_rets.is_empty();
@@ -1034,6 +1051,12 @@ impl FuncCx<'_> {
                     return terr(loc, format!("`{n}` is `.{sty}`; the instruction expects `.{ty}`"));
                 }
                 return Ok(Src::Sreg(s));
+            }
+            if let Some(what) = unmodeled_sreg(n) {
+                return terr(
+                    loc,
+                    format!("special register `{n}` of {what} is valid PTX, but the oracle does not execute it yet"),
+                );
             }
             return match self.lookup(n) {
                 Some(Sym::Reg { slot, ty: rty }) => {
@@ -1778,13 +1801,21 @@ impl FuncCx<'_> {
         for &form in forms {
             match self.bind(i, form) {
                 Ok(op) => return Ok(op),
-                Err(e) => errs.push(e),
+                Err(e) => {
+                    // A form whose operand count the instruction does not have says least;
+                    // among those that fit, "not executed" says less than a real error.
+                    let rank = match (fits(i, form), e.message.contains("does not execute")) {
+                        (true, false) => 0,
+                        (true, true) => 1,
+                        (false, false) => 2,
+                        (false, true) => 3,
+                    };
+                    errs.push((rank, e));
+                }
             }
         }
-        let pick = errs
-            .iter()
-            .position(|e| !e.message.contains("does not execute"))
-            .unwrap_or(errs.len() - 1);
+        let pick = (0..errs.len()).min_by_key(|&k| errs[k].0).unwrap_or(0);
+        let mut errs: Vec<Error> = errs.into_iter().map(|(_, e)| e).collect();
         Err(errs.swap_remove(pick))
     }
 
@@ -2198,6 +2229,55 @@ fn sreg(n: &str) -> Option<Sreg> {
             }
             Sreg::Envreg(k)
         }
+    })
+}
+
+/// Whether `i` writes as many operands as `form` takes (`p|q` and `{a, b}` count their parts;
+/// the carry flag is never written; optional operands may be left out).
+fn fits(i: &Instr, form: &Form) -> bool {
+    let written: usize = i
+        .operands
+        .iter()
+        .map(|o| match o {
+            Operand::Vector(v) => v.len(),
+            Operand::Pair(..) => 2,
+            _ => 1,
+        })
+        .sum();
+    let all = form.outputs.iter().chain(&form.inputs).filter(|o| !o.flags.cc);
+    let (required, writable) = all.fold((0, 0), |(r, w), o| (r + usize::from(!o.optional), w + 1));
+    (required..=writable).contains(&written)
+}
+
+/// Special registers of §10 the oracle does not model yet, with what they belong to: valid in
+/// PTX (ptxas takes them), so a read decodes to `Op::Unsupported` rather than a type error.
+fn unmodeled_sreg(n: &str) -> Option<&'static str> {
+    let base = n
+        .split_once('.')
+        .map_or(n, |(b, c)| if matches!(c, "x" | "y" | "z" | "w") { b } else { n });
+    Some(match base {
+        "%cluster_ctarank"
+        | "%cluster_nctarank"
+        | "%clusterid"
+        | "%nclusterid"
+        | "%cluster_ctaid"
+        | "%cluster_nctaid"
+        | "%is_explicit_cluster" => "clusters (§10.8-10.14)",
+        "%aggr_smem_size"
+        | "%reserved_smem_offset_begin"
+        | "%reserved_smem_offset_end"
+        | "%reserved_smem_offset_cap"
+        | "%reserved_smem_offset_0"
+        | "%reserved_smem_offset_1" => "shared-memory reservations (§10.29-10.32)",
+        "%current_graph_exec" => "CUDA graphs (§10.33)",
+        _ if n.strip_prefix("%pm").is_some_and(|k| {
+            let k = k.strip_suffix("_64").unwrap_or(k);
+            k.len() == 1 && k.as_bytes()[0].is_ascii_digit() && k < "8"
+        }) =>
+        {
+            "performance-monitoring counters (§10.20-10.21)"
+        }
+        _ => return None,
     })
 }
 
