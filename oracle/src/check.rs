@@ -1327,6 +1327,84 @@ impl FuncCx<'_> {
         Ok(())
     }
 
+    /// Whether `i` has the shape of `form`: as many operands (optional ones may be left out),
+    /// and a `{...}` (or a vector register) exactly where the form has a vector.
+    fn fits(&self, i: &Instr, form: &Form) -> bool {
+        let slots = slots(form);
+        let written = written_slots(i);
+        let required = slots.iter().filter(|s| !s[0].optional).count();
+        (required..=slots.len()).contains(&written.len())
+            && written.iter().zip(&slots).all(|(o, slot)| {
+                let vector = match o {
+                    Operand::Vector(_) => true,
+                    Operand::Expr(Expr::Name(n)) => matches!(self.lookup(n), Some(Sym::VecReg(_))),
+                    _ => false,
+                };
+                vector == slot[0].group.is_some()
+            })
+    }
+
+    /// The operands of a form the oracle does not execute, as far as the catalog knows their
+    /// shape: how many, a `{...}` only where the form has a vector (of the catalog's length, or
+    /// of any length where the catalog names one element: a fragment whose size it does not
+    /// record yet), constants where the form wants an immediate, and every name declared. The
+    /// operands' types are left to the issues that give these forms semantics.
+    fn shape(&self, i: &Instr, form: &Form) -> Result<()> {
+        let loc = i.loc;
+        let slots = slots(form);
+        let written = written_slots(i);
+        let required = slots.iter().filter(|s| !s[0].optional).count();
+        if written.len() < required || written.len() > slots.len() {
+            return terr(
+                loc,
+                format!(
+                    "`{}` takes {required}{} operands, not {}",
+                    form.name,
+                    if slots.len() > required {
+                        format!(" to {}", slots.len())
+                    } else {
+                        String::new()
+                    },
+                    written.len()
+                ),
+            );
+        }
+        for (o, slot) in written.iter().zip(&slots) {
+            let grouped = slot[0].group.is_some();
+            match o {
+                Operand::Vector(_) if !grouped => {
+                    return terr(loc, format!("`{}` takes no vector operand `{{...}}` there", form.name));
+                }
+                Operand::Vector(v) if slot.len() > 1 && v.len() != slot.len() => {
+                    return terr(
+                        loc,
+                        format!(
+                            "`{}` takes a vector of {} elements there, not {}",
+                            form.name,
+                            slot.len(),
+                            v.len()
+                        ),
+                    );
+                }
+                Operand::Expr(e) if slot[0].flags.imm && const_int(e).is_none() && !contains_float(e) => {
+                    return terr(
+                        loc,
+                        format!("operand `{}` of `{}` must be a constant", slot[0].name, form.name),
+                    );
+                }
+                _ => {}
+            }
+            let mut names = Vec::new();
+            operand_names(o, &mut names);
+            for n in names {
+                if self.lookup(n).is_none() && sreg(n).is_none() && unmodeled_sreg(n).is_none() && n != "WARP_SZ" {
+                    return terr(loc, format!("`{n}` is not declared"));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// `mov.u64 %rd, var` / `mov.u64 %rd, func`: an address, not a register value.
     fn is_address_mov(&self, i: &Instr) -> bool {
         matches!(&i.operands[..], [_, Operand::Expr(e)] if addr_name(e).is_some_and(|n| matches!(self.lookup(n), Some(Sym::Var { .. } | Sym::FrameVar { .. } | Sym::Func(_)))))
@@ -1804,7 +1882,7 @@ impl FuncCx<'_> {
                 Err(e) => {
                     // A form whose operand count the instruction does not have says least;
                     // among those that fit, "not executed" says less than a real error.
-                    let rank = match (fits(i, form), e.message.contains("does not execute")) {
+                    let rank = match (self.fits(i, form), e.message.contains("does not execute")) {
                         (true, false) => 0,
                         (true, true) => 1,
                         (false, false) => 2,
@@ -1824,6 +1902,7 @@ impl FuncCx<'_> {
         let sem = spec::eval::semantics(form);
         let warp = warp_kind(form);
         if sem.is_none() && warp.is_none() {
+            self.shape(i, form)?;
             return terr(
                 loc,
                 format!("`{}` is valid PTX, but the oracle does not execute it yet", form.name),
@@ -2232,21 +2311,65 @@ fn sreg(n: &str) -> Option<Sreg> {
     })
 }
 
-/// Whether `i` writes as many operands as `form` takes (`p|q` and `{a, b}` count their parts;
-/// the carry flag is never written; optional operands may be left out).
-fn fits(i: &Instr, form: &Form) -> bool {
-    let written: usize = i
-        .operands
-        .iter()
-        .map(|o| match o {
-            Operand::Vector(v) => v.len(),
-            Operand::Pair(..) => 2,
-            _ => 1,
-        })
-        .sum();
-    let all = form.outputs.iter().chain(&form.inputs).filter(|o| !o.flags.cc);
-    let (required, writable) = all.fold((0, 0), |(r, w), o| (r + usize::from(!o.optional), w + 1));
-    (required..=writable).contains(&written)
+/// The names an operand mentions (registers, variables, labels; `generic(v)` as written).
+fn operand_names<'o>(o: &'o Operand, out: &mut Vec<&'o str>) {
+    fn expr<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
+        match e {
+            Expr::Name(n) => out.push(n),
+            Expr::Unary(_, a) => expr(a, out),
+            Expr::Binary(_, a, b) => {
+                expr(a, out);
+                expr(b, out);
+            }
+            Expr::Cond(a, b, c) => {
+                expr(a, out);
+                expr(b, out);
+                expr(c, out);
+            }
+            Expr::Int { .. } | Expr::Float { .. } => {}
+        }
+    }
+    match o {
+        Operand::Expr(e) | Operand::Address(e) => expr(e, out),
+        Operand::Not(p) => out.push(p),
+        Operand::Vector(v) | Operand::List(v) | Operand::AddressTuple(v) => {
+            v.iter().for_each(|o| operand_names(o, out))
+        }
+        Operand::Pair(a, b) => {
+            out.push(a);
+            out.push(b);
+        }
+        Operand::Sink => {}
+    }
+}
+
+/// A form's operand slots in order, as PTX writes them: one operand, or one `{...}` group (the
+/// carry flag is never written).
+fn slots(form: &Form) -> Vec<Vec<&spec::catalog::Operand>> {
+    let mut slots: Vec<Vec<&spec::catalog::Operand>> = Vec::new();
+    for o in form.outputs.iter().chain(&form.inputs).filter(|o| !o.flags.cc) {
+        match slots.last_mut() {
+            Some(last) if o.group.is_some() && last[0].group == o.group => last.push(o),
+            _ => slots.push(vec![o]),
+        }
+    }
+    slots
+}
+
+/// The operands as written, slot by slot: `p|q` fills two, `[tmap, {x, y}]` one per part.
+fn written_slots(i: &Instr) -> Vec<&Operand> {
+    let mut written = Vec::new();
+    for o in &i.operands {
+        match o {
+            Operand::Pair(..) => {
+                written.push(o);
+                written.push(o);
+            }
+            Operand::AddressTuple(v) => written.extend(v.iter()),
+            o => written.push(o),
+        }
+    }
+    written
 }
 
 /// Special registers of §10 the oracle does not model yet, with what they belong to: valid in

@@ -13,9 +13,10 @@
 //! ```
 //! `@let NAME = text` defines text that later rows of the same file write as `$NAME` (a hint
 //! list, a shape list), so long lists are written once.
-//! `@fixed OPCODE MOD...` names modifiers that must be written right after the opcode: ptxas
-//! takes the other modifiers in any order (types keeping theirs), but reads these as part of the
-//! opcode (`mul.s32.lo` is an error, `add.rn.f32.ftz` is not).
+//! `@fixed OPCODE MOD...` names modifiers that must be written right after the opcode, `@free
+//! MOD...` the qualifiers that may stand anywhere, `@space MOD...` the state spaces (anywhere, in
+//! their order): how ptxas reads modifiers out of the syntax's order (`order.forms`,
+//! [`pattern::matches_unordered`]; `mul.s32.lo` is an error, `add.rn.f32.ftz` is not).
 //! A form row is `pattern ; operands ; min PTX ; min target ; class[+flag...]` (classes: `exact`
 //! `approx` `approx-nobound` `memory` `multi-thread` `opaque` `control`; flags: [`ROW_FLAGS`]).
 //! Operands are `outputs = inputs` in PTX order; each is `name[?]:type[+flag...]` where type is a
@@ -34,6 +35,7 @@ use std::sync::OnceLock;
 
 /// The table files, in section order.
 const TABLES: &[(&str, &str)] = &[
+    ("order.forms", include_str!("../../catalog/order.forms")),
     ("integer.forms", include_str!("../../catalog/integer.forms")),
     ("float.forms", include_str!("../../catalog/float.forms")),
     ("half.forms", include_str!("../../catalog/half.forms")),
@@ -317,6 +319,10 @@ pub struct Catalog {
     /// `@fixed` lines: per opcode, the modifiers that must be written right after it (see
     /// [`pattern::matches_unordered`]).
     fixed: HashMap<&'static str, Vec<&'static str>>,
+    /// `@free` lines: qualifiers ptxas takes in any position.
+    free: Vec<&'static str>,
+    /// `@space` lines: state spaces, which keep their order among themselves.
+    spaces: Vec<&'static str>,
 }
 
 /// The catalog, built from the table on first use.
@@ -353,6 +359,8 @@ impl Catalog {
             by_name: HashMap::new(),
             by_opcode: HashMap::new(),
             fixed: HashMap::new(),
+            free: Vec::new(),
+            spaces: Vec::new(),
         };
         for (file, text) in tables {
             let mut lets: Vec<(&'static str, &'static str)> = Vec::new();
@@ -379,6 +387,10 @@ impl Catalog {
                         .next()
                         .ok_or_else(|| at("@fixed needs an opcode and modifiers".into()))?;
                     cat.fixed.entry(op).or_default().extend(w);
+                } else if let Some(rest) = l.strip_prefix("@free") {
+                    cat.free.extend(rest.split_whitespace());
+                } else if let Some(rest) = l.strip_prefix("@space") {
+                    cat.spaces.extend(rest.split_whitespace());
                 } else if let Some(rest) = l.strip_prefix("@family") {
                     let (id, title) = rest
                         .trim()
@@ -564,9 +576,13 @@ impl Catalog {
             }
         }
         // The modifiers in another order, as ptxas accepts them (`div.ftz.rn.f32`).
-        let fixed = self.fixed.get(toks[0]).map(Vec::as_slice).unwrap_or(&[]);
+        let order = pattern::Order {
+            fixed: self.fixed.get(toks[0]).map(Vec::as_slice).unwrap_or(&[]),
+            free: &self.free,
+            spaces: &self.spaces,
+        };
         for &r in rows {
-            if let Some(m) = pattern::matches_unordered(&self.rows[r].parts, &toks, fixed) {
+            if let Some(m) = pattern::matches_unordered(&self.rows[r].parts, &toks, order) {
                 let name = m.choice.tokens.join(".");
                 let forms = self.by_name.get(&name).cloned().unwrap_or_default();
                 return Ok(Found { forms, hints: m.hints });

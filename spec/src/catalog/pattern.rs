@@ -226,33 +226,78 @@ fn go(parts: &[Part], toks: &[&str], at: usize, m: &mut Matched, best: &mut (usi
     }
 }
 
+/// How ptxas lets modifiers move (catalog `@fixed`, `@free`, `@space` lines; see
+/// [`matches_unordered`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Order<'a> {
+    /// Modifiers of this opcode that must be written right after it.
+    pub fixed: &'a [&'a str],
+    /// Qualifiers that may stand anywhere (rounding, `.ftz`, scopes, cache operators, ...).
+    pub free: &'a [&'a str],
+    /// State spaces: anywhere, but in their order among themselves (`cp.async.shared.global`).
+    pub spaces: &'a [&'a str],
+}
+
+impl Order<'_> {
+    fn is_free(&self, t: &str) -> bool {
+        self.free.contains(&t) || t.starts_with("L1::") || t.starts_with("L2::")
+    }
+    fn is_space(&self, t: &str) -> bool {
+        self.spaces.contains(&t)
+    }
+}
+
 /// Matches `toks` whose modifiers may be written in another order than the pattern's, as ptxas
-/// reads them (`div.ftz.rn.f32` for `div.rn.ftz.f32`, `atom.global.gpu.acq_rel.add.u32`,
-/// `min.s16x2.relu`): every modifier must be used exactly once, and the types (`s32`, `f16x2`:
-/// whatever [`crate::types::Type::parse`] reads) keep their written order, since their order
-/// means something (`cvt.f32.s32` is not `cvt.s32.f32`). Returns the match in the pattern's
-/// order, or `None`. `fixed` lists the modifiers that must stay right after the opcode (ptxas
-/// reads `mul.lo`, `div.full`, `shf.l`, `cvta.to`, `bar.red` as one word: `mul.s32.lo` is an
-/// error).
-pub fn matches_unordered(parts: &[Part], toks: &[&str], fixed: &[&str]) -> Option<Matched> {
+/// 12.9 reads them (`div.ftz.rn.f32` for `div.rn.ftz.f32`, `atom.global.gpu.acq_rel.add.u32`,
+/// `min.s16x2.relu`, `cvt.f32.s32.rn`). Every modifier must be used exactly once, and:
+/// - types (`s32`, `f16x2`: whatever [`crate::types::Type::parse`] reads) keep their written
+///   order, since it means something (`cvt.f32.s32` is not `cvt.s32.f32`); so do state spaces
+///   (`cp.async.global.shared`: "State space incorrect");
+/// - the pattern's first modifier stays first when it is `@fixed` for the opcode or not a free
+///   qualifier: ptxas reads `mul.lo`, `div.full`, `mbarrier.init`, `cp.async`, `fence.proxy`
+///   as one word (`mul.s32.lo`, `mbarrier.shared.init`: errors);
+/// - the other modifiers that are not free keep their order (`cp.commit_group.async`: error).
+///
+/// Returns the match in the pattern's order, or `None`.
+pub fn matches_unordered(parts: &[Part], toks: &[&str], order: Order) -> Option<Matched> {
     let mut m = Matched {
         choice: Choice::default(),
         hints: Vec::new(),
     };
     let mut used = vec![false; toks.len()];
     let is_type = |t: &str| crate::types::Type::parse(t).is_some();
-    let written_types: Vec<&str> = toks.iter().skip(1).copied().filter(|t| is_type(t)).collect();
+    let class = |t: &str| {
+        if is_type(t) {
+            0
+        } else if order.is_space(t) {
+            1
+        } else if order.is_free(t) {
+            3
+        } else {
+            2
+        }
+    };
+    let seq = |v: &[&str], c: u8| -> Vec<String> {
+        v.iter()
+            .skip(1)
+            .filter(|t| class(t) == c)
+            .map(|t| t.to_string())
+            .collect()
+    };
     let mut ok = false;
     go_unordered(parts, toks, &mut used, &mut m, &mut |m| {
-        let canon_types: Vec<&str> = m.choice.tokens.iter().skip(1).copied().filter(|t| is_type(t)).collect();
-        let first_fixed = m.choice.tokens.get(1).filter(|t| fixed.contains(t));
-        let fixed_ok = first_fixed.is_none_or(|f| toks.get(1) == Some(f));
+        let canon: Vec<&str> = m.choice.tokens.clone();
+        let first = canon.get(1).copied();
+        let first_stays = first.is_none_or(|f| {
+            let pinned = order.fixed.contains(&f) || class(f) == 2;
+            !pinned || toks.get(1) == Some(&f)
+        });
         // A fixed word written anywhere but first is an error even if the pattern would place it.
         let stray_fixed = toks
             .iter()
             .skip(2)
-            .any(|t| fixed.contains(t) && m.choice.tokens.contains(t));
-        ok = canon_types == written_types && fixed_ok && !stray_fixed;
+            .any(|t| order.fixed.contains(t) && canon.contains(t));
+        ok = first_stays && !stray_fixed && (0..3).all(|c| seq(&canon, c) == seq(toks, c));
         ok
     });
     ok.then_some(m)
