@@ -124,20 +124,8 @@ pub struct Batch {
 /// The PTX ISA version each target first appears in (§12 release notes): a kernel's `.version`
 /// is at least the one its `.target` needs.
 fn min_ptx_for(t: Target) -> PtxVersion {
-    match t.sm {
-        0..=50 => PtxVersion(4, 0),
-        51..=53 => PtxVersion(4, 2),
-        54..=62 => PtxVersion(5, 0),
-        63..=70 => PtxVersion(6, 0),
-        71..=72 => PtxVersion(6, 1),
-        73..=75 => PtxVersion(6, 3),
-        76..=80 => PtxVersion(7, 0),
-        81..=86 => PtxVersion(7, 1),
-        87 => PtxVersion(7, 4),
-        88..=90 => PtxVersion(7, 8),
-        91..=101 => PtxVersion(8, 6),
-        _ => PtxVersion(8, 7),
-    }
+    // The catalog's table of when each target string was introduced (§11.1.2).
+    spec::catalog::catalog().target_version(t).unwrap_or(PtxVersion(8, 7))
 }
 
 /// The `.version` and `.target` of a form's kernels: the form's own, raised to what the kernel

@@ -316,6 +316,19 @@ impl Checker {
                     have_target = true;
                     for t in targets {
                         if let Some(tg) = spec::catalog::Target::parse(t) {
+                            // A target string exists from the PTX version that introduced it
+                            // (§11.1.2, `targets.forms`).
+                            if let Some(v) = catalog().target_version(tg) {
+                                if (v.0 as u32, v.1 as u32) > self.version {
+                                    return terr(
+                                        *loc,
+                                        format!(
+                                            "`.target {t}` needs PTX ISA {v} or later (the module declares {}.{})",
+                                            self.version.0, self.version.1
+                                        ),
+                                    );
+                                }
+                            }
                             self.sm = tg.sm;
                             self.target = tg;
                         } else if !matches!(
@@ -1009,7 +1022,43 @@ impl FuncCx<'_> {
     fn mem_addr(&self, a: &Operand, form: &Form, loc: Loc) -> Result<(Addr, Space)> {
         let (addr, sym_space) = self.addr(a, loc)?;
         let space = self.check_space(Self::space_of(form), sym_space, loc)?;
+        match addr {
+            // ptxas 12.9: "Immediate addresses allowed only for .local state space" (the
+            // manual lists `[immAddr]` for every space, L3100).
+            Addr::Abs(_) if sym_space.is_none() && space != Space::Local => {
+                return terr(
+                    loc,
+                    format!(
+                        "an immediate address `[imm]` is allowed only for `.local`, not `.{}` (ptxas 12.9)",
+                        space.name()
+                    ),
+                );
+            }
+            // 32-bit addresses in a 64-bit module: ptxas 12.9 takes them for the per-CTA
+            // and per-thread windows (.shared, .local, .const, .param) only ("Program uses
+            // 32-bit address ... conflicting with .address_size 64", then no code).
+            // (A 16-bit register is taken, zero-extended: ptxas 12.9 flags 32-bit ones only.)
+            Addr::Reg(slot, _) if matches!(space, Space::Global | Space::Generic) && self.reg_bits(slot) == 32 => {
+                return terr(
+                    loc,
+                    format!("a 32-bit register cannot address `.{}` memory in a 64-bit module (ptxas 12.9: 32-bit compilation is no longer supported)", space.name()),
+                );
+            }
+            _ => {}
+        }
         Ok((generic_var_addr(space, sym_space, addr), space))
+    }
+
+    /// The declared width of the register in `slot` (64 for a slot no name maps to).
+    fn reg_bits(&self, slot: u32) -> u32 {
+        self.scopes
+            .iter()
+            .flat_map(|s| s.values())
+            .find_map(|sym| match sym {
+                Sym::Reg { slot: s, ty } if *s == slot => Some(ty.bits()),
+                _ => None,
+            })
+            .unwrap_or(64)
     }
 
     fn reg(&self, name: &str, loc: Loc) -> Result<(u32, Type)> {
@@ -1190,18 +1239,30 @@ impl FuncCx<'_> {
         // ptxas reads a one-element vector `{ %r1 }` as the register itself where `mov` takes a
         // register (`mov.b32 {%r1}, %r2`); other value instructions refuse vectors (ld/st take
         // it as their data operand: `elements`).
+        // (`mov.f32 %f1, {%f2}` is "Argument vector size mismatch": bit types only.) A whole
+        // vector register in a `mov` is its elements (`mov.b32 %v, %r` with `.v4 .b8 %v`).
         let unwrapped;
-        let i = if i.opcode == "mov"
-            && i.operands
-                .iter()
-                .any(|o| matches!(o, Operand::Vector(v) if v.len() == 1))
-        {
+        let bits_mov = i.opcode == "mov" && i.mods.iter().any(|m| m.starts_with('b') && Type::parse(m).is_some());
+        let one_element = |o: &Operand| matches!(o, Operand::Vector(v) if v.len() == 1);
+        let vec_reg =
+            |o: &Operand| matches!(o, Operand::Expr(Expr::Name(n)) if matches!(self.lookup(n), Some(Sym::VecReg(_))));
+        let i = if i.opcode == "mov" && i.operands.iter().any(|o| bits_mov && one_element(o) || vec_reg(o)) {
             let mut j = i.clone();
             for o in &mut j.operands {
-                if let Operand::Vector(v) = o {
-                    if v.len() == 1 {
-                        *o = v.remove(0);
+                match o {
+                    Operand::Vector(v) if bits_mov && v.len() == 1 => *o = v.remove(0),
+                    Operand::Expr(Expr::Name(n)) => {
+                        if let Some(Sym::VecReg(k)) = self.lookup(n) {
+                            let n = n.clone();
+                            *o = Operand::Vector(
+                                VEC_COMPONENTS[..*k as usize]
+                                    .iter()
+                                    .map(|c| Operand::Expr(Expr::Name(format!("{n}.{}", c[0]))))
+                                    .collect(),
+                            );
+                        }
                     }
+                    _ => {}
                 }
             }
             unwrapped = j;
@@ -1255,8 +1316,11 @@ impl FuncCx<'_> {
             );
         }
         let op = match i.opcode.as_str() {
-            "ld" | "ldu" => self.ld(i, avail[0])?,
-            "st" => self.st(i, avail[0])?,
+            // Plain loads and stores (`st.async`, `st.bulk` share the opcode, not the semantics).
+            "ld" | "ldu" if matches!(cat.section_of(avail[0]).title, "ld" | "ldu" | "ld.global.nc") => {
+                self.ld(i, avail[0])?
+            }
+            "st" if cat.section_of(avail[0]).title == "st" => self.st(i, avail[0])?,
             "mov" if self.is_address_mov(i) => self.mov_address(i, avail[0])?,
             "cvta" => self.cvta(i, avail[0])?,
             "atom" | "red" => self.atom(i, avail[0])?,
@@ -1273,6 +1337,11 @@ impl FuncCx<'_> {
             }
             "brx" => self.brx(i)?,
             "call" => self.call(i)?,
+            "ret" | "exit" | "trap" | "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent"
+                if self.shape(i, avail[0]).is_err() =>
+            {
+                return self.shape(i, avail[0]).map(|_| ());
+            }
             "ret" if self.ret_epilogue => {
                 self.fixups.push((self.pc, EPILOGUE.to_string(), loc));
                 Op::Bra { target: 0 }
@@ -1290,7 +1359,14 @@ impl FuncCx<'_> {
                 }
             }
             "bar" | "barrier" if !i.mods.iter().any(|m| m == "cluster") => self.bar(i, avail[0])?,
-            "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent" => Op::Nop,
+            // The address of a prefetch is checked as a load's (space, immediate, width).
+            "prefetch" | "prefetchu" => {
+                if let Some(a) = i.operands.iter().find(|o| matches!(o, Operand::Address(_))) {
+                    self.mem_addr(a, avail[0], loc)?;
+                }
+                Op::Nop
+            }
+            "membar" | "fence" | "nanosleep" | "pmevent" => Op::Nop,
             // "shfl and vote without .sync are not supported on sm_70 and later from PTX 6.4"
             // (L11890, L18011).
             // "mad.f32 requires a rounding modifier for sm_20 and higher" (L8030).
@@ -1369,10 +1445,24 @@ impl FuncCx<'_> {
                 ),
             );
         }
-        for (o, slot) in written.iter().zip(&slots) {
+        let outputs = slots
+            .iter()
+            .filter(|s| form.outputs.iter().any(|o| std::ptr::eq(o, s[0])))
+            .count();
+        for (k, (o, slot)) in written.iter().zip(&slots).enumerate() {
             let grouped = slot[0].group.is_some();
+            // A destination is a register, a vector of them, `p|q` or `_`, never a constant.
+            if k < outputs {
+                if let Operand::Expr(e) = o {
+                    if !matches!(e, Expr::Name(n) if matches!(self.lookup(n), Some(Sym::Reg { .. } | Sym::VecReg(_)))) {
+                        return terr(loc, format!("the destination of `{}` must be a register", form.name));
+                    }
+                }
+            }
             match o {
-                Operand::Vector(_) if !grouped => {
+                // (A `.vN` form's data operand is a vector though the catalog writes one
+                // operand: `multimem.st.v2.f32 [a], {x, y}`.)
+                Operand::Vector(_) if !grouped && form.var("vec").is_none() => {
                     return terr(loc, format!("`{}` takes no vector operand `{{...}}` there", form.name));
                 }
                 Operand::Vector(v) if slot.len() > 1 && v.len() != slot.len() => {
@@ -1418,6 +1508,24 @@ impl FuncCx<'_> {
         };
         let d = self.dst(d, ty, false, loc)?;
         let (n, off) = addr_name_off(e).ok_or_else(|| Error::at(ErrorKind::Type, loc, "bad address expression"))?;
+        // ptxas 12.9 takes 32-bit addresses of `.shared`/`.const`/`.local`/`.param` variables
+        // and of functions, not of a `.global` variable, in a 64-bit module (`gbuf+4` it takes:
+        // a constant expression to it).
+        if ty.bits() < 64
+            && off == 0
+            && matches!(
+                self.lookup(n),
+                Some(Sym::Var {
+                    space: Space::Global,
+                    ..
+                })
+            )
+        {
+            return terr(
+                loc,
+                format!("the address of `{n}` does not fit {} bits in a 64-bit module (ptxas 12.9: 32-bit compilation is no longer supported)", ty.bits()),
+            );
+        }
         let a = match self.lookup(n) {
             Some(Sym::Var { addr, .. }) => Src::Imm(addr.wrapping_add(off as u64)),
             Some(Sym::Func(f)) => Src::Imm(mem::FUNC_BASE + 16 * *f as u64),
@@ -1474,9 +1582,19 @@ impl FuncCx<'_> {
         let ty = Self::mem_ty(form);
         let n = Self::vector_count(form);
         let (d, a) = match &i.operands[..] {
-            [d, a] | [d, a, _] => (d, a),
+            [d, a] => (d, a),
+            [d, a, _] if i.mods.iter().any(|m| m == "L2::cache_hint") => (d, a),
+            [_, _, _] => {
+                return terr(
+                    loc,
+                    "a cache policy operand needs `.L2::cache_hint` (ptxas 12.9; L12507)",
+                );
+            }
             _ => return terr(loc, "`ld` takes a destination and an address"),
         };
+        if matches!(d, Operand::Sink) {
+            return terr(loc, "`ld` cannot discard its result with `_`");
+        }
         let dsts = self
             .elements(d, n, loc)?
             .into_iter()
@@ -1509,7 +1627,14 @@ impl FuncCx<'_> {
         let ty = Self::mem_ty(form);
         let n = Self::vector_count(form);
         let (a, s) = match &i.operands[..] {
-            [a, s] | [a, s, _] => (a, s),
+            [a, s] => (a, s),
+            [a, s, _] if i.mods.iter().any(|m| m == "L2::cache_hint") => (a, s),
+            [_, _, _] => {
+                return terr(
+                    loc,
+                    "a cache policy operand needs `.L2::cache_hint` (ptxas 12.9; L12507)",
+                );
+            }
             _ => return terr(loc, "`st` takes an address and a source"),
         };
         let srcs = self
@@ -1632,7 +1757,35 @@ impl FuncCx<'_> {
         let [d, a] = &i.operands[..] else {
             return terr(loc, "`cvta` takes a destination and a source");
         };
+        if ty.bits() < 64 {
+            return terr(
+                loc,
+                "`cvta` with 32-bit addresses: ptxas 12.9 refuses 32-bit addresses in 64-bit modules (\"32-Bit compilation is no longer supported\")",
+            );
+        }
         let d = self.dst(d, ty, false, loc)?;
+        // A variable operand must live in the space converted from (ptxas: "State space
+        // mismatch").
+        if let Operand::Expr(e) = a {
+            let var_space = addr_name(e).and_then(|n| match self.lookup(n) {
+                Some(Sym::Var { space, .. } | Sym::FrameVar { space, .. }) => Some(*space),
+                _ => None,
+            });
+            if let Some(v) = var_space {
+                if to_generic && v != space || !to_generic {
+                    return terr(
+                        loc,
+                        format!(
+                            "`cvta{}.{}` cannot take the `.{}` variable `{}`",
+                            if to_generic { "" } else { ".to" },
+                            space.name(),
+                            v.name(),
+                            addr_name(e).unwrap_or("")
+                        ),
+                    );
+                }
+            }
+        }
         // `cvta.local.u64 %rd, var` converts a variable's address.
         let a = match a {
             Operand::Expr(e)
@@ -1921,6 +2074,12 @@ impl FuncCx<'_> {
                 }
             }
         }
+        // `_` stands for a destination only inside `p|q` and `{...}` here; a whole result
+        // discarded is "Result discard mode is not allowed" for ptxas 12.9 (L4266: "for some
+        // instructions").
+        if matches!(i.operands.first(), Some(Operand::Sink)) {
+            return terr(loc, format!("`{}` cannot discard its result with `_`", form.name));
+        }
         let paired = matches!(i.operands.first(), Some(Operand::Pair(..)));
         if second_pred && !paired && !form.outputs[1].optional {
             return terr(
@@ -1943,8 +2102,15 @@ impl FuncCx<'_> {
             match o {
                 Operand::Vector(v) => atoms.extend(v.iter().cloned()),
                 Operand::Pair(a, b) => {
-                    atoms.push(Operand::Expr(Expr::Name(a.clone())));
-                    atoms.push(Operand::Expr(Expr::Name(b.clone())));
+                    let one = |n: &String| {
+                        if n == "_" {
+                            Operand::Sink
+                        } else {
+                            Operand::Expr(Expr::Name(n.clone()))
+                        }
+                    };
+                    atoms.push(one(a));
+                    atoms.push(one(b));
                 }
                 o => atoms.push(o.clone()),
             }

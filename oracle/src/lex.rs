@@ -132,15 +132,23 @@ impl Lexer<'_> {
     }
 
     fn run(mut self) -> Result<Vec<(Tok, Span)>, LexError> {
-        let mut out: Vec<(Tok, Span)> = Vec::new();
+        let mut out = Vec::new();
         loop {
             self.skip_space_and_comments()?;
             let (line, col, start) = (self.line, self.col, self.pos);
             let Some(c) = self.peek() else { break };
-            // `.5` is a number, but right after an opcode or modifier `.2d` is a modifier
-            // (`cp.async.bulk.tensor.2d`, `wgmma...m64n128k16`).
-            let modifier_next = matches!(out.last(), Some((Tok::Ident(_) | Tok::Dot(_), sp)) if sp.end == start);
-            let tok = if c == '.' && self.peek2().is_some_and(|d| d.is_ascii_digit()) && !modifier_next {
+            // `.5` and `.5e3` are numbers, but `.2d` (`cp.async.bulk.tensor.2d`) is no number:
+            // a modifier. Decided by the text alone, so printing with other spacing keeps it.
+            let numeric = || {
+                // `c` is the one-byte `.`, so the word starts right after it.
+                let word: String = self.src[self.pos + 1..]
+                    .chars()
+                    .take_while(|&c| c.is_ascii_alphanumeric() || c == '_')
+                    .collect();
+                parse_number(&format!(".{word}")).is_some()
+                    || word.ends_with(['e', 'E']) && word[..word.len() - 1].chars().all(|c| c.is_ascii_digit())
+            };
+            let tok = if c == '.' && self.peek2().is_some_and(|d| d.is_ascii_digit()) && numeric() {
                 self.number(line, col)?
             } else if c == '.' {
                 self.bump();

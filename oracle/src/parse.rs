@@ -514,14 +514,15 @@ impl Parser<'_> {
                 self.i += 1;
                 Ok(Operand::Not(self.ident("a predicate")?))
             }
-            Some(Tok::Ident(s)) if s == "_" => {
-                self.i += 1;
-                Ok(Operand::Sink)
-            }
+            // `p|q`, `d|p`, also with a sink on either side (`_|p`, `d|_`: ptxas takes them).
             Some(Tok::Ident(a)) if self.peek_at(1) == Some(&Tok::Punct('|')) => {
                 let a = a.clone();
                 self.i += 2;
                 Ok(Operand::Pair(a, self.ident("the second predicate of `p|q`")?))
+            }
+            Some(Tok::Ident(s)) if s == "_" => {
+                self.i += 1;
+                Ok(Operand::Sink)
             }
             _ => Ok(Operand::Expr(self.expr()?)),
         }

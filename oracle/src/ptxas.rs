@@ -1,10 +1,32 @@
-//! Finding and running NVIDIA's `ptxas` (a CPU-only assembler, in the `nvidia-cuda-nvcc-cu12`
-//! wheel on PyPI), the independent judge of whether PTX text is valid: the type checker's
-//! differential test and the conformance kernels' test use it. Looked up in `$PTXAS`, then
-//! `PATH`, then the wheel's site-packages.
+//! Finding — or installing — and running NVIDIA's `ptxas` (a CPU-only assembler, in the
+//! `nvidia-cuda-nvcc-cu12` wheel on PyPI), the independent judge of whether PTX text is valid: the
+//! type checker's differential test, the conformance kernels' test and the generator's test use
+//! it.
+//!
+//! Looked up in `$PTXAS`, then `PATH`, then the site-packages of `python3` (where `pip install
+//! nvidia-cuda-nvcc-cu12` puts it), then the suite's own cache. When none has it, [`required`]
+//! installs the pinned wheel ([`WHEEL`] [`WHEEL_VERSION`]: the suite's expectations are recorded
+//! against ptxas 12.9) into the cache with `python3 -m pip install --target`, so `cargo test` passes
+//! on a machine that has never seen ptxas. The cache is `$PTXCONF_CACHE`, else
+//! `$XDG_CACHE_HOME/ptxconf`, else `~/.cache/ptxconf`; several test binaries may want it at once, so
+//! the install holds a lock directory and lands by renaming a finished temporary directory.
+//!
+//! `PTXCONF_NO_PTXAS=1` skips the tests that need ptxas when none is found (nothing is installed);
+//! `PTXCONF_PTXAS_NO_SITE=1` ignores python's site-packages (to exercise the install on a machine
+//! that has the wheel).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime};
+
+/// The PyPI package that carries `ptxas`.
+pub const WHEEL: &str = "nvidia-cuda-nvcc-cu12";
+/// The version installed into the cache: the suite's expectations (`corpus/findings/`, the type
+/// checker's table) are recorded against this ptxas.
+pub const WHEEL_VERSION: &str = "12.9.86";
+/// The ptxas release (`ptxas --version`: "release 12.9") the expectations are for.
+pub const RELEASE: &str = "12.9";
 
 /// Where the pip wheel puts `ptxas`, for every site-packages directory python3 knows.
 fn wheel_candidates() -> Vec<PathBuf> {
@@ -31,9 +53,42 @@ fn wheel_candidates() -> Vec<PathBuf> {
     v
 }
 
-/// The ptxas to use, if there is one.
+fn env_set(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+/// The suite's cache directory: `$PTXCONF_CACHE`, else `$XDG_CACHE_HOME/ptxconf`, else
+/// `~/.cache/ptxconf` (`None` without any of `PTXCONF_CACHE`, `XDG_CACHE_HOME`, `HOME`).
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(d) = env_set("PTXCONF_CACHE") {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(d) = env_set("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(d).join("ptxconf"));
+    }
+    env_set("HOME").map(|h| PathBuf::from(h).join(".cache").join("ptxconf"))
+}
+
+/// The directory the pinned wheel is installed into under `cache`.
+fn install_dir(cache: &Path) -> PathBuf {
+    cache.join(format!("{WHEEL}-{WHEEL_VERSION}"))
+}
+
+/// The ptxas of the wheel installed under `dir` (`pip install --target dir`).
+fn ptxas_in(dir: &Path) -> PathBuf {
+    dir.join("nvidia/cuda_nvcc/bin/ptxas")
+}
+
+/// The ptxas in the suite's cache, if installed.
+pub fn cached() -> Option<PathBuf> {
+    let p = ptxas_in(&install_dir(&cache_dir()?));
+    p.is_file().then_some(p)
+}
+
+/// The ptxas to use, if there is one: `$PTXAS`, `PATH`, python's site-packages (unless
+/// `PTXCONF_PTXAS_NO_SITE=1`), the suite's cache. Installs nothing.
 pub fn find() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PTXAS").filter(|p| !p.is_empty()) {
+    if let Some(p) = env_set("PTXAS") {
         return Some(PathBuf::from(p));
     }
     if let Some(path) = std::env::var_os("PATH") {
@@ -44,24 +99,207 @@ pub fn find() -> Option<PathBuf> {
             }
         }
     }
-    wheel_candidates().into_iter().find(|p| p.is_file())
+    if std::env::var("PTXCONF_PTXAS_NO_SITE").as_deref() != Ok("1") {
+        if let Some(p) = wheel_candidates().into_iter().find(|p| p.is_file()) {
+            return Some(p);
+        }
+    }
+    cached()
 }
 
-/// The ptxas a test needs: `None` (after a notice naming `test`) only when it is missing and
-/// `PTXCONF_NO_PTXAS=1` says to skip; missing otherwise is an error, so CI cannot pass by
-/// silently not checking.
-pub fn required(test: &str) -> Option<PathBuf> {
-    if let Some(p) = find() {
-        return Some(p);
+/// What to do when ptxas cannot be had, for error messages.
+fn remedy(cache: Option<&Path>) -> String {
+    let target = cache.map_or_else(|| "<cache>".to_string(), |c| install_dir(c).display().to_string());
+    format!(
+        "the automatic install needs python3 with pip and access to PyPI (or a pip index or \
+         find-links holding the wheel); otherwise install it by hand with `python3 -m pip install \
+         --target {target} {WHEEL}=={WHEEL_VERSION}` (or `pip install {WHEEL}=={WHEEL_VERSION}`), \
+         point $PTXAS at a ptxas {RELEASE} binary, or set PTXCONF_NO_PTXAS=1 to skip the tests that \
+         need it"
+    )
+}
+
+/// A lock held as a directory (`mkdir` is atomic): released on drop.
+struct LockDir(PathBuf);
+
+impl Drop for LockDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
-    if std::env::var("PTXCONF_NO_PTXAS").as_deref() == Ok("1") {
-        eprintln!("NOTICE: ptxas not found; PTXCONF_NO_PTXAS=1, so {test} is skipped");
-        return None;
+}
+
+/// Whether a lock directory was left behind: its owner (pid in `owner`) is gone, or it is older
+/// than any install takes.
+fn stale(lock: &Path) -> bool {
+    let pid = std::fs::read_to_string(lock.join("owner"))
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok());
+    if let Some(pid) = pid {
+        if Path::new("/proc").is_dir() && !Path::new(&format!("/proc/{pid}")).exists() {
+            return true;
+        }
     }
-    panic!(
-        "ptxas not found ($PTXAS, PATH, or the pip wheel). Install it with \
-         `pip install nvidia-cuda-nvcc-cu12`, point $PTXAS at a ptxas binary, or set PTXCONF_NO_PTXAS=1 to skip"
+    let age = std::fs::metadata(lock)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| SystemTime::now().duration_since(t).ok());
+    // No owner file yet: the owner is between `mkdir` and writing it, unless that was long ago.
+    age.is_some_and(|a| a > Duration::from_secs(if pid.is_some() { 20 * 60 } else { 60 }))
+}
+
+/// Takes the install lock, or returns `Ok(None)` when another process finished the install while
+/// this one waited.
+fn lock(cache: &Path, done: &Path) -> Result<Option<LockDir>, String> {
+    let path = cache.join(format!("{WHEEL}-{WHEEL_VERSION}.lock"));
+    let t0 = Instant::now();
+    let mut said = false;
+    loop {
+        if done.is_file() {
+            return Ok(None);
+        }
+        match std::fs::create_dir(&path) {
+            Ok(()) => {
+                let _ = std::fs::write(path.join("owner"), std::process::id().to_string());
+                return Ok(Some(LockDir(path)));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                if stale(&path) {
+                    eprintln!("ptxas: removing the stale install lock {}", path.display());
+                    let _ = std::fs::remove_dir_all(&path);
+                    continue;
+                }
+                if !said {
+                    eprintln!(
+                        "ptxas: waiting for another process installing {WHEEL} ({})",
+                        path.display()
+                    );
+                    said = true;
+                }
+                if t0.elapsed() > Duration::from_secs(30 * 60) {
+                    return Err(format!("gave up waiting for the install lock {}", path.display()));
+                }
+                std::thread::sleep(Duration::from_millis(250));
+            }
+            Err(e) => return Err(format!("cannot create the lock {}: {e}", path.display())),
+        }
+    }
+}
+
+/// Installs the pinned wheel into the suite's cache (unless there already) and returns its ptxas.
+pub fn install() -> Result<PathBuf, String> {
+    let cache = cache_dir().ok_or("no cache directory: set PTXCONF_CACHE, XDG_CACHE_HOME or HOME")?;
+    let dir = install_dir(&cache);
+    let exe = ptxas_in(&dir);
+    std::fs::create_dir_all(&cache).map_err(|e| format!("cannot create {}: {e}", cache.display()))?;
+    let Some(_lock) = lock(&cache, &exe)? else {
+        return Ok(exe);
+    };
+    if exe.is_file() {
+        return Ok(exe);
+    }
+    // Holding the lock, any temporary directory left is an interrupted install's.
+    let prefix = format!(".{WHEEL}-{WHEEL_VERSION}.tmp-");
+    for e in std::fs::read_dir(&cache).into_iter().flatten().flatten() {
+        if e.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+    let tmp = cache.join(format!("{prefix}{}", std::process::id()));
+    eprintln!(
+        "ptxas: not found ($PTXAS, PATH, python's site-packages); installing {WHEEL}=={WHEEL_VERSION} into {}",
+        dir.display()
     );
+    let t0 = Instant::now();
+    let out = Command::new("python3")
+        .args(["-s", "-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+        .args(["--no-input", "--no-deps", "--only-binary", ":all:", "--target"])
+        .arg(&tmp)
+        .arg(format!("{WHEEL}=={WHEEL_VERSION}"))
+        // No user site: `--target` alone decides where the files go.
+        .env("PYTHONNOUSERSITE", "1")
+        .env("PIP_USER", "0")
+        .output()
+        .map_err(|e| format!("cannot run `python3 -m pip`: {e}"))?;
+    let fail = |why: String| {
+        let _ = std::fs::remove_dir_all(&tmp);
+        Err(why)
+    };
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+        let said = said.trim();
+        let tail: Vec<&str> = said.lines().rev().take(6).collect();
+        return fail(format!(
+            "`python3 -m pip install --target {} {WHEEL}=={WHEEL_VERSION}` failed ({}):\n  {}",
+            tmp.display(),
+            out.status,
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n  ")
+        ));
+    }
+    if !ptxas_in(&tmp).is_file() {
+        return fail(format!(
+            "{WHEEL}=={WHEEL_VERSION} installed, but has no {}",
+            ptxas_in(&tmp).display()
+        ));
+    }
+    if let Err(e) = std::fs::rename(&tmp, &dir) {
+        // Someone installed it without the lock (by hand): keep theirs.
+        if exe.is_file() {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Ok(exe);
+        }
+        return fail(format!("cannot move {} to {}: {e}", tmp.display(), dir.display()));
+    }
+    eprintln!(
+        "ptxas: installed {} in {:.1} s",
+        exe.display(),
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(exe)
+}
+
+/// `ptxas --version`'s release (`12.9`), if it says one.
+pub fn release(ptxas: &Path) -> Option<String> {
+    let out = Command::new(ptxas).arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rest = text.split("release ").nth(1)?;
+    Some(rest.split([',', ' ', '\n']).next()?.trim().to_string())
+}
+
+/// The ptxas a test needs, found ([`find`]) or else installed into the cache ([`install`]); its
+/// release is printed once, with a notice when it is not [`RELEASE`]. `None` (after a notice
+/// naming `test`) only when none is found and `PTXCONF_NO_PTXAS=1` says to skip; failing to
+/// install otherwise is an error, so CI cannot pass by silently not checking.
+pub fn required(test: &str) -> Option<PathBuf> {
+    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
+    let found = FOUND.get_or_init(|| {
+        let p = match find() {
+            Some(p) => p,
+            None if std::env::var("PTXCONF_NO_PTXAS").as_deref() == Ok("1") => return None,
+            None => install().unwrap_or_else(|e| {
+                panic!(
+                    "ptxas not found ($PTXAS, PATH, python's site-packages, {}) and installing it failed: {e}\n\
+                     To fix: {}",
+                    cache_dir().map_or_else(|| "the cache".to_string(), |c| install_dir(&c).display().to_string()),
+                    remedy(cache_dir().as_deref())
+                )
+            }),
+        };
+        match release(&p) {
+            Some(r) if r == RELEASE => eprintln!("ptxas: {} (release {r})", p.display()),
+            Some(r) => eprintln!(
+                "NOTICE: ptxas at {} is release {r}; the suite's expectations are recorded against {RELEASE} \
+                 ({WHEEL}=={WHEEL_VERSION}), so disagreements may be version differences. Point $PTXAS at a \
+                 {RELEASE} ptxas, or take {r} off PATH and the tests install {WHEEL_VERSION} into the cache",
+                p.display()
+            ),
+            None => eprintln!("NOTICE: {} --version does not name a release", p.display()),
+        }
+        Some(p)
+    });
+    if found.is_none() {
+        eprintln!("NOTICE: ptxas not found; PTXCONF_NO_PTXAS=1, so {test} is skipped");
+    }
+    found.clone()
 }
 
 /// `ptxas -arch=sm_ARCH file -o /dev/null` (ARCH: `80`, `90a`): accepted when it exits 0 and says no "error"; the
@@ -90,4 +328,23 @@ pub fn rejected_forms() -> &'static std::collections::BTreeSet<String> {
             .map(str::to_string)
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lock whose owner is gone is stale; one held by a live process is not.
+    #[test]
+    fn stale_locks() {
+        let d = std::env::temp_dir().join(format!("ptxconf-lock-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("owner"), std::process::id().to_string()).unwrap();
+        assert!(!stale(&d));
+        // pid_max is at most 2^22 on Linux.
+        std::fs::write(d.join("owner"), "4194999").unwrap();
+        assert_eq!(stale(&d), Path::new("/proc").is_dir());
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }

@@ -3,12 +3,13 @@
 //! targets, 32-bit addressing, operand notations, mutations), each judged by `ptxas` 12.9 (the
 //! truth) and by the oracle (`parse` then `check`).
 //!
-//! Agreement is "both accept or both reject". Two kinds of agreement are counted apart:
-//! - *unsupported*: `ptxas` accepts, the oracle declines by design with a message saying it does
-//!   not execute or support the construct (the same rule as `typecheck.rs`);
-//! - *32-bit*: under `.address_size 32` `ptxas` 12.9 never assembles (`32-Bit compilation is no
-//!   longer supported`) but reports every error it finds before that; a module whose only
-//!   complaint is that one is taken as accepted.
+//! Agreement is "both accept or both reject". *Unsupported* is counted apart: `ptxas` accepts, the
+//! oracle loads the module but says an instruction is valid and not executed yet (the same rule
+//! as `typecheck.rs`: the program's first `Op::Unsupported`). Where `ptxas` rejects and the oracle
+//! only says "not executed", the oracle took the instruction for valid: a disagreement.
+//! `ptxas`'s verdict is taken as it is: under `.address_size 32` ptxas 12.9 never assembles
+//! ("32-Bit compilation is no longer supported"), so such a module is rejected, and the
+//! oracle, which refuses it too, agrees.
 //!
 //! Every disagreement is reduced to the components that cause it (dropping twists and extra
 //! instructions while the disagreement stays), and its key (`form:cvt.rn.sat.f16.bf16`,
@@ -54,8 +55,6 @@ fn known_path() -> PathBuf {
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Ptxas {
     Accept,
-    /// `.address_size 32`: no error but the refusal to assemble 32-bit code.
-    Accept32,
     Reject(String),
     /// No verdict: ptxas crashed (failed without an error message), or failed inside one of its
     /// own expansions (`ptxas <builtin>, line 12; fatal : Parsing error`: it pastes `%v0.w` into
@@ -78,8 +77,6 @@ enum Outcome {
     BothReject,
     /// ptxas accepts; the oracle declines by design.
     Unsupported,
-    /// `.address_size 32`, accepted by both as far as ptxas checks.
-    Accept32,
     /// ptxas accepts, the oracle rejects.
     PtxasAccepts,
     /// ptxas rejects, the oracle accepts.
@@ -117,10 +114,9 @@ fn outcome(p: &Ptxas, o: &Oracle) -> Outcome {
         (_, Oracle::Panic(_)) => Outcome::OraclePanics,
         (Ptxas::Crash(_), _) => Outcome::PtxasCrashes,
         (Ptxas::Accept, Oracle::Accept) => Outcome::BothAccept,
-        (Ptxas::Accept32, Oracle::Accept) => Outcome::Accept32,
-        (Ptxas::Accept | Ptxas::Accept32, Oracle::Unsupported(_)) => Outcome::Unsupported,
-        (Ptxas::Accept | Ptxas::Accept32, Oracle::Reject(_)) => Outcome::PtxasAccepts,
-        (Ptxas::Reject(_), Oracle::Accept) => Outcome::PtxasRejects,
+        (Ptxas::Accept, Oracle::Unsupported(_)) => Outcome::Unsupported,
+        (Ptxas::Accept, Oracle::Reject(_)) => Outcome::PtxasAccepts,
+        (Ptxas::Reject(_), Oracle::Accept | Oracle::Unsupported(_)) => Outcome::PtxasRejects,
         (Ptxas::Reject(_), _) => Outcome::BothReject,
     }
 }
@@ -145,15 +141,7 @@ fn run_ptxas(ptxas: &Path, dir: &Path, name: &str, r: &Rendered) -> Ptxas {
     if ok {
         return Ptxas::Accept;
     }
-    let only_32bit = r.addr32
-        && !out.to_lowercase().contains("error")
-        && out.lines().any(|l| l.contains("32-Bit"))
-        && out
-            .lines()
-            .all(|l| l.trim().is_empty() || l.contains("warning") || l.contains("32-Bit"));
-    if only_32bit {
-        Ptxas::Accept32
-    } else if !out.contains("error") && !out.contains("fatal") {
+    if !out.contains("error") && !out.contains("fatal") {
         Ptxas::Crash("crashes".into())
     } else if out.contains("<builtin>") {
         Ptxas::Crash(format!(
@@ -169,7 +157,10 @@ fn run_oracle(text: &str) -> Oracle {
     let t = text.to_string();
     let r = std::panic::catch_unwind(move || {
         let m = oracle::parse::parse(&t)?;
-        oracle::check::check(&m).map(|_| ())
+        match oracle::check::check(&m)?.first_unsupported() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     });
     match r {
         Ok(Ok(())) => Oracle::Accept,
@@ -402,7 +393,6 @@ fn oracle_msg(o: &Oracle) -> String {
 fn ptxas_msg(p: &Ptxas) -> String {
     match p {
         Ptxas::Accept => "accepts".into(),
-        Ptxas::Accept32 => "accepts (only: 32-Bit compilation is no longer supported)".into(),
         Ptxas::Reject(m) => format!("rejects: {m}"),
         Ptxas::Crash(why) => format!("no verdict: {why}"),
     }
@@ -421,10 +411,7 @@ fn summarize(results: &[Result1], known: &[Known], elapsed: std::time::Duration)
     }
     let c = |o: Outcome| counts.get(&o).copied().unwrap_or(0);
     let agree = results.iter().filter(|r| r.full.outcome.agrees()).count();
-    let ptxas_ok = results
-        .iter()
-        .filter(|r| matches!(r.full.ptxas, Ptxas::Accept | Ptxas::Accept32))
-        .count();
+    let ptxas_ok = results.iter().filter(|r| matches!(r.full.ptxas, Ptxas::Accept)).count();
     let listed_forms = results
         .iter()
         .filter(|r| r.keys.iter().any(|k| k.starts_with("form:listed:")))
@@ -455,12 +442,11 @@ fn summarize(results: &[Result1], known: &[Known], elapsed: std::time::Duration)
     );
     s += &format!(
         "agreement {agree}/{total} = {:.2}%: both accept {}, both reject {}, unsupported (ptxas accepts, oracle \
-         declines by design) {}, 32-bit (accepted as far as ptxas checks) {}\n",
+         declines by design) {}\n",
         pct(agree),
         c(Outcome::BothAccept),
         c(Outcome::BothReject),
-        c(Outcome::Unsupported),
-        c(Outcome::Accept32)
+        c(Outcome::Unsupported)
     );
     s += &format!(
         "disagreements {}: ptxas accepts/oracle rejects {}, ptxas rejects/oracle accepts {}, oracle panics {}\n",
@@ -556,7 +542,7 @@ fn summarize(results: &[Result1], known: &[Known], elapsed: std::time::Duration)
         for k in ks {
             let e = dims.entry(k).or_default();
             e.0 += 1;
-            e.1 += usize::from(matches!(r.full.ptxas, Ptxas::Accept | Ptxas::Accept32));
+            e.1 += usize::from(matches!(r.full.ptxas, Ptxas::Accept));
             e.2 += usize::from(r.full.outcome.agrees());
         }
     }

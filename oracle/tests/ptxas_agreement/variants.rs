@@ -384,7 +384,6 @@ pub struct Rendered {
     pub text: String,
     /// `-arch` for ptxas: the `.target` without `sm_`.
     pub arch: String,
-    pub addr32: bool,
     /// 1-based lines of the instructions under test (and their own declarations).
     pub lines: Vec<u32>,
 }
@@ -1581,7 +1580,6 @@ fn render(v: &Variant, keep: &Keep) -> Rendered {
     Rendered {
         text: s,
         arch: target,
-        addr32,
         lines: own,
     }
 }

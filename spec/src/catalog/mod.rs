@@ -36,6 +36,7 @@ use std::sync::OnceLock;
 /// The table files, in section order.
 const TABLES: &[(&str, &str)] = &[
     ("order.forms", include_str!("../../catalog/order.forms")),
+    ("targets.forms", include_str!("../../catalog/targets.forms")),
     ("integer.forms", include_str!("../../catalog/integer.forms")),
     ("float.forms", include_str!("../../catalog/float.forms")),
     ("half.forms", include_str!("../../catalog/half.forms")),
@@ -323,6 +324,10 @@ pub struct Catalog {
     free: Vec<&'static str>,
     /// `@space` lines: state spaces, which keep their order among themselves.
     spaces: Vec<&'static str>,
+    /// `@once` lines: free qualifiers that may not be repeated (the rounding modifiers).
+    once: Vec<&'static str>,
+    /// `@target` lines: the PTX ISA version that introduced each target.
+    targets: Vec<(Target, PtxVersion)>,
 }
 
 /// The catalog, built from the table on first use.
@@ -361,6 +366,8 @@ impl Catalog {
             fixed: HashMap::new(),
             free: Vec::new(),
             spaces: Vec::new(),
+            once: Vec::new(),
+            targets: Vec::new(),
         };
         for (file, text) in tables {
             let mut lets: Vec<(&'static str, &'static str)> = Vec::new();
@@ -387,8 +394,18 @@ impl Catalog {
                         .next()
                         .ok_or_else(|| at("@fixed needs an opcode and modifiers".into()))?;
                     cat.fixed.entry(op).or_default().extend(w);
+                } else if let Some(rest) = l.strip_prefix("@target") {
+                    let w: Vec<&str> = rest.split_whitespace().collect();
+                    let [t, v] = w[..] else {
+                        return Err(at("@target needs a target and a PTX version".into()));
+                    };
+                    let t = Target::parse(t).ok_or_else(|| at(format!("bad target `{t}`")))?;
+                    let v = PtxVersion::parse(v).ok_or_else(|| at(format!("bad PTX version `{v}`")))?;
+                    cat.targets.push((t, v));
                 } else if let Some(rest) = l.strip_prefix("@free") {
                     cat.free.extend(rest.split_whitespace());
+                } else if let Some(rest) = l.strip_prefix("@once") {
+                    cat.once.extend(rest.split_whitespace());
                 } else if let Some(rest) = l.strip_prefix("@space") {
                     cat.spaces.extend(rest.split_whitespace());
                 } else if let Some(rest) = l.strip_prefix("@family") {
@@ -588,6 +605,24 @@ impl Catalog {
                 return Ok(Found { forms, hints: m.hints });
             }
         }
+        // A free qualifier written twice (`ret.uni.uni`, `add.sat.sat.s32`) is taken once by
+        // ptxas 12.9; a rounding modifier twice is "Multiple rounding modifiers specified", and
+        // another modifier twice "Multiple .alias modifiers specified" (`order.forms` @once).
+        let mut seen = Vec::new();
+        let dedup: Vec<&str> = toks
+            .iter()
+            .copied()
+            .filter(|t| {
+                let dup = seen.contains(t) && self.free.contains(t) && !self.once.contains(t);
+                seen.push(*t);
+                !dup
+            })
+            .collect();
+        if dedup.len() < toks.len() {
+            if let Ok(found) = self.lookup(&dedup.join(".")) {
+                return Ok(found);
+            }
+        }
         let (at, mut want) = best;
         want.retain(|w| w != "end of instruction" || at == toks.len());
         let shown: Vec<&str> = want.iter().take(16).map(String::as_str).collect();
@@ -607,6 +642,12 @@ impl Catalog {
                 shown.join(", ")
             ),
         }))
+    }
+
+    /// The PTX ISA version that introduced `.target t` (`targets.forms`), if the manual lists
+    /// it; PTX 8.8 and later targets (`sm_100f`, `sm_103`, ...) are not in the 8.7 manual.
+    pub fn target_version(&self, t: Target) -> Option<PtxVersion> {
+        self.targets.iter().find(|(x, _)| *x == t).map(|(_, v)| *v)
     }
 
     /// The section a form belongs to.
