@@ -6,7 +6,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ptxconf::backend::{self, Failure, Options};
 use ptxconf::conform::{self, key_of, FormVectors, Report, Settings};
 use ptxconf::profile::Profile;
-use ptxconf::vectors;
+use ptxconf::{corpus, vectors};
 use spec::catalog::{catalog, PtxVersion, Target};
 use spec::vector::form_by_key;
 use std::path::{Path, PathBuf};
@@ -44,12 +44,36 @@ pub fn run(a: ConformArgs) -> ExitCode {
         return usage("--timeout must be positive");
     }
 
-    let level = match a.level.as_deref().map(Level::parse) {
+    let mut level = match a.level.as_deref().map(Level::parse) {
         None => None,
         Some(Some(l)) if a.files.is_empty() => Some(l),
         Some(Some(_)) => return usage("--level generates vectors; --file reads them: give one"),
         Some(None) => return usage("--level: expected `golden` or `one`"),
     };
+    let mut seed = a.seed;
+    // The golden-vector directory: the one given, else the corpus found; with none, the golden
+    // set is generated in memory (the same seed and level as the committed files).
+    let mut dir = a.vectors.clone();
+    if level.is_none() && a.files.is_empty() && dir.is_none() {
+        match corpus::vectors() {
+            Ok(f) => {
+                if !f.local {
+                    eprintln!("golden vectors: {}", f.dir.display());
+                }
+                dir = Some(f.dir);
+            }
+            Err(looked) => {
+                eprintln!(
+                    "no golden-vector corpus found (looked in {}); generating the golden set in memory \
+                     (bit-identical to corpus/vectors)",
+                    corpus::looked_in(&looked)
+                );
+                level = Some(Level::Golden);
+                seed = vectors::DEFAULT_SEED;
+            }
+        }
+    }
+    let dir = dir.unwrap_or_else(|| vectors::DEFAULT_DIR.into());
     // The vector sources, in a fixed order: generated forms, the files given, or the
     // directory's files whose form the filters select.
     let generated: Vec<usize> = match level {
@@ -59,7 +83,7 @@ pub fn run(a: ConformArgs) -> ExitCode {
     let paths: Vec<PathBuf> = if level.is_some() {
         Vec::new()
     } else if a.files.is_empty() {
-        let all = match vectors::list(&a.vectors) {
+        let all = match vectors::list(&dir) {
             Ok(p) => p,
             Err(e) => return usage(format!("cannot list the golden vectors: {e}")),
         };
@@ -76,15 +100,19 @@ pub fn run(a: ConformArgs) -> ExitCode {
     };
     let count = if level.is_some() { generated.len() } else { paths.len() };
     if count == 0 {
+        let source = match level {
+            Some(l) => format!("generated at level {}", l.name()),
+            None if a.files.is_empty() => format!("directory {}", dir.display()),
+            None => "the files given".to_string(),
+        };
         return usage(format!(
-            "no golden vectors selected (directory {}, filters {:?})",
-            a.vectors.display(),
+            "no golden vectors selected ({source}, filters {:?})",
             a.filters
         ));
     }
 
     let profile = match &a.profile {
-        Some(dir) => match Profile::load(dir) {
+        Some(dir) => match Profile::load(&corpus::resolve(dir)) {
             Ok(p) => Some(p),
             Err(e) => return usage(format!("--profile: {e}")),
         },
@@ -104,7 +132,7 @@ pub fn run(a: ConformArgs) -> ExitCode {
             let b = apply_overrides(b, &opts);
             let bar = progress(count as u64, a.quiet);
             let load = |i: usize| match level {
-                Some(l) => generate_form(generated[i], a.seed, l),
+                Some(l) => generate_form(generated[i], seed, l),
                 None => conform::load(&paths[i], &settings),
             };
             let report = conform::run(&*b, count, load, &settings, |r| {

@@ -1,28 +1,54 @@
 //! `ptxconf coverage`: how much of the catalog each part of the suite covers.
 //!
-//! Counts per §9.7 family and in total: forms in the catalog, forms with semantics in the spec,
-//! forms with golden vectors (a file in corpus/vectors/, relative to the working directory, for a
-//! form with semantics: `mov.u32 d, avar` shares `mov.u32`'s key but not its vectors) and forms
-//! the program generator emits (issue 6; 0 until it exists).
+//! Counts per §9.7 family, per section and in total, and flags per form:
+//! - `semantics`: the spec has the form's value-level function (`spec::eval::semantics`);
+//! - `executed`: the oracle executes the form — asked of the oracle itself: an instance of the form
+//!   (written as [`spec::catalog::write`] writes operands, addresses in brackets, labels, callees
+//!   and variables where the form names them) is placed in a minimal kernel, which must parse,
+//!   type-check and decode, at that instruction, to an operation of the interpreter (not
+//!   `Op::Unsupported`, where a thread stops; for a value-level or warp form: that very form).
+//!   Memory, atomics, barriers, collectives and control flow count, not only pure functions
+//!   (`fence` and `membar` decode to no-ops: the oracle's memory is sequentially consistent and
+//!   has no caches); a refused form carries the oracle's reason, with the stage that gave it
+//!   (`parse: ...`, `type: ...`);
+//! - `generated`: the random-program generator emits it — the value-level forms of its menu for the
+//!   default configuration ([`generators::program::menu_forms`]) and the forms of the constructs
+//!   (memory, atomics, collectives, barriers, calls, branches) found in a fixed sample of its
+//!   programs ([`SAMPLED_PROGRAMS`] seeds);
+//! - `vectors`: a golden-vector file exists for the form (in the corpus directory found as
+//!   `conform` finds it, [`crate::corpus::vectors`]; `mov.u32 d, avar` shares `mov.u32`'s key but
+//!   not its vectors, so only forms with semantics count).
 
+use generators::program::{self, Config};
+use oracle::ast::{Expr, Instr, Item, Operand as AstOperand, Stmt};
+use oracle::program::Op;
 use serde::Serialize;
-use spec::catalog::{catalog, Class};
+use spec::catalog::{catalog, write, Class, Form};
+use spec::types::Kind;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
+use std::path::PathBuf;
 
-#[derive(Serialize, Default, Clone)]
+#[derive(Serialize, Default, Clone, Debug, PartialEq, Eq)]
 pub struct Counts {
     pub forms: usize,
+    /// Forms whose value-level function the spec has.
     pub semantics: usize,
-    pub vectors: usize,
+    /// Forms the oracle executes.
+    pub executed: usize,
+    /// Forms the program generator emits.
     pub generated: usize,
+    /// Forms with golden vectors.
+    pub vectors: usize,
 }
 
 impl Counts {
     fn add(&mut self, f: &FormCoverage) {
         self.forms += 1;
         self.semantics += f.semantics as usize;
-        self.vectors += f.vectors as usize;
+        self.executed += f.executed as usize;
         self.generated += f.generated as usize;
+        self.vectors += f.vectors as usize;
     }
 }
 
@@ -56,8 +82,21 @@ pub struct FormCoverage {
     pub ptx: String,
     pub target: String,
     pub semantics: bool,
-    pub vectors: bool,
+    pub executed: bool,
+    /// Why the oracle does not execute the form (its message), when it does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
     pub generated: bool,
+    pub vectors: bool,
+}
+
+/// The generator configuration the `generated` column is for.
+#[derive(Serialize)]
+pub struct GeneratorSetting {
+    pub target: String,
+    pub ptx: String,
+    /// Programs sampled for the constructs' forms.
+    pub programs: u64,
 }
 
 #[derive(Serialize)]
@@ -66,11 +105,30 @@ pub struct Report {
     pub families: Vec<FamilyCoverage>,
     pub sections: Vec<SectionCoverage>,
     pub forms: Vec<FormCoverage>,
+    pub generator: GeneratorSetting,
+    /// The golden-vector directory counted (`null`: none found).
+    pub vectors_dir: Option<PathBuf>,
 }
+
+/// Programs of the default configuration sampled for the constructs' forms.
+pub const SAMPLED_PROGRAMS: u64 = 200;
 
 impl Report {
     pub fn compute() -> Report {
         let cat = catalog();
+        let vectors_dir = match crate::corpus::vectors() {
+            Ok(f) => Some(f.dir),
+            Err(looked) => {
+                eprintln!(
+                    "no golden-vector corpus found (looked in {}); the vectors column counts none",
+                    crate::corpus::looked_in(&looked)
+                );
+                None
+            }
+        };
+        let cfg = Config::default();
+        let generated = generated_forms(&cfg, SAMPLED_PROGRAMS);
+        let executed = executed_forms();
         let mut families: Vec<FamilyCoverage> = cat
             .families
             .iter()
@@ -100,7 +158,9 @@ impl Report {
         let forms: Vec<FormCoverage> = cat
             .forms
             .iter()
-            .map(|f| {
+            .zip(executed)
+            .enumerate()
+            .map(|(i, (f, exec))| {
                 let sec = cat.section_of(f);
                 let semantics = spec::eval::semantics(f).is_some();
                 FormCoverage {
@@ -112,9 +172,13 @@ impl Report {
                     ptx: f.ptx.to_string(),
                     target: f.target.to_string(),
                     semantics,
+                    executed: exec.is_ok(),
+                    refused: exec.err(),
+                    generated: generated.contains(&i),
                     vectors: semantics
-                        && crate::vectors::path_of(std::path::Path::new(crate::vectors::DEFAULT_DIR), f).is_file(),
-                    generated: false,
+                        && vectors_dir
+                            .as_deref()
+                            .is_some_and(|d| crate::vectors::path_of(d, f).is_file()),
                 }
             })
             .collect();
@@ -137,6 +201,12 @@ impl Report {
             families,
             sections,
             forms,
+            generator: GeneratorSetting {
+                target: cfg.target.to_string(),
+                ptx: cfg.ptx.to_string(),
+                programs: SAMPLED_PROGRAMS,
+            },
+            vectors_dir,
         }
     }
 
@@ -146,21 +216,22 @@ impl Report {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{:<8} {:<58} {:>5} {:>7} {:>15} {:>8} {:>9}",
-            "family", "title", "secs", "forms", "semantics", "vectors", "generated"
+            "{:<8} {:<52} {:>4} {:>6} {:>15} {:>15} {:>15} {:>7}",
+            "family", "title", "secs", "forms", "semantics", "executed", "generated", "vectors"
         );
         let mut line = |id: &str, title: &str, secs: String, c: &Counts| {
+            let col = |n: usize| format!("{n:>6} ({:>5.1}%)", pct(n, c.forms));
             let _ = writeln!(
                 s,
-                "{:<8} {:<58.58} {:>5} {:>7} {:>7} ({:>5.1}%) {:>8} {:>9}",
+                "{:<8} {:<52.52} {:>4} {:>6} {:>15} {:>15} {:>15} {:>7}",
                 id,
                 title,
                 secs,
                 c.forms,
-                c.semantics,
-                pct(c.semantics, c.forms),
-                c.vectors,
-                c.generated
+                col(c.semantics),
+                col(c.executed),
+                col(c.generated),
+                c.vectors
             );
         };
         for f in &self.families {
@@ -168,6 +239,294 @@ impl Report {
         }
         let secs: usize = self.families.iter().map(|f| f.sections).sum();
         line("total", "", secs.to_string(), &self.total);
+        let _ = writeln!(
+            s,
+            "\nsemantics: the spec's value function; executed: the oracle runs it; generated: programs \
+             for {} / PTX {} contain it; vectors: golden vectors in {}",
+            self.generator.target,
+            self.generator.ptx,
+            self.vectors_dir
+                .as_ref()
+                .map_or_else(|| "(no corpus found)".to_string(), |d| d.display().to_string())
+        );
         s
+    }
+}
+
+// ---- what the oracle executes ------------------------------------------------------------------
+
+/// The names [`instance`] writes for operands that are not plain registers.
+const ENTRY: &str = "probe";
+const FUNC: &str = "callee";
+const PROTO: &str = "proto";
+const TARGETS: &str = "targets";
+const LABEL: &str = "L_end";
+const GLOBAL: &str = "gvar";
+
+/// Operand names that are memory addresses (`[a]`) in forms without value semantics.
+const ADDRESS_OPERANDS: &[&str] = &["addr", "dst", "src", "mbar"];
+
+/// Register names of each class, handed out in order.
+#[derive(Default)]
+struct Regs {
+    n: [u32; 6],
+}
+
+impl Regs {
+    const CLASSES: [(&'static str, &'static str); 6] = [
+        (".pred", "%p"),
+        (".b8", "%c"),
+        (".b16", "%h"),
+        (".b32", "%r"),
+        (".b64", "%rd"),
+        (".b128", "%q"),
+    ];
+
+    fn take(&mut self, bits: u32, pred: bool) -> String {
+        let k = match (pred, bits) {
+            (true, _) => 0,
+            (_, 0..=8) => 1,
+            (_, 9..=16) => 2,
+            (_, 17..=32) => 3,
+            (_, 33..=64) => 4,
+            _ => 5,
+        };
+        self.n[k] += 1;
+        format!("{}{}", Regs::CLASSES[k].1, self.n[k] - 1)
+    }
+
+    fn decls(&self) -> String {
+        let mut s = String::new();
+        for (k, (ty, prefix)) in Regs::CLASSES.iter().enumerate() {
+            if self.n[k] > 0 {
+                let _ = writeln!(s, "\t.reg {ty} {prefix}<{}>;", self.n[k]);
+            }
+        }
+        s
+    }
+}
+
+/// One instance of `form` as a whole module, and the line of the instruction under test.
+fn instance(form: &Form) -> (String, u32) {
+    let (ptx, target) = crate::kernel::header_for(form);
+    let pure = spec::eval::semantics(form).is_some();
+    let mut regs = Regs::default();
+    let vec = match form.var("vec") {
+        Some("v2") => 2,
+        Some("v4") => 4,
+        Some("v8") => 8,
+        _ => 1,
+    };
+    let elem = form.ty("t");
+    let mut operand = |o: &spec::catalog::Operand, input: bool| -> String {
+        if o.flags.imm {
+            return write::immediate(o.ty, 0);
+        }
+        if !pure {
+            match o.name {
+                "tgt" => return LABEL.into(),
+                "tlist" => return TARGETS.into(),
+                "func" | "fname" => return FUNC.into(),
+                "targets" => return PROTO.into(),
+                "avar" => return GLOBAL.into(),
+                "kernel" => return ENTRY.into(),
+                n if input && o.ty.bits() == 64 && ADDRESS_OPERANDS.contains(&n) => {
+                    return format!("[{}]", regs.take(64, false));
+                }
+                _ => {}
+            }
+        }
+        let pred = o.ty.kind == Kind::Pred;
+        if vec > 1 && !pure && !pred && Some(o.ty) == elem {
+            let v: Vec<String> = (0..vec).map(|_| regs.take(o.ty.bits(), false)).collect();
+            return format!("{{{}}}", v.join(", "));
+        }
+        regs.take(o.ty.bits(), pred)
+    };
+    let outs: Vec<String> = form
+        .outputs
+        .iter()
+        .take_while(|o| !o.optional)
+        .map(|o| operand(o, false))
+        .collect();
+    let ins: Vec<Option<String>> = form
+        .inputs
+        .iter()
+        .map(|o| (!o.optional).then(|| operand(o, true)))
+        .collect();
+    let text = match form.opcode {
+        // The guard and the braces of §9.7.12.1-2 are not instructions of their own.
+        "@" => format!("@{} bra {LABEL};", regs.take(1, true)),
+        "{}" => format!("{{ bra {LABEL}; }}"),
+        _ => {
+            let ops = write::operand_list(form, &outs, &ins);
+            if ops.is_empty() {
+                format!("{};", form.name)
+            } else {
+                format!("{} {ops};", form.name)
+            }
+        }
+    };
+    let mut m = String::new();
+    let _ = writeln!(m, ".version {ptx}\n.target {target}\n.address_size 64");
+    let _ = writeln!(m, ".global .align 16 .b8 {GLOBAL}[64];");
+    let _ = writeln!(m, ".func {FUNC}()\n{{\n\tret;\n}}");
+    let _ = writeln!(m, ".visible .entry {ENTRY}()\n{{");
+    m.push_str(&regs.decls());
+    let _ = writeln!(m, "\t{PROTO}: .callprototype _ ();");
+    let _ = writeln!(m, "\t{TARGETS}: .branchtargets {LABEL};");
+    let line = m.lines().count() as u32 + 1;
+    let _ = writeln!(m, "\t{text}");
+    let _ = writeln!(m, "{LABEL}:\n\tret;\n}}");
+    (m, line)
+}
+
+/// Whether the oracle executes `form` (`Err`: its reason).
+pub fn oracle_executes(form: &'static Form) -> Result<(), String> {
+    let (text, line) = instance(form);
+    let module = oracle::parse::parse(&text).map_err(|e| format!("parse: {}", e.message))?;
+    let prog = oracle::check::check_generic(&module).map_err(|e| format!("{}: {}", e.kind.name(), e.message))?;
+    // The instruction under test (for `{}`, the `bra` inside the braces) is on `line`.
+    let Some(inst) = prog.code.iter().find(|i| i.loc.line == line) else {
+        return Err(format!("no instruction decoded at line {line} of the probe"));
+    };
+    match &inst.op {
+        Op::Pure { form: f, .. } | Op::Warp { form: f, .. } if !std::ptr::eq(*f, form) => {
+            Err(format!("decoded as another form: {}", f.signature()))
+        }
+        // Valid, loaded, but a thread reaching it stops: not executed.
+        Op::Unsupported { message } => Err(format!("type: {message}")),
+        _ => Ok(()),
+    }
+}
+
+/// [`oracle_executes`] for every catalog form, in catalog order (on all cores).
+pub fn executed_forms() -> Vec<Result<(), String>> {
+    let forms = &catalog().forms;
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = forms.len().div_ceil(jobs).max(1);
+    std::thread::scope(|s| {
+        let parts: Vec<_> = forms
+            .chunks(chunk)
+            .map(|c| s.spawn(move || c.iter().map(oracle_executes).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|h| h.join().expect("the oracle probe does not panic"))
+            .collect()
+    })
+}
+
+// ---- what the generator emits ------------------------------------------------------------------
+
+/// The forms programs of `cfg` contain: the generator's menu of value-level forms, and every form
+/// found in the programs of seeds `0..programs` (with the default swarm testing, each program
+/// draws its own features, which reaches constructs that exclude each other, such as `bar.red`
+/// and the warp collectives; 200 programs find all 80 of the constructs' forms).
+pub fn generated_forms(cfg: &Config, programs: u64) -> BTreeSet<usize> {
+    let mut set: BTreeSet<usize> = program::menu_forms(cfg).into_iter().collect();
+    for seed in 0..programs {
+        let p = program::from_seed(seed, cfg);
+        set.extend(&p.forms);
+        if let Ok(m) = oracle::parse::parse(&p.ptx) {
+            for item in &m.items {
+                if let Item::Function(f) = item {
+                    forms_in(f.body.as_deref().unwrap_or(&[]), cfg, &mut set);
+                }
+            }
+        }
+    }
+    set
+}
+
+fn forms_in(body: &[Stmt], cfg: &Config, set: &mut BTreeSet<usize>) {
+    let cat = catalog();
+    let by_opcode = |op: &str| cat.forms.iter().position(|f| f.opcode == op);
+    for s in body {
+        match s {
+            Stmt::Instr(i) => {
+                if i.guard.is_some() {
+                    set.extend(by_opcode("@"));
+                }
+                set.extend(form_of(i, cfg));
+            }
+            Stmt::Block { body, .. } => {
+                set.extend(by_opcode("{}"));
+                forms_in(body, cfg, set);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The catalog form of a generated instruction: the forms of its name available to `cfg` whose
+/// operand count fits; among several, a bare name as a source (`mov.u64 %rd, sh`) picks a form
+/// without value semantics (`d, avar`), registers one with.
+fn form_of(i: &Instr, cfg: &Config) -> Option<usize> {
+    let cat = catalog();
+    let name = std::iter::once(i.opcode.as_str())
+        .chain(i.mods.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(".");
+    let found = cat.lookup(&name).ok()?;
+    let count = |o: &AstOperand| match o {
+        AstOperand::Vector(v) | AstOperand::List(v) => v.len(),
+        AstOperand::Pair(..) => 2,
+        _ => 1,
+    };
+    // A call's return and argument lists are the callee's business, not operands of the form.
+    let written: usize = if i.opcode == "call" {
+        i.operands.iter().filter(|o| !matches!(o, AstOperand::List(_))).count()
+    } else {
+        i.operands.iter().map(count).sum()
+    };
+    let named = i
+        .operands
+        .iter()
+        .skip(1)
+        .any(|o| matches!(o, AstOperand::Expr(Expr::Name(n)) if !n.starts_with('%')));
+    let fits: Vec<usize> = found
+        .forms
+        .iter()
+        .copied()
+        .filter(|&k| {
+            let f = &cat.forms[k];
+            let ops: Vec<_> = f.outputs.iter().chain(&f.inputs).filter(|o| !o.flags.cc).collect();
+            let required = ops.iter().filter(|o| !o.optional).count();
+            f.available(cfg.ptx, cfg.target) && (required..=ops.len()).contains(&written)
+        })
+        .collect();
+    let pure = |k: &usize| spec::eval::semantics(&cat.forms[*k]).is_some();
+    fits.iter().find(|k| pure(k) != named).or(fits.first()).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first form of a name.
+    fn form(name: &str) -> &'static Form {
+        let cat = catalog();
+        &cat.forms[*cat.by_name(name).first().unwrap_or_else(|| panic!("{name}"))]
+    }
+
+    /// The probe kernel of a memory form is what PTX writes, and the oracle runs it.
+    #[test]
+    fn probes_of_operational_forms() {
+        let (text, line) = instance(form("ld.global.v2.u32"));
+        let probe = text.lines().nth(line as usize - 1).unwrap();
+        assert!(probe.contains("ld.global.v2.u32 {%r0, %r1}, [%rd0];"), "{text}");
+        for key in [
+            "ld.global.u32",
+            "st.shared.b64",
+            "atom.global.add.u32",
+            "bar.sync",
+            "shfl.sync.bfly.b32",
+        ] {
+            assert_eq!(oracle_executes(form(key)), Ok(()), "{key}: {}", instance(form(key)).0);
+        }
+        assert!(oracle_executes(form("add.s32")).is_ok());
+        let why = oracle_executes(form("tex.1d.v4.f32.s32")).unwrap_err();
+        assert!(!why.is_empty());
     }
 }

@@ -1,7 +1,8 @@
 //! `ptxconf`: the reference-conformance suite and differential fuzzer for NVIDIA PTX — the
 //! library behind the `ptxconf` binary (and the `conformance` test).
 //!
-//! - [`vectors`]: golden-vector files (corpus/vectors/): generate, verify, read.
+//! - [`vectors`]: golden-vector files (corpus/vectors/): generate, verify, read; [`corpus`]: finding
+//!   them from any working directory.
 //! - [`kernel`]: a form's vectors as PTX kernels, one thread per vector.
 //! - [`backend`]: what runs the kernels (the oracle, a CUDA driver, an external program).
 //! - [`conform`]: the conformance runner, judging and reports; [`profile`]: hardware profiles.
@@ -10,6 +11,7 @@
 pub mod backend;
 pub mod bench;
 pub mod conform;
+pub mod corpus;
 pub mod coverage;
 pub mod fuzz;
 pub mod fuzz_targets;

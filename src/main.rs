@@ -120,9 +120,10 @@ enum VectorsCmd {
     /// Write the vector file of every form with semantics that the filters select (all without
     /// filters; then files of forms no longer generated are deleted).
     Generate {
-        /// Output directory.
-        #[arg(long, default_value = ptxconf::vectors::DEFAULT_DIR)]
-        dir: std::path::PathBuf,
+        /// Output directory (default: the corpus's, found as `conform` finds it, else
+        /// ./corpus/vectors).
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
         /// The generator seed (each form's own seed is derived from it and the form's key).
         #[arg(long, default_value_t = ptxconf::vectors::DEFAULT_SEED)]
         seed: u64,
@@ -139,8 +140,9 @@ enum VectorsCmd {
     /// Regenerate every file from the seed and level in its header and compare the text byte
     /// for byte; exits 1 on any difference or missing form.
     Verify {
-        #[arg(long, default_value = ptxconf::vectors::DEFAULT_DIR)]
-        dir: std::path::PathBuf,
+        /// The directory (default: the corpus's, found as `conform` finds it).
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
         #[arg(long)]
         jobs: Option<usize>,
         filters: Vec<String>,
@@ -149,8 +151,10 @@ enum VectorsCmd {
     Cat {
         /// The form's key (`mov.b32~i2` for a form with a vector operand).
         form: String,
-        #[arg(long, default_value = ptxconf::vectors::DEFAULT_DIR)]
-        dir: std::path::PathBuf,
+        /// The directory (default: the corpus's, found as `conform` finds it; without one the
+        /// form's golden file is generated in memory).
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
     },
 }
 
@@ -162,9 +166,11 @@ struct ConformArgs {
     backend: String,
     /// Forms to run: substrings of form keys, or family/section ids. None: every form.
     filters: Vec<String>,
-    /// The golden-vector directory.
-    #[arg(long, default_value = ptxconf::vectors::DEFAULT_DIR)]
-    vectors: std::path::PathBuf,
+    /// The golden-vector directory. Default: `$PTXCONF_CORPUS/vectors` when that variable is set,
+    /// else ./corpus/vectors, else the repository around the executable or the one it was built
+    /// from; with none, the golden set is generated in memory (the same vectors).
+    #[arg(long)]
+    vectors: Option<std::path::PathBuf>,
     /// Generate the vectors in memory at this level instead of reading the directory: `one`
     /// is TestFloat's level-1 counts (600 one-operand, 46,464 for more; about 333M vectors in
     /// all, a long run), `golden` what the directory holds.
@@ -299,7 +305,17 @@ fn finish(res: Result<(String, bool), String>) -> ExitCode {
 
 /// `vectors generate|verify|cat`.
 fn vectors_cmd(cmd: VectorsCmd) -> ExitCode {
-    use ptxconf::vectors;
+    use ptxconf::{corpus, vectors};
+    // The corpus's directory when none is given (`Err`: the places looked).
+    let found = |dir: Option<std::path::PathBuf>| match dir {
+        Some(d) => Ok(d),
+        None => corpus::vectors().map(|f| {
+            if !f.local {
+                eprintln!("golden vectors: {}", f.dir.display());
+            }
+            f.dir
+        }),
+    };
     match cmd {
         VectorsCmd::Generate {
             dir,
@@ -312,25 +328,45 @@ fn vectors_cmd(cmd: VectorsCmd) -> ExitCode {
                 eprintln!("error: --level `{level}`: expected `golden` or `one`");
                 return ExitCode::from(2);
             };
+            let dir = found(dir).unwrap_or_else(|_| vectors::DEFAULT_DIR.into());
             finish(
                 vectors::generate(&dir, seed, level, &filters, default_jobs(jobs))
                     .map(|s| (show_summary(&s), s.failed.is_empty())),
             )
         }
-        VectorsCmd::Verify { dir, jobs, filters } => {
-            finish(vectors::verify(&dir, &filters, default_jobs(jobs)).map(|r| (show_verify(&r), r.ok())))
-        }
-        VectorsCmd::Cat { form, dir } => match vectors::cat(&dir, &form) {
-            Ok(text) => {
-                // stdout closed (piped into `head`) is not an error.
-                let _ = std::io::stdout().lock().write_all(text.as_bytes());
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
+        VectorsCmd::Verify { dir, jobs, filters } => match found(dir) {
+            Ok(dir) => finish(vectors::verify(&dir, &filters, default_jobs(jobs)).map(|r| (show_verify(&r), r.ok()))),
+            Err(looked) => {
+                eprintln!(
+                    "error: no golden-vector corpus found (looked in {}); give --dir DIR or set PTXCONF_CORPUS",
+                    corpus::looked_in(&looked)
+                );
                 ExitCode::from(2)
             }
         },
+        VectorsCmd::Cat { form, dir } => {
+            let text = match found(dir) {
+                Ok(dir) => vectors::cat(&dir, &form),
+                Err(looked) => {
+                    eprintln!(
+                        "no golden-vector corpus found (looked in {}); generating `{form}`'s golden file in memory",
+                        corpus::looked_in(&looked)
+                    );
+                    vectors::golden_text(&form)
+                }
+            };
+            match text {
+                Ok(text) => {
+                    // stdout closed (piped into `head`) is not an error.
+                    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
     }
 }
 

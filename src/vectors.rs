@@ -402,6 +402,17 @@ pub fn cat(dir: &Path, key: &str) -> Result<String, String> {
     gunzip(&path)
 }
 
+/// The text of one form's committed golden file, generated in memory (what `cat` prints when
+/// there is no corpus directory): the golden level and [`DEFAULT_SEED`].
+pub fn golden_text(key: &str) -> Result<String, String> {
+    let i = form_by_key(key).ok_or_else(|| format!("no form has the key `{key}`"))?;
+    let form = &catalog().forms[i];
+    if spec::eval::semantics(form).is_none() {
+        return Err(format!("`{key}` has no semantics in the spec, so no golden vectors"));
+    }
+    Ok(render(form, DEFAULT_SEED, Level::Golden)?.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -123,3 +123,146 @@ fn eval_prints_float_results_and_their_acceptance_tags() {
     assert_eq!(code, 2);
     assert!(err.contains("not a float literal of this type"), "{err}");
 }
+
+/// Runs a `ptxconf` executable in `dir` with extra environment variables.
+fn run_in(exe: &std::path::Path, dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let out = Command::new(exe)
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run ptxconf");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The summary line of a `conform` report.
+fn summary(out: &str) -> &str {
+    out.lines().find(|l| l.contains("forms passed")).unwrap_or("")
+}
+
+/// `conform` outside the repository: the built binary finds the corpus next to itself; a copy
+/// elsewhere finds the tree it was built from; with no corpus reachable it generates the golden
+/// set in memory and judges the same vectors.
+#[test]
+fn conform_works_from_any_directory_and_without_a_corpus() {
+    let tmp = std::env::temp_dir().join(format!("ptxconf-cli-anywhere-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let (bin, empty) = (tmp.join("bin"), tmp.join("empty"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&empty).unwrap();
+    let args = ["conform", "--quiet", "add.sat.s32", "--repro", "repro"];
+    let built = std::path::Path::new(env!("CARGO_BIN_EXE_ptxconf"));
+    let (code, out, err) = run_in(built, &tmp, &args, &[]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let judged = summary(&out).to_string();
+    assert!(judged.starts_with("1 forms passed, 0 failed"), "{out}");
+    assert!(err.contains("golden vectors: "), "{err}");
+
+    // A copy outside the repository: the build tree's corpus.
+    let copy = bin.join("ptxconf");
+    std::fs::copy(built, &copy).unwrap();
+    let (code, out, err) = run_in(&copy, &tmp, &args, &[]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors");
+    assert!(err.contains(&repo.display().to_string()), "{err}");
+
+    // No corpus reachable: generated in memory, the same vectors judged.
+    let none = [("PTXCONF_CORPUS", empty.to_str().unwrap())];
+    let (code, out, err) = run_in(&copy, &tmp, &args, &none);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        err.contains("no golden-vector corpus found") && err.contains("generating the golden set in memory"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(summary(&out).split(" in ").next(), judged.split(" in ").next(), "{out}");
+    // `vectors cat` prints the committed file's text either way.
+    let (_, from_file, _) = run_in(built, &tmp, &["vectors", "cat", "add.sat.s32"], &[]);
+    let (code, generated, err) = run_in(&copy, &tmp, &["vectors", "cat", "add.sat.s32"], &none);
+    assert_eq!(code, 0, "{err}");
+    assert!(from_file.starts_with("# ptxconf golden vectors"), "{from_file}");
+    assert_eq!(generated, from_file);
+    // Nothing to verify without a corpus: a usage error naming where it looked.
+    let (code, _, err) = run_in(&copy, &tmp, &["vectors", "verify", "add.sat.s32"], &none);
+    assert_eq!(code, 2);
+    assert!(err.contains(empty.to_str().unwrap()), "{err}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The coverage columns are measured, not assumed: the oracle executes memory, atomics,
+/// collectives and control flow beyond the pure forms; the generator emits some of each but not
+/// everything; refused forms carry the oracle's reason.
+#[test]
+fn coverage_counts_executed_and_generated_forms() {
+    let (code, out, _) = ptxconf(&["coverage", "--json"], None);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let n = |x: &serde_json::Value, k: &str| x[k].as_u64().unwrap_or_else(|| panic!("{k}: {x}"));
+    let t = &v["total"];
+    assert!(
+        n(t, "semantics") < n(t, "executed") && n(t, "executed") < n(t, "forms"),
+        "{t}"
+    );
+    assert!(
+        n(t, "generated") > 1000 && n(t, "generated") < n(t, "semantics") + 200,
+        "{t}"
+    );
+    assert_eq!(n(t, "vectors"), n(t, "semantics"), "{t}");
+    let fams = v["families"].as_array().unwrap();
+    for k in ["forms", "semantics", "executed", "generated", "vectors"] {
+        assert_eq!(fams.iter().map(|f| n(f, k)).sum::<u64>(), n(t, k), "{k}");
+    }
+    let fam = |id: &str| fams.iter().find(|f| f["id"] == id).unwrap_or_else(|| panic!("{id}"));
+    // Synchronization: atomics, barriers, collectives run; a few are generated.
+    let sync = fam("9.7.13");
+    assert_eq!(n(sync, "semantics"), 0);
+    assert!(
+        n(sync, "executed") > 1000 && n(sync, "executed") < n(sync, "forms"),
+        "{sync}"
+    );
+    assert!((20..200).contains(&n(sync, "generated")), "{sync}");
+    // Control flow runs in full; tensor cores not at all.
+    let ctl = fam("9.7.12");
+    assert_eq!(n(ctl, "executed"), n(ctl, "forms"));
+    assert!(n(ctl, "generated") >= 4, "{ctl}");
+    assert_eq!(n(fam("9.7.14"), "executed"), 0);
+    let forms = v["forms"].as_array().unwrap();
+    let form = |name: &str| {
+        forms
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let atom = form("atom.global.add.u32");
+    assert_eq!(
+        (&atom["executed"], &atom["semantics"], &atom["generated"]),
+        (&true.into(), &false.into(), &true.into()),
+        "{atom}"
+    );
+    assert!(atom.get("refused").is_none(), "{atom}");
+    for name in [
+        "ld.global.v4.f32",
+        "bar.sync",
+        "shfl.sync.bfly.b32",
+        "vote.sync.ballot.b32",
+        "bra",
+    ] {
+        assert_eq!(form(name)["executed"], true, "{name}");
+    }
+    let mma = form("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
+    assert_eq!(mma["executed"], false);
+    assert!(mma["refused"].as_str().unwrap().contains("does not execute"), "{mma}");
+    // A pure form the generator leaves out (ptxas 12.9 rejects it) is still executed.
+    let set = forms
+        .iter()
+        .find(|f| f["semantics"] == true && f["generated"] == false)
+        .expect("a pure form the generator does not emit");
+    assert_eq!(set["executed"], true, "{set}");
+    let (_, table, _) = ptxconf(&["coverage"], None);
+    let head = table.lines().next().unwrap();
+    assert!(head.contains("executed") && head.contains("generated"), "{table}");
+}

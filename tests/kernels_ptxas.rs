@@ -3,7 +3,8 @@
 //! variants through `brx.idx`, `!p`, `-a`, immediates, the carry flag in and out, `d|p`, vector
 //! operands, `.b128`, an sm_1x target), are assembled by ptxas with all their vectors' variants;
 //! and the forms `corpus/findings/ptxas-12.9-rejects.txt` lists are still rejected (a sample).
-//! Needs ptxas (`$PTXAS`, PATH or the pip wheel; `.ci/run` installs it); PTXCONF_NO_PTXAS=1 skips.
+//! Needs ptxas (`$PTXAS`, PATH or the pip wheel, else installed into the cache: `oracle::ptxas`);
+//! PTXCONF_NO_PTXAS=1 skips when none is found.
 
 use ptxconf::kernel;
 use spec::catalog::{catalog, Form};

@@ -1772,7 +1772,7 @@ impl FuncCx<'_> {
                 _ => None,
             });
             if let Some(v) = var_space {
-                if to_generic && v != space || !to_generic {
+                if !to_generic || v != space {
                     return terr(
                         loc,
                         format!(

@@ -1113,9 +1113,7 @@ fn errors_are_reported_not_panics() {
         "vshl.u32.u32.u32 1 2",
         "vshl.u32.u32.s32.wrap 1 2",
         "vset.u32.u32.lt.sat 1 2",
-        "vmad.u32.u32.u32.sat.po 1 2 3",
         "vset4.u32.u32.ne.max 1 2 3",
-        "vadd.u32.u32.u32.min.sat 1 2 3",
         // Operand counts.
         "vadd2.u32.u32.u32 1 2",
         "vmad.u32.u32.u32 1 2",
@@ -1123,6 +1121,17 @@ fn errors_are_reported_not_panics() {
         "vmad.s32.s32.s32 -1 2 -3",
         "vmad.s32.s32.s32 1 -2 -3",
     ];
+    // Modifiers out of the syntax's order are read as ptxas 12.9 reads them (catalog
+    // order.forms): `.sat.po` is `.po.sat`, the same form and the same result.
+    assert_eq!(
+        eval_line("vmad.u32.u32.u32.sat.po 1 2 3"),
+        eval_line("vmad.u32.u32.u32.po.sat 1 2 3")
+    );
+    assert!(eval_line("vmad.u32.u32.u32.po.sat 1 2 3").is_ok());
+    assert_eq!(
+        eval_line("vadd.u32.u32.u32.min.sat 1 2 3"),
+        eval_line("vadd.u32.u32.u32.sat.min 1 2 3")
+    );
     for l in bad_lines {
         assert!(
             eval_line(l).is_err(),

@@ -1,6 +1,8 @@
 """The kernel table of corpus/ptx/nvrtc: for every NAME.cu its NVRTC builds, its launches
 (deterministic inputs: fixed tables or splitmix64 of the index), its model (the C twin
-NAME.twin.c, or a Python function of models.py) and its comparison rules. regen.py reads it."""
+NAME.twin.c, or a Python function of models.py) and its comparison rules. regen.py reads it.
+A kernel with model "host" has no launches here: its host program NAME.host.c (see host.h)
+makes the one launch and computes the buffers after it."""
 
 import struct
 
@@ -985,3 +987,15 @@ kernel("vec_types", [sm80()], [
            [buf(x) for x in ("f4", "i4", "d2", "c4", "s2", "of4", "oi4", "od2", "oc4", "ou2")] +
            [s32(120)]),
 ])
+
+# ---------------------------------------------------------------------------------------------
+# The kernels that were hand-written "in nvcc's style" in ../nvcc: the same computations as CUDA
+# C++, compiled by NVRTC; each NAME.host.c (moved from ../nvcc/NAME.c) makes the launch and the
+# expected buffers, unchanged.
+
+kernel("saxpy_nvcc", [sm80("-lineinfo")], [], model="host")
+kernel("atomics_nvcc", [sm80("-lineinfo")], [], model="host")
+kernel("warp_collectives", [sm80()], [], model="host")
+kernel("calls_nvcc", [sm80()], [], model="host")
+kernel("dyn_shared_const", [sm80("-lineinfo")], [], model="host")
+kernel("vectors_nvcc", [sm80()], [], model="host")

@@ -17,7 +17,11 @@ ADDR_NO_RANDOMIZE, as `setarch -R` does), which makes it reproducible.
 
 For each launch, its inputs come from the table, and its expected buffers from the kernel's
 model: a C twin (NAME.twin.c, built with gcc, fed the launch on stdin, see twin.h) or a Python
-function in models.py -- never from the PTX.
+function in models.py -- never from the PTX. A "host" kernel (the ones that replaced the
+hand-written PTX of ../nvcc) has no launch in the table: its host program NAME.host.c (built
+with gcc and host.h, the harness of ../nvcc) builds the inputs, runs the same computation in C
+and writes the launch and the buffers after it, which regen.py reads and writes out again in
+this directory's format.
 
 Needs: the nvidia-cuda-nvrtc-cu12 12.9 wheel (libnvrtc.so.12), the nvidia-cuda-runtime-cu12,
 nvidia-cuda-cccl-cu12 and nvidia-cuda-nvcc-cu12 wheels (headers, ptxas), gcc, mpmath.
@@ -299,6 +303,40 @@ class Twins:
         return out
 
 
+def host_run(kernel, tmp):
+    """Builds and runs NAME.host.c (a host.h program); returns ([Launch], [buffers after])."""
+    import kernels
+    src = os.path.join(HERE, kernel.name + ".host.c")
+    exe = os.path.join(tmp, kernel.name + ".host")
+    cc = os.environ.get("CC", "gcc")
+    r = subprocess.run([cc] + TWIN_CFLAGS + ["-pthread", "-I", HERE, src, "-o", exe, "-lm"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        die("cannot build %s:\n%s" % (src, r.stdout + r.stderr))
+    out = os.path.join(tmp, kernel.name + ".out")
+    os.makedirs(out, exist_ok=True)
+    r = subprocess.run([exe, out], capture_output=True, text=True)
+    if r.returncode != 0:
+        die("host program %s failed:\n%s" % (src, r.stderr))
+    stem = os.path.join(out, kernel.name)
+    try:
+        lj = json.load(open(stem + ".launch.json"))
+        ej = json.load(open(stem + ".expected.json"))
+    except (OSError, ValueError) as e:
+        die("%s wrote no usable launch/expected file: %s" % (src, e))
+    if lj["entry"] != kernel.name:
+        die("%s launches %s, not %s" % (src, lj["entry"], kernel.name))
+    buffers = [(b["name"], bytes.fromhex(b["hex"]) if "hex" in b else b["size"])
+               for b in lj["buffers"]]
+    params = [("buf", p["buffer"]) if "buffer" in p else (p["type"], p["value"])
+              for p in lj["params"]]
+    L = kernels.Launch(lj["entry"], lj["grid"], lj["block"], buffers, params,
+                       shared=lj.get("shared_bytes", 0))
+    if ej.get("status") != "ok":
+        die("%s: status %s" % (src, ej.get("status")))
+    return [L], [(b["name"], bytes.fromhex(b["hex"])) for b in ej["buffers"]]
+
+
 def main():
     args = sys.argv[1:]
     if args == ["--compile-one"]:
@@ -353,7 +391,10 @@ def main():
                 arch = ptxas_check(ptxas, os.path.join(outdir, pname), tmp)
                 ptx_names[b.tag] = pname
                 summary.append("%-34s %-8s %s" % (pname, arch, " ".join(b.options)))
-            for L in k.launches:
+            launches = k.launches
+            if k.model == "host":
+                launches, host_bufs = host_run(k, tmp)
+            for L in launches:
                 for b in k.builds:
                     if L.builds is not None and b.tag not in L.builds:
                         continue
@@ -361,6 +402,8 @@ def main():
                     write(stem + ".launch.json", launch_json(ptx_names[b.tag], L))
                     if k.model == "twin":
                         bufs = twins.run(k, b.tag if len(k.builds) > 1 else None, L)
+                    elif k.model == "host":
+                        bufs = host_bufs
                     else:
                         bufs = k.model(L, b.tag)
                     names = [n for n, _ in L.buffers]

@@ -676,9 +676,10 @@ impl<'a, 'u> Builder<'a, 'u> {
             .max()
             .unwrap_or(0);
         self.assumed.push((format!("\t{text};"), level));
-        if form.outputs.iter().any(|o| o.flags.cc) {
-            // A guarded writer may leave CC.CF unwritten.
-            self.b.cc = !guard;
+        if let Some(k) = form.outputs.iter().position(|o| o.flags.cc) {
+            // A guarded writer may leave CC.CF unwritten; a flag the spec leaves set-valued
+            // (sub.cc's: the hardware's carry or the manual's borrow) determines no reader.
+            self.b.cc = !guard && f.outs.get(k) == Some(&Det::Exact);
         }
         let key = spec::vector::form_key(form);
         for (name, width, det, k) in pending {

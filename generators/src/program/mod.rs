@@ -236,6 +236,13 @@ pub fn eligible_forms(cfg: &Config) -> usize {
     emit::eligible_count(cfg)
 }
 
+/// The value-level forms programs of `cfg` pick their instructions from (catalog indices,
+/// ascending): the menu for its target, version, exclusions and families. The constructs
+/// (memory, atomics, collectives, barriers, control flow) come on top of these.
+pub fn menu_forms(cfg: &Config) -> Vec<usize> {
+    emit::menu_forms(cfg)
+}
+
 /// A generated program: its PTX text and the launch that runs it (`launch.ptx` names
 /// `program.ptx`; `launch.check` is its signature layout).
 #[derive(Clone, Debug)]

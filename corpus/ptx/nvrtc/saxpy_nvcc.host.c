@@ -1,3 +1,7 @@
+/* The host program and C model of saxpy_nvcc.cu (regen.py builds it with host.h and runs it: it
+ * writes the launch and the expected buffers). It was ../nvcc/saxpy_nvcc.c, the C twin of a hand-
+ * written PTX kernel; the computation, inputs and launch are unchanged, and the PTX instructions
+ * named below are those the hand-written kernel used. */
 /* Classic grid-stride saxpy in f32: y[i] = fmaf(a, x[i], y[i]) for i < n, as
  *   extern "C" __global__ void __launch_bounds__(128)
  *   saxpy_nvcc(int n, float a, const float *__restrict__ x, float *__restrict__ y)

@@ -1,3 +1,7 @@
+/* The host program and C model of dyn_shared_const.cu (regen.py builds it with host.h and runs it:
+ * it writes the launch and the expected buffers). It was ../nvcc/dyn_shared_const.c, the C twin of
+ * a hand-written PTX kernel; the computation, inputs and launch are unchanged, and the PTX
+ * instructions named below are those the hand-written kernel used. */
 /* Dynamic shared memory, .const and .global module variables, generic addressing and special
  * registers with defined values.
  *

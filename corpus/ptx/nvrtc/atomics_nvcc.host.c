@@ -1,3 +1,7 @@
+/* The host program and C model of atomics_nvcc.cu (regen.py builds it with host.h and runs it: it
+ * writes the launch and the expected buffers). It was ../nvcc/atomics.c, the C twin of a hand-
+ * written PTX kernel; the computation, inputs and launch are unchanged, and the PTX instructions
+ * named below are those the hand-written kernel used. */
 /* Atomics whose results do not depend on the order the threads run in.
  *
  * 4 blocks of 64 threads, every thread active. Global counters (ctr, initialised by the host):
@@ -92,7 +96,7 @@ static uint32_t *g_in, *g_ctr, *g_seen, *g_words, *g_olds, *g_hist, *g_ghist;
 static uint64_t *g_w64;
 static void body(void) { atomics(g_in, g_ctr, g_seen, g_words, g_w64, g_olds, g_hist, g_ghist); }
 int main(int argc, char **argv) {
-  host_begin(argc, argv, "atomics", 4, 1, 1, 64, 1, 1);
+  host_begin(argc, argv, "atomics_nvcc", 4, 1, 1, 64, 1, 1);
   g_in = host_in("in", THREADS * 4);
   for (uint32_t i = 0; i < THREADS; i++) g_in[i] = (uint32_t)host_mix64(i + 777);
   g_ctr = host_in("ctr", NCTR * 4);

@@ -1,3 +1,7 @@
+/* The host program and C model of calls_nvcc.cu (regen.py builds it with host.h and runs it: it
+ * writes the launch and the expected buffers). It was ../nvcc/calls_nvcc.c, the C twin of a hand-
+ * written PTX kernel; the computation, inputs and launch are unchanged, and the PTX instructions
+ * named below are those the hand-written kernel used. */
 /* Non-inlined device functions in nvcc's call-sequence style ({ .reg .b32 temp_param_reg;
  * .param ... param0; st.param ...; .param ... retval0; call.uni (retval0), f, (param0, ...);
  * ld.param ...; }), with C++-mangled .func names:

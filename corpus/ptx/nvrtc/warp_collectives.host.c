@@ -1,3 +1,7 @@
+/* The host program and C model of warp_collectives.cu (regen.py builds it with host.h and runs it:
+ * it writes the launch and the expected buffers). It was ../nvcc/warp_collectives.c, the C twin of
+ * a hand-written PTX kernel; the computation, inputs and launch are unchanged, and the PTX
+ * instructions named below are those the hand-written kernel used. */
 /* Warp-level collectives: shfl.sync (.bfly .down .up .idx; full warps and sub-segments, clamps,
  * out-of-range b, the |p predicate), vote.sync (.ballot .any .all .uni), activemask,
  * match.sync (.any .all, b32 and b64) and redux.sync (.add .min .max .and .or .xor), with full

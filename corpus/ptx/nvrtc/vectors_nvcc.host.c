@@ -1,3 +1,7 @@
+/* The host program and C model of vectors_nvcc.cu (regen.py builds it with host.h and runs it: it
+ * writes the launch and the expected buffers). It was ../nvcc/vectors_nvcc.c, the C twin of a
+ * hand-written PTX kernel; the computation, inputs and launch are unchanged, and the PTX
+ * instructions named below are those the hand-written kernel used. */
 /* Vector loads and stores, register packing, byte permutes, bit fields and f16 conversions, as
  * nvcc emits them for float4 / uint4 / ulonglong2 / uchar4 / short4 / ushort2 and the
  * __byte_perm, __half intrinsics:
