@@ -1123,6 +1123,20 @@ impl FuncCx<'_> {
                 None => terr(loc, format!("`{n}` is not declared")),
             };
         }
+        // `var+k`: ptxas 12.9 takes a variable's or function's address plus a constant as a
+        // 64-bit immediate anywhere (`not.b64 d, gbuf+4`, `isspacep.global p, gbuf+8`), while a
+        // bare `var` must go through `mov` ("must be register"): the address `mov` would give.
+        if let (Expr::Binary(..), Some((n, off))) = (e, addr_name_off(e)) {
+            if ty.bits() == 64 {
+                match self.lookup(n) {
+                    Some(Sym::Var { addr, .. }) => return Ok(Src::Imm(addr.wrapping_add(off as u64))),
+                    Some(Sym::Func(f)) => {
+                        return Ok(Src::Imm((mem::FUNC_BASE + 16 * *f as u64).wrapping_add(off as u64)))
+                    }
+                    _ => {}
+                }
+            }
+        }
         match ty.kind {
             // A bit-size operand takes a float literal's bits: `0f` for 32 bits, `0d` for 64
             // (`mov.b32 %r, 0f3f800000`, which LLVM emits).
@@ -1669,7 +1683,9 @@ impl FuncCx<'_> {
     fn check_space(&self, space: Space, sym: Option<Space>, loc: Loc) -> Result<Space> {
         match (space, sym) {
             (s, Some(v)) if s == v => Ok(s),
-            (Space::Generic, Some(v)) if v != Space::Local && v != Space::Param => Ok(Space::Generic),
+            // ptxas 12.9 names `.global` and `.shared` variables in generic accesses, not
+            // `.const` ones ("State space mismatch"), nor `.local`/`.param` ones.
+            (Space::Generic, Some(v)) if matches!(v, Space::Global | Space::Shared) => Ok(Space::Generic),
             (Space::Generic, Some(v)) => terr(
                 loc,
                 format!(
@@ -1766,13 +1782,16 @@ impl FuncCx<'_> {
         let d = self.dst(d, ty, false, loc)?;
         // A variable operand must live in the space converted from (ptxas: "State space
         // mismatch").
+        // (`cvta.to.space d, var+k` takes the sum as a generic address; `cvta.space d, var+k`
+        // wants `var` in `.space` too: "State space mismatch".)
         if let Operand::Expr(e) = a {
+            let bare = matches!(e, Expr::Name(_));
             let var_space = addr_name(e).and_then(|n| match self.lookup(n) {
                 Some(Sym::Var { space, .. } | Sym::FrameVar { space, .. }) => Some(*space),
                 _ => None,
             });
             if let Some(v) = var_space {
-                if !to_generic || v != space {
+                if to_generic && v != space || !to_generic && bare {
                     return terr(
                         loc,
                         format!(
@@ -1786,9 +1805,10 @@ impl FuncCx<'_> {
                 }
             }
         }
-        // `cvta.local.u64 %rd, var` converts a variable's address.
+        // `cvta.local.u64 %rd, var` converts a variable's address (`var+k` is an immediate,
+        // `src` takes it: the offset used to be dropped here).
         let a = match a {
-            Operand::Expr(e)
+            Operand::Expr(e @ Expr::Name(_))
                 if addr_name(e)
                     .is_some_and(|n| matches!(self.lookup(n), Some(Sym::Var { .. } | Sym::FrameVar { .. }))) =>
             {
