@@ -1685,7 +1685,7 @@ impl FuncCx<'_> {
             (s, Some(v)) if s == v => Ok(s),
             // ptxas 12.9 names `.global` and `.shared` variables in generic accesses, not
             // `.const` ones ("State space mismatch"), nor `.local`/`.param` ones.
-            (Space::Generic, Some(v)) if matches!(v, Space::Global | Space::Shared) => Ok(Space::Generic),
+            (Space::Generic, Some(Space::Global | Space::Shared)) => Ok(Space::Generic),
             (Space::Generic, Some(v)) => terr(
                 loc,
                 format!(
