@@ -1140,6 +1140,15 @@ impl FuncCx<'_> {
         match ty.kind {
             // A bit-size operand takes a float literal's bits: `0f` for 32 bits, `0d` for 64
             // (`mov.b32 %r, 0f3f800000`, which LLVM emits).
+            // ptxas 12.9 takes `0f` bits for 32-bit operands and `0d` bits for 64-bit ones
+            // only ("Arguments mismatch" for `mov.b64 d, 0f3F800000`).
+            Kind::Bits if matches!(e, Expr::Float { f32, .. } if *f32 != (ty.bits() == 32)) => terr(
+                loc,
+                format!(
+                    "a `.{ty}` operand takes a `{}` literal",
+                    if ty.bits() == 32 { "0f" } else { "0d" }
+                ),
+            ),
             Kind::Bits if contains_float(e) => {
                 let as_float = Type::parse(match ty.bits() {
                     32 => "f32",
@@ -2257,6 +2266,15 @@ impl FuncCx<'_> {
                     );
                 }
                 let src = self.src(&o, fo.ty, relaxed, loc)?;
+                if fo.flags.reg && matches!(src, Src::Imm(_)) {
+                    return terr(
+                        loc,
+                        format!(
+                            "operand `{}` of `{}` must be a register, not a constant",
+                            fo.name, form.name
+                        ),
+                    );
+                }
                 srcs.push(PureIn {
                     src,
                     negated,

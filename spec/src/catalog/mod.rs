@@ -23,7 +23,8 @@
 //! concrete type (`u32`, `pred`), a name bound in the pattern (`t`), or `t*2` (twice its width).
 //! `?` marks an optional operand (`q` of `p|q`), braces group a vector operand (`{a:b16 b:b16}`).
 //! Flags: `imm` (must be an immediate), `not` (`!p` allowed), `neg` (`-a` allowed), `sel` (a
-//! byte/half selector suffix allowed, video), `cc` (the carry flag CC.CF).
+//! byte/half selector suffix allowed, video), `cc` (the carry flag CC.CF), `reg` (a register,
+//! never an immediate).
 
 pub mod pattern;
 pub mod write;
@@ -188,6 +189,9 @@ pub struct OperandFlags {
     pub neg: bool,
     pub sel: bool,
     pub cc: bool,
+    /// Must be a register, never an immediate (the SIMD video sources: ptxas 12.9 says
+    /// "Incorrect video selector" for a constant there).
+    pub reg: bool,
 }
 
 /// One operand of a form, with its type resolved for that form.
@@ -725,6 +729,7 @@ fn resolve_operands(
                     "neg" => flags.neg = true,
                     "sel" => flags.sel = true,
                     "cc" => flags.cc = true,
+                    "reg" => flags.reg = true,
                     _ => return Err(format!("unknown operand flag `{f}`")),
                 }
             }
