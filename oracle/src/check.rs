@@ -1507,6 +1507,25 @@ impl FuncCx<'_> {
                 }
                 _ => {}
             }
+            // An address names a variable of the form's space, or is an immediate of `.local`
+            // (as for the executed loads and stores).
+            if let Operand::Address(_) = o {
+                if let Ok((addr, sym)) = self.addr(o, loc) {
+                    let space = Self::space_of(form);
+                    if form.var("ss").is_some() || sym.is_some_and(|v| !matches!(v, Space::Global | Space::Shared)) {
+                        self.check_space(space, sym, loc)?;
+                    }
+                    if matches!(addr, Addr::Abs(_)) && sym.is_none() && space != Space::Local {
+                        return terr(
+                            loc,
+                            format!(
+                                "an immediate address `[imm]` is allowed only for `.local`, not `.{}` (ptxas 12.9)",
+                                space.name()
+                            ),
+                        );
+                    }
+                }
+            }
             let mut names = Vec::new();
             operand_names(o, &mut names);
             for n in names {
