@@ -5,8 +5,8 @@
 //! The table records what each snippet is (valid, invalid, or valid but deliberately not
 //! executed by the oracle), so the oracle half runs everywhere; with `ptxas` present the table
 //! itself is checked against it. `ptxas` is found through `$PTXAS`, then `PATH`, then the
-//! `nvidia-cuda-nvcc-cu12` pip wheel; without it the ptxas test fails (CI installs the wheel)
-//! unless `PTXCONF_NO_PTXAS=1`.
+//! `nvidia-cuda-nvcc-cu12` pip wheel, else the pinned wheel is installed into a cache
+//! (`oracle::ptxas::required`); `PTXCONF_NO_PTXAS=1` skips the ptxas half instead.
 //!
 //! A snippet `ptxas` accepts but the oracle declines counts as agreement only when the table marks
 //! it `unsup` and the oracle's message says it does not execute it. Every oracle rejection must be
