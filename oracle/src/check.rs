@@ -1474,7 +1474,15 @@ impl FuncCx<'_> {
             .count();
         for (k, (o, slot)) in written.iter().zip(&slots).enumerate() {
             let grouped = slot[0].group.is_some();
-            // A destination is a register, a vector of them, `p|q` or `_`, never a constant.
+            // A destination is a register, a vector of them, `p|q` or `_`, never a constant; a
+            // predicate result is not discarded (`mbarrier.try_wait _, ...`: ptxas 12.9 "Result
+            // discard mode is not allowed").
+            if k < outputs && matches!(o, Operand::Sink) && slot[0].ty.kind == Kind::Pred {
+                return terr(
+                    loc,
+                    format!("`{}` cannot discard its predicate result with `_`", form.name),
+                );
+            }
             if k < outputs {
                 if let Operand::Expr(e) = o {
                     if !matches!(e, Expr::Name(n) if matches!(self.lookup(n), Some(Sym::Reg { .. } | Sym::VecReg(_)))) {
@@ -2122,11 +2130,19 @@ impl FuncCx<'_> {
                 }
             }
         }
-        // `_` stands for a destination only inside `p|q` and `{...}` here; a whole result
-        // discarded is "Result discard mode is not allowed" for ptxas 12.9 (L4266: "for some
-        // instructions").
-        if matches!(i.operands.first(), Some(Operand::Sink)) {
+        // `_` for a destination (L4266: "for some instructions"), as ptxas 12.9 takes it: a
+        // whole result only where the form writes a pair of predicates (`setp _, a, b`; not
+        // `not.pred`, `testp`, `vote`: "Result discard mode is not allowed"); in `p|q` the first
+        // anywhere, the second where the pair is of predicates or it is optional (`elect.sync
+        // d|_`: "Predicate output expected").
+        let pred_pair = form.outputs.len() == 2 && form.outputs.iter().all(|o| o.ty.kind == Kind::Pred);
+        if matches!(i.operands.first(), Some(Operand::Sink)) && !pred_pair {
             return terr(loc, format!("`{}` cannot discard its result with `_`", form.name));
+        }
+        if let Some(Operand::Pair(_, b)) = i.operands.first() {
+            if b == "_" && !pred_pair && !form.outputs.get(1).is_some_and(|o| o.optional) {
+                return terr(loc, format!("`{}` needs its second destination, not `_`", form.name));
+            }
         }
         let paired = matches!(i.operands.first(), Some(Operand::Pair(..)));
         if second_pred && !paired && !form.outputs[1].optional {
