@@ -796,7 +796,7 @@ impl Reducer<'_> {
                         let is_addr = matches!(o, Operand::Address(_));
                         let mut names = Vec::new();
                         match o {
-                            Operand::Expr(e) | Operand::Address(e) => expr_names(e, &mut names),
+                            Operand::Expr(e) | Operand::Address(e) => e.names(&mut names),
                             _ => continue,
                         }
                         for r in names {
@@ -1094,23 +1094,6 @@ fn first_is_source(opcode: &str) -> bool {
     )
 }
 
-fn expr_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
-    match e {
-        Expr::Name(n) => out.push(n),
-        Expr::Unary(_, a) => expr_names(a, out),
-        Expr::Binary(_, a, b) => {
-            expr_names(a, out);
-            expr_names(b, out);
-        }
-        Expr::Cond(c, a, b) => {
-            expr_names(c, out);
-            expr_names(a, out);
-            expr_names(b, out);
-        }
-        Expr::Int { .. } | Expr::Float { .. } => {}
-    }
-}
-
 /// `[r]` or `[r±K]` where `r` is defined by `add %r, %s, C` (or `add %r, C, %s`): `[%s+C±K]`.
 fn fold_address(o: &Operand, r: &str, def: &Instr) -> Option<Operand> {
     let Operand::Address(e) = o else { return None };
@@ -1167,30 +1150,15 @@ fn rename(e: &mut Expr, from: &str, to: &str) {
     }
 }
 
-fn operand_names<'o>(o: &'o Operand, out: &mut Vec<&'o str>) {
-    match o {
-        Operand::Expr(e) | Operand::Address(e) => expr_names(e, out),
-        Operand::Not(p) => out.push(p),
-        Operand::Vector(v) | Operand::List(v) | Operand::AddressTuple(v) => {
-            v.iter().for_each(|o| operand_names(o, out))
-        }
-        Operand::Pair(a, b) => {
-            out.push(a);
-            out.push(b);
-        }
-        Operand::Sink => {}
-    }
-}
-
 /// Registers an instruction writes (by name) and the names it reads.
 fn dest_and_sources(i: &Instr) -> (Vec<&str>, Vec<&str>) {
     let mut dst = Vec::new();
     let mut src = Vec::new();
     for (k, o) in i.operands.iter().enumerate() {
         if k == 0 && !first_is_source(&i.opcode) {
-            operand_names(o, &mut dst);
+            o.names(&mut dst);
         } else {
-            operand_names(o, &mut src);
+            o.names(&mut src);
         }
     }
     if let Some((_, p)) = &i.guard {
@@ -1353,7 +1321,7 @@ fn address_sets(body: &[Stmt], regs: &Regs) -> (HashSet<String>, HashSet<String>
         for o in &i.operands {
             if let Operand::Address(e) = o {
                 let mut v = Vec::new();
-                expr_names(e, &mut v);
+                e.names(&mut v);
                 slice.extend(v.into_iter().filter(|n| regs.ty(n).is_some()).map(str::to_string));
             }
         }
@@ -1370,7 +1338,7 @@ fn address_sets(body: &[Stmt], regs: &Regs) -> (HashSet<String>, HashSet<String>
                 (k > 0 || first_is_source(&i.opcode))
                     && matches!(o, Operand::Expr(e) if {
                         let mut v = Vec::new();
-                        expr_names(e, &mut v);
+                        e.names(&mut v);
                         v.iter().any(|n| (regs.ty(n).is_none() && !is_sreg(n) && *n != "WARP_SZ") || taint.contains(*n))
                     })
             });
@@ -1423,7 +1391,7 @@ fn raw_addresses(m: &Module) -> usize {
             for o in &i.operands {
                 let Operand::Address(e) = o else { continue };
                 let mut names = Vec::new();
-                expr_names(e, &mut names);
+                e.names(&mut names);
                 let anchored = names
                     .iter()
                     .any(|n| regs.ty(n).is_none() || taint.contains(*n) || based.contains(n));
@@ -1939,7 +1907,7 @@ fn names_in_body(body: &[Stmt], out: &mut HashSet<String>) {
         match s {
             Stmt::Instr(i) => {
                 let mut v = Vec::new();
-                i.operands.iter().for_each(|o| operand_names(o, &mut v));
+                i.operands.iter().for_each(|o| o.names(&mut v));
                 if let Some((_, p)) = &i.guard {
                     v.push(p);
                 }
@@ -1965,7 +1933,7 @@ fn init_names(i: &oracle::ast::Init, out: &mut HashSet<String>) {
     match i {
         oracle::ast::Init::Expr(e) => {
             let mut v = Vec::new();
-            expr_names(e, &mut v);
+            e.names(&mut v);
             out.extend(v.into_iter().map(str::to_string));
         }
         oracle::ast::Init::List(l) => l.iter().for_each(|i| init_names(i, out)),

@@ -167,3 +167,39 @@ pub enum Expr {
     Binary(String, Box<Expr>, Box<Expr>),
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
 }
+
+impl Expr {
+    /// The names the expression mentions, in order (registers, variables, labels).
+    pub fn names<'e>(&'e self, out: &mut Vec<&'e str>) {
+        match self {
+            Expr::Name(n) => out.push(n),
+            Expr::Unary(_, a) => a.names(out),
+            Expr::Binary(_, a, b) => {
+                a.names(out);
+                b.names(out);
+            }
+            Expr::Cond(c, a, b) => {
+                c.names(out);
+                a.names(out);
+                b.names(out);
+            }
+            Expr::Int { .. } | Expr::Float { .. } => {}
+        }
+    }
+}
+
+impl Operand {
+    /// The names the operand mentions, in order (`p|q` both, `!p` its predicate).
+    pub fn names<'o>(&'o self, out: &mut Vec<&'o str>) {
+        match self {
+            Operand::Expr(e) | Operand::Address(e) => e.names(out),
+            Operand::Not(p) => out.push(p),
+            Operand::Vector(v) | Operand::List(v) | Operand::AddressTuple(v) => v.iter().for_each(|o| o.names(out)),
+            Operand::Pair(a, b) => {
+                out.push(a);
+                out.push(b);
+            }
+            Operand::Sink => {}
+        }
+    }
+}

@@ -982,10 +982,7 @@ impl FuncCx<'_> {
                         format!("`{name}` is a `.v{k}` register; the instruction moves `.v{n}`"),
                     );
                 }
-                return Ok(VEC_COMPONENTS[..n]
-                    .iter()
-                    .map(|c| Operand::Expr(Expr::Name(format!("{name}.{}", c[0]))))
-                    .collect());
+                return Ok(vec_elements(name, n));
             }
         }
         let v: Vec<&Operand> = match o {
@@ -1022,18 +1019,8 @@ impl FuncCx<'_> {
     fn mem_addr(&self, a: &Operand, form: &Form, loc: Loc) -> Result<(Addr, Space)> {
         let (addr, sym_space) = self.addr(a, loc)?;
         let space = self.check_space(Self::space_of(form), sym_space, loc)?;
+        immediate_address_ok(addr, sym_space, space, loc)?;
         match addr {
-            // ptxas 12.9: "Immediate addresses allowed only for .local state space" (the
-            // manual lists `[immAddr]` for every space, L3100).
-            Addr::Abs(_) if sym_space.is_none() && space != Space::Local => {
-                return terr(
-                    loc,
-                    format!(
-                        "an immediate address `[imm]` is allowed only for `.local`, not `.{}` (ptxas 12.9)",
-                        space.name()
-                    ),
-                );
-            }
             // 32-bit addresses in a 64-bit module: ptxas 12.9 takes them for the per-CTA
             // and per-thread windows (.shared, .local, .const, .param) only ("Program uses
             // 32-bit address ... conflicting with .address_size 64", then no code).
@@ -1276,13 +1263,7 @@ impl FuncCx<'_> {
                     Operand::Vector(v) if bits_mov && v.len() == 1 => *o = v.remove(0),
                     Operand::Expr(Expr::Name(n)) => {
                         if let Some(Sym::VecReg(k)) = self.lookup(n) {
-                            let n = n.clone();
-                            *o = Operand::Vector(
-                                VEC_COMPONENTS[..*k as usize]
-                                    .iter()
-                                    .map(|c| Operand::Expr(Expr::Name(format!("{n}.{}", c[0]))))
-                                    .collect(),
-                            );
+                            *o = Operand::Vector(vec_elements(n, *k as usize));
                         }
                     }
                     _ => {}
@@ -1338,6 +1319,13 @@ impl FuncCx<'_> {
                 ),
             );
         }
+        // Operational instructions decoded without `bind` still get their operands checked.
+        if matches!(
+            i.opcode.as_str(),
+            "ret" | "exit" | "trap" | "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent"
+        ) {
+            self.shape(i, avail[0])?;
+        }
         let op = match i.opcode.as_str() {
             // Plain loads and stores (`st.async`, `st.bulk` share the opcode, not the semantics).
             "ld" | "ldu" if matches!(cat.section_of(avail[0]).title, "ld" | "ldu" | "ld.global.nc") => {
@@ -1360,11 +1348,6 @@ impl FuncCx<'_> {
             }
             "brx" => self.brx(i)?,
             "call" => self.call(i)?,
-            "ret" | "exit" | "trap" | "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent"
-                if self.shape(i, avail[0]).is_err() =>
-            {
-                return self.shape(i, avail[0]).map(|_| ());
-            }
             "ret" if self.ret_epilogue => {
                 self.fixups.push((self.pc, EPILOGUE.to_string(), loc));
                 Op::Bra { target: 0 }
@@ -1523,19 +1506,11 @@ impl FuncCx<'_> {
                     if form.var("ss").is_some() || sym.is_some_and(|v| !matches!(v, Space::Global | Space::Shared)) {
                         self.check_space(space, sym, loc)?;
                     }
-                    if matches!(addr, Addr::Abs(_)) && sym.is_none() && space != Space::Local {
-                        return terr(
-                            loc,
-                            format!(
-                                "an immediate address `[imm]` is allowed only for `.local`, not `.{}` (ptxas 12.9)",
-                                space.name()
-                            ),
-                        );
-                    }
+                    immediate_address_ok(addr, sym, space, loc)?;
                 }
             }
             let mut names = Vec::new();
-            operand_names(o, &mut names);
+            o.names(&mut names);
             for n in names {
                 if self.lookup(n).is_none() && sreg(n).is_none() && unmodeled_sreg(n).is_none() && n != "WARP_SZ" {
                     return terr(loc, format!("`{n}` is not declared"));
@@ -1633,12 +1608,9 @@ impl FuncCx<'_> {
         let n = Self::vector_count(form);
         let (d, a) = match &i.operands[..] {
             [d, a] => (d, a),
-            [d, a, _] if i.mods.iter().any(|m| m == "L2::cache_hint") => (d, a),
-            [_, _, _] => {
-                return terr(
-                    loc,
-                    "a cache policy operand needs `.L2::cache_hint` (ptxas 12.9; L12507)",
-                );
+            [d, a, _] => {
+                cache_policy_hinted(i)?;
+                (d, a)
             }
             _ => return terr(loc, "`ld` takes a destination and an address"),
         };
@@ -1678,12 +1650,9 @@ impl FuncCx<'_> {
         let n = Self::vector_count(form);
         let (a, s) = match &i.operands[..] {
             [a, s] => (a, s),
-            [a, s, _] if i.mods.iter().any(|m| m == "L2::cache_hint") => (a, s),
-            [_, _, _] => {
-                return terr(
-                    loc,
-                    "a cache policy operand needs `.L2::cache_hint` (ptxas 12.9; L12507)",
-                );
+            [a, s, _] => {
+                cache_policy_hinted(i)?;
+                (a, s)
             }
             _ => return terr(loc, "`st` takes an address and a source"),
         };
@@ -2550,36 +2519,39 @@ fn sreg(n: &str) -> Option<Sreg> {
     })
 }
 
-/// The names an operand mentions (registers, variables, labels; `generic(v)` as written).
-fn operand_names<'o>(o: &'o Operand, out: &mut Vec<&'o str>) {
-    fn expr<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
-        match e {
-            Expr::Name(n) => out.push(n),
-            Expr::Unary(_, a) => expr(a, out),
-            Expr::Binary(_, a, b) => {
-                expr(a, out);
-                expr(b, out);
-            }
-            Expr::Cond(a, b, c) => {
-                expr(a, out);
-                expr(b, out);
-                expr(c, out);
-            }
-            Expr::Int { .. } | Expr::Float { .. } => {}
-        }
+/// ptxas 12.9: "Immediate addresses allowed only for .local state space" (the manual lists
+/// `[immAddr]` for every space, L3100); a variable's address is no immediate.
+fn immediate_address_ok(addr: Addr, sym: Option<Space>, space: Space, loc: Loc) -> Result<()> {
+    if matches!(addr, Addr::Abs(_)) && sym.is_none() && space != Space::Local {
+        return terr(
+            loc,
+            format!(
+                "an immediate address `[imm]` is allowed only for `.local`, not `.{}` (ptxas 12.9)",
+                space.name()
+            ),
+        );
     }
-    match o {
-        Operand::Expr(e) | Operand::Address(e) => expr(e, out),
-        Operand::Not(p) => out.push(p),
-        Operand::Vector(v) | Operand::List(v) | Operand::AddressTuple(v) => {
-            v.iter().for_each(|o| operand_names(o, out))
-        }
-        Operand::Pair(a, b) => {
-            out.push(a);
-            out.push(b);
-        }
-        Operand::Sink => {}
+    Ok(())
+}
+
+/// A cache-policy operand comes with `.L2::cache_hint` (ptxas 12.9; L12507).
+fn cache_policy_hinted(i: &Instr) -> Result<()> {
+    if i.mods.iter().any(|m| m == "L2::cache_hint") {
+        Ok(())
+    } else {
+        terr(
+            i.loc,
+            "a cache policy operand needs `.L2::cache_hint` (ptxas 12.9; L12507)",
+        )
     }
+}
+
+/// The first `n` elements of vector register `name` as operands (`v.x`, `v.y`, ...).
+fn vec_elements(name: &str, n: usize) -> Vec<Operand> {
+    VEC_COMPONENTS[..n]
+        .iter()
+        .map(|c| Operand::Expr(Expr::Name(format!("{name}.{}", c[0]))))
+        .collect()
 }
 
 /// A form's operand slots in order, as PTX writes them: one operand, or one `{...}` group (the

@@ -1,5 +1,6 @@
 /* host.h: the host side of the nvcc/ kernels (host-only; the device side is the hand-written
- * NAME.ptx next to NAME.c).
+ * NAME.ptx next to NAME.c), and of the nvrtc/ "host" kernels (NAME.host.c beside NAME.cu, built
+ * by ../nvrtc/regen.py with this directory on the include path).
  *
  * NAME.c computes in plain C what NAME.ptx computes, builds the inputs, and through this header
  * writes NAME.launch.json (issue 4's launch contract, the same as ../llvm/ptxk.h writes, plus the

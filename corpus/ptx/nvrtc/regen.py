@@ -19,7 +19,7 @@ For each launch, its inputs come from the table, and its expected buffers from t
 model: a C twin (NAME.twin.c, built with gcc, fed the launch on stdin, see twin.h) or a Python
 function in models.py -- never from the PTX. A "host" kernel (the ones that replaced the
 hand-written PTX of ../nvcc) has no launch in the table: its host program NAME.host.c (built
-with gcc and host.h, the harness of ../nvcc) builds the inputs, runs the same computation in C
+with gcc and ../nvcc/host.h, the harness of the nvcc/ kernels) builds the inputs, runs the same computation in C
 and writes the launch and the buffers after it, which regen.py reads and writes out again in
 this directory's format.
 
@@ -309,7 +309,8 @@ def host_run(kernel, tmp):
     src = os.path.join(HERE, kernel.name + ".host.c")
     exe = os.path.join(tmp, kernel.name + ".host")
     cc = os.environ.get("CC", "gcc")
-    r = subprocess.run([cc] + TWIN_CFLAGS + ["-pthread", "-I", HERE, src, "-o", exe, "-lm"],
+    # host.h is the nvcc/ kernels' harness, shared with them (../nvcc/host.h).
+    r = subprocess.run([cc] + TWIN_CFLAGS + ["-pthread", "-I", os.path.join(HERE, "..", "nvcc"), src, "-o", exe, "-lm"],
                        capture_output=True, text=True)
     if r.returncode != 0:
         die("cannot build %s:\n%s" % (src, r.stdout + r.stderr))

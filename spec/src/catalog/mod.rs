@@ -328,7 +328,7 @@ pub struct Catalog {
     free: Vec<&'static str>,
     /// `@space` lines: state spaces, which keep their order among themselves.
     spaces: Vec<&'static str>,
-    /// `@once` lines: free qualifiers that may not be repeated (the rounding modifiers).
+    /// `@once` lines: free qualifiers that may not be repeated (rounding, `.ftz`, `.aligned`).
     once: Vec<&'static str>,
     /// `@target` lines: the PTX ISA version that introduced each target.
     targets: Vec<(Target, PtxVersion)>,
@@ -648,8 +648,8 @@ impl Catalog {
         }))
     }
 
-    /// The PTX ISA version that introduced `.target t` (`targets.forms`), if the manual lists
-    /// it; PTX 8.8 and later targets (`sm_100f`, `sm_103`, ...) are not in the 8.7 manual.
+    /// The PTX ISA version that introduced `.target t` (`targets.forms`: the 8.7 manual's
+    /// table, and the PTX 8.8 targets ptxas 12.9 knows), if listed.
     pub fn target_version(&self, t: Target) -> Option<PtxVersion> {
         self.targets.iter().find(|(x, _)| *x == t).map(|(_, v)| *v)
     }
