@@ -142,12 +142,23 @@ fn count_module(m: &Module) -> usize {
         .sum()
 }
 
+/// The type checker as the launch asks (its grammar).
+fn check(m: &Module, l: &LaunchFile) -> oracle::error::Result<Program> {
+    oracle::check::check_with(
+        m,
+        oracle::check::Options {
+            grammar: l.grammar,
+            ..Default::default()
+        },
+    )
+}
+
 /// Reduces `case` while `interesting` holds. The original must be interesting and run on the
 /// oracle; the result is the smallest case found (the original when nothing could be removed).
 pub fn reduce(case: Case, interesting: &mut dyn FnMut(&Case) -> bool, opts: &Options) -> Result<(Case, Stats), String> {
     let start = Instant::now();
     let module = oracle::parse::parse(&case.ptx).map_err(|e| format!("the PTX does not parse: {e}"))?;
-    let prog = oracle::check::check(&module).map_err(|e| format!("the PTX does not type-check: {e}"))?;
+    let prog = check(&module, &case.launch).map_err(|e| format!("the PTX does not type-check: {e}"))?;
     let (_, ostats) =
         oracle::launch::run(&case.launch, &case.ptx).map_err(|e| format!("the oracle fails on the original: {e}"))?;
     let original_limits = case.launch.limits;
@@ -426,7 +437,7 @@ impl Reducer<'_> {
         let ok = raw_addresses(&m) <= self.raw_budget
             && oracle::parse::parse(&text)
                 .ok()
-                .and_then(|parsed| oracle::check::check(&parsed).ok())
+                .and_then(|parsed| check(&parsed, &l).ok())
                 .is_some_and(|prog| uninit_reads(&prog) <= self.uninit_budget)
             && oracle::launch::run(&l, &text).is_ok();
         if !ok {
@@ -909,7 +920,7 @@ impl Reducer<'_> {
             let text = oracle::print::print(&m);
             let valid = oracle::parse::parse(&text)
                 .ok()
-                .and_then(|p| oracle::check::check(&p).ok())
+                .and_then(|p| check(&p, &self.launch).ok())
                 .is_some();
             if valid && self.seen.insert(key(&text, &self.launch)) && oracle::launch::run(&self.launch, &text).is_ok() {
                 self.stats.calls += 1;
@@ -1641,7 +1652,15 @@ fn dce(m: &Module) -> Option<Module> {
     let mut cur = m.clone();
     let mut changed = false;
     for _ in 0..32 {
-        let prog = oracle::check::check(&cur).ok()?;
+        // Dead code is the same under either grammar; the manual's accepts more.
+        let prog = oracle::check::check_with(
+            &cur,
+            oracle::check::Options {
+                grammar: oracle::check::Grammar::Manual,
+                ..Default::default()
+            },
+        )
+        .ok()?;
         let mut dead: BTreeMap<ListPath, Vec<usize>> = BTreeMap::new();
         for (name, positions) in instr_positions(&cur) {
             let f = prog.funcs.iter().find(|f| f.name == name && f.defined)?;

@@ -11,7 +11,7 @@ use crate::ast::{self, Expr, Function, Init, Instr, Item, Loc, Module, Operand, 
 use crate::error::{Error, ErrorKind, Result};
 use crate::mem;
 use crate::program::*;
-use spec::catalog::{catalog, Form, PtxVersion};
+use spec::catalog::{catalog, fragment, Form, PtxVersion};
 use spec::types::{Kind, Type};
 use std::collections::HashMap;
 
@@ -57,22 +57,56 @@ const EPILOGUE: &str = " epilogue";
 /// The element names of a vector register (§5.4.2, §6.4.2: `.x .y .z .w` and `.r .g .b .a`).
 const VEC_COMPONENTS: [[&str; 2]; 4] = [["x", "r"], ["y", "g"], ["z", "b"], ["w", "a"]];
 
-/// Checks and decodes a module.
-pub fn check(m: &Module) -> Result<Program> {
-    Checker::new().module(m)
+/// Whose grammar the checker follows where the manual's and ptxas 12.9's differ: the forms of
+/// `corpus/findings/ptxas-12.9-rejects.txt` ([`spec::catalog::Catalog::ptxas_rejects`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Grammar {
+    /// Refuse them, as ptxas (the judge of what PTX is valid) does.
+    #[default]
+    Ptxas,
+    /// Accept them, as the manual's grammar does (the conformance runner's own kernels test
+    /// their semantics).
+    Manual,
 }
 
-/// [`check`] without the [`crate::fast`] shortcuts: every value-level form is evaluated through
-/// the spec with its full acceptance set (what [`crate::exec::Machine::perturb`] needs).
+/// How a module is checked.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// No [`crate::fast`] shortcuts: every value-level form is evaluated through the spec with
+    /// its full acceptance set (what [`crate::exec::Machine::perturb`] needs).
+    pub generic: bool,
+    pub grammar: Grammar,
+}
+
+/// Checks and decodes a module (ptxas's grammar, fast paths on).
+pub fn check(m: &Module) -> Result<Program> {
+    check_with(m, Options::default())
+}
+
+/// [`check`] without the [`crate::fast`] shortcuts.
 pub fn check_generic(m: &Module) -> Result<Program> {
+    check_with(
+        m,
+        Options {
+            generic: true,
+            ..Options::default()
+        },
+    )
+}
+
+/// Checks and decodes a module as `o` says.
+pub fn check_with(m: &Module, o: Options) -> Result<Program> {
     let mut c = Checker::new();
-    c.generic = true;
+    c.generic = o.generic;
+    c.grammar = o.grammar;
     c.module(m)
 }
 
 struct Checker {
     /// No fast paths: every value form as `Op::Pure`.
     generic: bool,
+    grammar: Grammar,
     version: (u32, u32),
     sm: u32,
     /// The module's `.target` architecture, suffix included (`sm_90a`).
@@ -279,6 +313,7 @@ impl Checker {
     fn new() -> Checker {
         Checker {
             generic: false,
+            grammar: Grammar::Ptxas,
             version: (0, 0),
             sm: 0,
             target: spec::catalog::Target { sm: 0, suffix: None },
@@ -1089,6 +1124,17 @@ impl FuncCx<'_> {
                 return Ok(Src::Sreg(s));
             }
             if let Some(what) = unmodeled_sreg(n) {
+                // §10.8-10.14: the cluster registers exist from sm_90 on (ptxas 12.9 refuses
+                // them below).
+                if what.starts_with("clusters") && self.ck.sm < 90 {
+                    return terr(
+                        loc,
+                        format!(
+                            "special register `{n}` requires sm_90 (§10.8-10.14), not {}",
+                            self.ck.target
+                        ),
+                    );
+                }
                 return terr(
                     loc,
                     format!("special register `{n}` of {what} is valid PTX, but the oracle does not execute it yet"),
@@ -1319,6 +1365,33 @@ impl FuncCx<'_> {
                 ),
             );
         }
+        // Forms of the manual's grammar that ptxas refuses: refused as ptxas does, unless asked
+        // for the manual's grammar.
+        if self.ck.grammar == Grammar::Ptxas {
+            let refused = |f: &&Form| {
+                cat.ptxas_rejects(f).filter(|why| {
+                    // "Feature '.block32' requires PTX ISA .version 8.8 or later": refused below.
+                    let from = why
+                        .split_once("requires PTX ISA .version ")
+                        .and_then(|(_, v)| PtxVersion::parse(v.split_whitespace().next()?));
+                    from.is_none_or(|v| version < v)
+                })
+            };
+            if let Some(why) = avail.iter().map(refused).collect::<Option<Vec<_>>>() {
+                return terr(
+                    loc,
+                    format!(
+                        "`{name}` is in the PTX ISA 8.7 grammar ({}), but ptxas 12.9 refuses it: \"{}\" \
+                         (corpus/findings/ptxas-12.9-rejects.txt; a launch with `\"grammar\": \"manual\"` accepts it)",
+                        {
+                            let sec = cat.section_of(avail[0]);
+                            format!("§{} {}, L{}", sec.id, sec.title, sec.line)
+                        },
+                        why[0]
+                    ),
+                );
+            }
+        }
         // Operational instructions decoded without `bind` still get their operands checked.
         if matches!(
             i.opcode.as_str(),
@@ -1428,12 +1501,19 @@ impl FuncCx<'_> {
 
     /// The operands of a form the oracle does not execute, as far as the catalog knows their
     /// shape: how many, a `{...}` only where the form has a vector (of the catalog's length, or
-    /// of any length where the catalog names one element: a fragment whose size it does not
-    /// record yet), constants where the form wants an immediate, and every name declared. The
+    /// where the catalog names one element, of the fragment's length [`fragment::length`], any
+    /// length for the rest), constants where the form wants an immediate, `_` where the form
+    /// writes nothing, and every name declared. The
     /// operands' types are left to the issues that give these forms semantics.
     fn shape(&self, i: &Instr, form: &Form) -> Result<()> {
         let loc = i.loc;
-        let slots = slots(form);
+        // A cache policy is written only with `.L2::cache_hint` (a later optional operand, such
+        // as cp.async.bulk's byte mask, then takes its place).
+        let hinted = i.mods.iter().any(|m| m == "L2::cache_hint");
+        let slots: Vec<_> = slots(form)
+            .into_iter()
+            .filter(|s| hinted || !(s[0].optional && s[0].name == "cache_policy"))
+            .collect();
         let written = written_slots(i);
         let required = slots.iter().filter(|s| !s[0].optional).count();
         if written.len() < required || written.len() > slots.len() {
@@ -1466,6 +1546,17 @@ impl FuncCx<'_> {
                     format!("`{}` cannot discard its predicate result with `_`", form.name),
                 );
             }
+            // A destination the instruction does not write (L18749-18750: an arrive on a
+            // `.shared::cluster` mbarrier returns no state).
+            if k < outputs && slot[0].flags.sink && !matches!(o, Operand::Sink) {
+                return terr(
+                    loc,
+                    format!(
+                        "`{}` returns nothing in `{}`: write the sink `_` there",
+                        form.name, slot[0].name
+                    ),
+                );
+            }
             if k < outputs {
                 if let Operand::Expr(e) = o {
                     if !matches!(e, Expr::Name(n) if matches!(self.lookup(n), Some(Sym::Reg { .. } | Sym::VecReg(_)))) {
@@ -1487,6 +1578,36 @@ impl FuncCx<'_> {
                             form.name,
                             slot.len(),
                             v.len()
+                        ),
+                    );
+                }
+                // A fragment: as many registers as the shape and types give it.
+                Operand::Vector(v)
+                    if slot.len() == 1 && fragment::length(form, slot[0]).is_some_and(|n| n != v.len()) =>
+                {
+                    return terr(
+                        loc,
+                        format!(
+                            "`{}` takes a fragment `{}` of {} registers, not {} (§9.7.14-16 fragment sizes)",
+                            form.name,
+                            slot[0].name,
+                            fragment::length(form, slot[0]).unwrap_or(0),
+                            v.len()
+                        ),
+                    );
+                }
+                Operand::Expr(Expr::Name(n))
+                    if slot.len() == 1
+                        && grouped
+                        && matches!(self.lookup(n), Some(Sym::VecReg(k)) if fragment::length(form, slot[0]).is_some_and(|f| f != *k as usize)) =>
+                {
+                    return terr(
+                        loc,
+                        format!(
+                            "`{}` takes a fragment `{}` of {} registers, not the vector register `{n}`",
+                            form.name,
+                            slot[0].name,
+                            fragment::length(form, slot[0]).unwrap_or(0),
                         ),
                     );
                 }
@@ -1516,8 +1637,58 @@ impl FuncCx<'_> {
                     return terr(loc, format!("`{n}` is not declared"));
                 }
             }
+            self.shape_types(o, slot, k < outputs, form, loc)?;
         }
         Ok(())
+    }
+
+    /// The registers and constants of an operand of a form the oracle does not execute, against
+    /// the catalog's operand type, by the rules the executed forms follow (§9.4 `agree`, the
+    /// literal rules of `src`): ptxas refuses a `.pred` for a `.u32`, a `.b16` for a `.b32`, a
+    /// float literal for an integer.
+    fn shape_types(
+        &self,
+        o: &Operand,
+        slot: &[&spec::catalog::Operand],
+        out: bool,
+        form: &Form,
+        loc: Loc,
+    ) -> Result<()> {
+        // Tables 24/25: the register may be wider than the type for these.
+        let relaxed = matches!(form.opcode, "cvt" | "ld" | "ldu" | "st");
+        let one = |e: &Expr, ty: Type| -> Result<()> {
+            let reg = matches!(e, Expr::Name(n) if matches!(self.lookup(n), Some(Sym::Reg { .. }))
+                || sreg(n).is_some()
+                || unmodeled_sreg(n).is_some());
+            let other_name = matches!(e, Expr::Name(_)) && !reg;
+            // `mov.u32 d, avar` (fname, kernel) takes a name, not a register.
+            if reg && matches!(slot[0].name, "avar" | "fname" | "kernel") {
+                return terr(
+                    loc,
+                    format!("`{}` takes the name of a variable or function there", form.name),
+                );
+            }
+            if other_name || slot[0].flags.imm || slot[0].flags.sel {
+                return Ok(());
+            }
+            if out {
+                self.dst(&Operand::Expr(e.clone()), ty, relaxed, loc).map(|_| ())
+            } else {
+                self.src(&Operand::Expr(e.clone()), ty, relaxed, loc).map(|_| ())
+            }
+        };
+        match o {
+            Operand::Expr(e) if slot.len() == 1 => one(e, slot[0].ty),
+            Operand::Vector(v) => {
+                for (j, e) in v.iter().enumerate() {
+                    if let Operand::Expr(e) = e {
+                        one(e, slot.get(j).unwrap_or(&slot[0]).ty)?;
+                    }
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
     }
 
     /// `mov.u64 %rd, var` / `mov.u64 %rd, func`: an address, not a register value.
@@ -1737,11 +1908,19 @@ impl FuncCx<'_> {
             }
         };
         let want_c = op.op() == spec::atom::Op::Cas;
-        let (a, b, c) = match (rest, want_c) {
-            ([a, b], false) | ([a, b, _], false) => (a, b, None),
-            ([a, b, c], true) => (a, b, Some(c)),
+        let (a, b, c, policy) = match (rest, want_c) {
+            ([a, b], false) => (a, b, None, None),
+            ([a, b, p], false) => (a, b, None, Some(p)),
+            ([a, b, c], true) => (a, b, Some(c), None),
+            ([a, b, c, p], true) => (a, b, Some(c), Some(p)),
             _ => return terr(loc, format!("wrong number of operands for `{}`", form.name)),
         };
+        // The cache policy (a 64-bit register or constant) goes with `.L2::cache_hint`; it is a
+        // hint, with no effect on the result.
+        if let Some(p) = policy {
+            cache_policy_hinted(i)?;
+            self.src(p, Type::parse("b64").unwrap(), false, loc)?;
+        }
         let d = match d {
             Some(d) => self
                 .elements(d, n, loc)?
@@ -2051,8 +2230,8 @@ impl FuncCx<'_> {
 
     /// A value-level form: bind the written operands to a form's outputs and inputs.
     fn value(&self, i: &Instr, forms: &[&'static Form]) -> Result<Op> {
-        // Several forms may share a name (`mov.u32 d, a` and `mov.u32 d, avar`): report the error
-        // of a form the oracle executes rather than "not executed" of another.
+        // Several forms may share a name (`mov.u32 d, a` and `mov.u32 d, avar`): an error of a
+        // form that fits says more than one of a form that does not.
         let mut errs = Vec::new();
         for &form in forms {
             match self.bind(i, form) {
@@ -2060,11 +2239,11 @@ impl FuncCx<'_> {
                 Err(e) => {
                     // A form whose operand count the instruction does not have says least;
                     // among those that fit, "not executed" says less than a real error.
+                    // A form that takes it but is not executed makes the instruction valid.
                     let rank = match (self.fits(i, form), e.message.contains("does not execute")) {
-                        (true, false) => 0,
-                        (true, true) => 1,
+                        (_, true) => 0,
+                        (true, false) => 1,
                         (false, false) => 2,
-                        (false, true) => 3,
                     };
                     errs.push((rank, e));
                 }

@@ -35,6 +35,14 @@ pub struct LaunchFile {
     /// every buffer is compared byte for byte. `ptxconf run` ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,
+    /// Whose grammar the type checker follows where the manual's and ptxas 12.9's differ:
+    /// `"ptxas"` (the default) or `"manual"` ([`crate::check::Grammar`]).
+    #[serde(default, skip_serializing_if = "is_ptxas")]
+    pub grammar: crate::check::Grammar,
+}
+
+fn is_ptxas(g: &crate::check::Grammar) -> bool {
+    *g == crate::check::Grammar::Ptxas
 }
 
 /// The signature of a generated program: every thread writes a record of `stride` bytes at
@@ -238,11 +246,13 @@ fn run_inner(
     // The audit leaves the fast paths in place: their forms (integer arithmetic, `add`, `mul`,
     // `fma` with `.rn`, comparisons) are exact or exact up to a NaN, which a generator's probe
     // cannot miss, and auditing every instruction generically costs a third of a campaign.
-    let prog = if perturb.is_some() {
-        crate::check::check_generic(&module)?
-    } else {
-        crate::check::check(&module)?
-    };
+    let prog = crate::check::check_with(
+        &module,
+        crate::check::Options {
+            generic: perturb.is_some(),
+            grammar: l.grammar,
+        },
+    )?;
     let Some(entry) = prog.entry(&l.entry) else {
         return launch_err(format!("the module has no kernel (`.entry`) named `{}`", l.entry));
     };

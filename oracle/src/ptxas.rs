@@ -316,16 +316,15 @@ pub fn accepts(ptxas: &Path, file: &Path, arch: &str) -> (bool, String) {
 }
 
 /// The forms ptxas 12.9 rejects although the PTX ISA 8.7 grammar has them (form keys, from
-/// `corpus/findings/ptxas-12.9-rejects.txt`): the `cuda` backend skips them and the program
-/// generator leaves them out by default.
+/// `corpus/findings/ptxas-12.9-rejects.txt`, [`spec::catalog::Catalog::ptxas_rejects`]): the type
+/// checker refuses them unless asked for the manual's grammar, the `cuda` backend skips them and
+/// the program generator leaves them out by default.
 pub fn rejected_forms() -> &'static std::collections::BTreeSet<String> {
     static SET: std::sync::OnceLock<std::collections::BTreeSet<String>> = std::sync::OnceLock::new();
     SET.get_or_init(|| {
-        include_str!("../../corpus/findings/ptxas-12.9-rejects.txt")
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .filter_map(|l| l.split_whitespace().next())
-            .map(str::to_string)
+        spec::catalog::ptxas_rejects_list()
+            .keys()
+            .map(|k| k.to_string())
             .collect()
     })
 }

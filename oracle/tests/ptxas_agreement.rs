@@ -849,3 +849,181 @@ fn ptxas_agreement_full() {
         check(&sum);
     }
 }
+
+/// Every catalog form the writer can form, written plainly under its own minimum target, judged by
+/// ptxas and by the oracle: one line per form to `$CARGO_TARGET_TMPDIR/ptxas-census.tsv` (form key,
+/// ptxas verdict, oracle verdict). The evidence behind the forms `ptxas-12.9-rejects.txt` lists.
+#[test]
+#[ignore = "every catalog form through ptxas (a few minutes on 2 cores)"]
+fn ptxas_census() {
+    let Some(ptxas) = oracle::ptxas::required("the ptxas census") else {
+        return;
+    };
+    let forms: Vec<Variant> = (0..spec::catalog::catalog().forms.len())
+        .filter_map(Variant::plain)
+        .collect();
+    let dir = std::env::temp_dir().join(format!("ptxconf-ptxas-census-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let next = AtomicUsize::new(0);
+    let out: Mutex<Vec<String>> = Mutex::new(vec![String::new(); forms.len()]);
+    let workers = std::thread::available_parallelism().map_or(2, |p| p.get()) + 1;
+    std::thread::scope(|s| {
+        for w in 0..workers {
+            let (dir, next, out, forms, ptxas) = (&dir, &next, &out, &forms, &ptxas);
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= forms.len() {
+                    break;
+                }
+                let v = &forms[i];
+                let j = judge(ptxas, dir, &format!("c{w}"), v, &v.all());
+                let keys = v.keys(&v.all()).join(" ");
+                let text: Vec<&str> = j
+                    .rendered
+                    .lines
+                    .iter()
+                    .map(|&l| j.rendered.text.lines().nth(l as usize - 1).unwrap_or("").trim())
+                    .collect();
+                out.lock().unwrap()[i] = format!(
+                    "{keys}\t{:?}\t{}\t{}\tsm_{}\t{}",
+                    j.outcome,
+                    ptxas_msg(&j.ptxas),
+                    oracle_msg(&j.oracle),
+                    j.rendered.arch,
+                    text.join(" ")
+                );
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let lines = out.into_inner().unwrap();
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ptxas-census.tsv");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    eprintln!("{} forms judged: {}", lines.len(), path.display());
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/findings/ptxas-12.9-rejects.txt");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let kept = text.split(CENSUS_MARK).next().unwrap_or("").trim_end().to_string();
+    let from_kernels: std::collections::BTreeSet<&str> = kept
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let listed = census_listed(&lines, &from_kernels);
+    let fresh = format!("{kept}\n\n{CENSUS_MARK}{}", listed.join(""));
+    if std::env::var("PTXCONF_PTXAS_BLESS").as_deref() == Ok("1") {
+        std::fs::write(&file, fresh).unwrap();
+    } else {
+        assert!(
+            text == fresh,
+            "ptxas-12.9-rejects.txt's census section differs from this census (PTXCONF_PTXAS_BLESS=1 rewrites it)"
+        );
+    }
+}
+
+/// Where the census's part of `ptxas-12.9-rejects.txt` begins (the part above it comes from the
+/// conformance kernels).
+const CENSUS_MARK: &str = "# ---- census (oracle/tests/ptxas_agreement.rs `ptxas_census`) ----\n";
+
+/// ptxas's messages that refuse a form itself, whatever its operands: the modifiers together,
+/// the types together, the shape with its count. Others (vector sizes, argument counts, the sink
+/// destination) are about how the census wrote the operands, and the checker judges them.
+const GRAMMAR_MESSAGES: &[&str] = &[
+    // .m16n16 ldmatrix and .m16n8 stmatrix only with .trans.
+    "require for instruction",
+    // A form of PTX 8.7's grammar that ptxas 12.9 takes only from 8.8 on (tcgen05.mma
+    // .block_scale without .scale_vec reads as `.block32`); the checker lists it for older
+    // versions only.
+    "requires PTX ISA .version",
+    "Illegal reduction operation",
+    "requires scope with",
+    "requires order with",
+    "requires modifier",
+    "cannot be combined with",
+    "Modifier '.trans' require",
+    "State space incorrect",
+    "Illegal modifier",
+    "Incorrect no. of matrix",
+    "Unexpected instruction types",
+    ".dtype must be",
+];
+
+/// Forms (key prefix) ptxas refuses with a message about operands however they are written
+/// (tried by hand with every fragment length): mma.sp with C and D of different types
+/// ("Arguments mismatch" with D and C of two or four registers each); ldmatrix .m16n16.x4
+/// ("Incorrect no. of matrix: 4" with four registers, "Illegal vector size: 8" with eight).
+const REFUSED_WHATEVER_WRITTEN: &[(&str, &str)] = &[
+    ("mma.sp", "Arguments mismatch"),
+    ("ldmatrix.sync.aligned.m16n16.x4", "Illegal vector size"),
+];
+
+/// The census lines of forms ptxas refuses by a [`GRAMMAR_MESSAGES`] message, other than those the
+/// conformance kernels found, as `KEY MESSAGE` lines (one per form key).
+fn census_listed(lines: &[String], from_kernels: &std::collections::BTreeSet<&str>) -> Vec<String> {
+    let mut out = std::collections::BTreeMap::new();
+    for l in lines {
+        let cols: Vec<&str> = l.split('\t').collect();
+        let (Some(keys), Some(msg)) = (cols.first(), cols.get(2)) else {
+            continue;
+        };
+        let Some(key) = keys.split(' ').next().and_then(|k| k.strip_prefix("form:")) else {
+            continue;
+        };
+        let key = key.strip_prefix("listed:").unwrap_or(key);
+        let key = key.split('[').next().unwrap_or(key);
+        if from_kernels.contains(key) {
+            continue;
+        }
+        let Some(msg) = msg.strip_prefix("rejects: ") else {
+            continue;
+        };
+        let refused_whatever_written = REFUSED_WHATEVER_WRITTEN
+            .iter()
+            .any(|(k, m)| key.starts_with(k) && msg.contains(m));
+        if refused_whatever_written || GRAMMAR_MESSAGES.iter().any(|g| msg.contains(g)) {
+            let msg = msg
+                .trim_start_matches("error")
+                .trim_start()
+                .trim_start_matches(':')
+                .trim();
+            out.entry(key.to_string()).or_insert_with(|| format!("{key} {msg}\n"));
+        }
+    }
+    out.into_values().collect()
+}
+
+/// A sample of the census part of `ptxas-12.9-rejects.txt` (every 100th form): written plainly,
+/// ptxas still refuses each with the listed message, and the type checker refuses it too.
+#[test]
+fn census_listed_forms_are_refused() {
+    let Some(ptxas) = oracle::ptxas::required("the census sample") else {
+        return;
+    };
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/findings/ptxas-12.9-rejects.txt");
+    let text = std::fs::read_to_string(file).unwrap();
+    let listed: Vec<(&str, &str)> = text
+        .split(CENSUS_MARK)
+        .nth(1)
+        .unwrap_or("")
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .collect();
+    assert!(listed.len() > 1000, "{} census forms", listed.len());
+    let dir = std::env::temp_dir().join(format!("ptxconf-census-sample-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bad = Vec::new();
+    for (key, msg) in listed.iter().step_by(100) {
+        let fi = spec::vector::form_by_key(key).unwrap_or_else(|| panic!("no form {key}"));
+        let v = Variant::plain(fi).unwrap();
+        let j = judge(&ptxas, &dir, "s", &v, &v.all());
+        let refused = matches!(&j.ptxas, Ptxas::Reject(m) if m.contains(msg));
+        if !refused || !matches!(j.oracle, Oracle::Reject(_)) {
+            bad.push(format!(
+                "{key}: ptxas {}, oracle {}",
+                ptxas_msg(&j.ptxas),
+                oracle_msg(&j.oracle)
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

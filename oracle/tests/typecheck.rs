@@ -12,10 +12,6 @@
 //! it `unsup` and the oracle's message says it does not execute it. Every oracle rejection must be
 //! located on one of the snippet's own lines, with a real message.
 //!
-//! Where the oracle and `ptxas` disagree for no such reason (a checker bug), the case stays in the
-//! table marked `.bug(why)`: the main tests skip it (the ptxas test still checks its expectation)
-//! and the ignored `known_disagreements_with_ptxas` lists them for `oracle/src` to fix.
-//!
 //! Manual lines (`L4480`) are those of `ptx-isa-8.7.zh.txt`, whose numbering of §9.4's tables is
 //! two ahead of the English manual's (its Table 25 is the English Table 23).
 
@@ -44,8 +40,6 @@ struct Case {
     expect: Expect,
     sm: u32,
     version: &'static str,
-    /// A known disagreement: why the oracle is wrong (manual line, ptxas's verdict).
-    bug: Option<&'static str>,
 }
 
 fn case(name: &'static str, expect: Expect, body: &'static str) -> Case {
@@ -56,7 +50,6 @@ fn case(name: &'static str, expect: Expect, body: &'static str) -> Case {
         expect,
         sm: 80,
         version: "8.7",
-        bug: None,
     }
 }
 fn ok(name: &'static str, body: &'static str) -> Case {
@@ -80,10 +73,6 @@ impl Case {
     }
     fn module(mut self, m: &'static str) -> Case {
         self.module = m;
-        self
-    }
-    fn bug(mut self, why: &'static str) -> Case {
-        self.bug = Some(why);
         self
     }
 }
@@ -676,7 +665,7 @@ fn cases() -> Vec<Case> {
         ),
         ok("generic ld naming a shared variable", "ld.u32 %r1, [sbuf];"),
         bad("ld.global naming a local variable", "ld.global.u32 %r1, [lbuf];"),
-        // ---- known disagreements (see each `bug`)
+        // ---- once known disagreements, now fixed
         ok("add.cc and addc", "add.cc.u32 %r1, %r2, %r3;\naddc.u32 %r4, %r5, %r6;"),
         ok("constant expression", "add.s32 %r1, %r2, (1+2)*3;"),
         ok("0f literal into mov.b32", "mov.b32 %r1, 0f3f800000;"),
@@ -800,9 +789,7 @@ fn cases() -> Vec<Case> {
         ),
         unsup("cluster special register", "mov.u32 %r1, %cluster_ctarank;").sm(90),
         unsup("cluster id special register", "mov.u32 %r1, %clusterid.x;").sm(90),
-        bad("cluster special register on sm_80", "mov.u32 %r1, %cluster_ctarank;").bug(
-            "ptxas 12.9 refuses %cluster_ctarank below sm_90; the oracle has no availability for special registers yet",
-        ),
+        bad("cluster special register on sm_80", "mov.u32 %r1, %cluster_ctarank;"),
         unsup("performance counter", "mov.u32 %r1, %pm0;"),
         ok("mov of a variable plus an offset", "mov.u64 %rd1, gbuf+8;"),
         ok("cvta of a variable plus an offset", "cvta.global.u64 %rd1, gbuf+4;"),
@@ -891,26 +878,25 @@ fn the_table_is_substantial() {
     assert!(count(Expect::Valid) >= 60 && count(Expect::Invalid) >= 60);
     assert!(count(Expect::Unsupported) >= 2);
     eprintln!(
-        "{} cases: {} valid, {} invalid, {} valid but not executed by the oracle; {} known bugs",
+        "{} cases: {} valid, {} invalid, {} valid but not executed by the oracle",
         cs.len(),
         count(Expect::Valid),
         count(Expect::Invalid),
         count(Expect::Unsupported),
-        cs.iter().filter(|c| c.bug.is_some()).count()
     );
     // The template itself is valid: otherwise every `bad` case would agree vacuously.
-    assert!(cs[0].body.is_empty() && cs[0].expect == Expect::Valid && cs[0].bug.is_none());
+    assert!(cs[0].body.is_empty() && cs[0].expect == Expect::Valid);
     let mut names = std::collections::HashSet::new();
     for c in &cs {
         assert!(names.insert(c.name), "case `{}` twice", c.name);
     }
 }
 
-/// The oracle against the table (no ptxas needed): every case not marked as a known bug.
+/// The oracle against the table (no ptxas needed): every case.
 #[test]
 fn oracle_agrees_with_the_table() {
     let mut failures = Vec::new();
-    for c in cases().iter().filter(|c| c.bug.is_none()) {
+    for c in cases().iter() {
         let (text, lines) = render(c);
         if let Err(why) = check_oracle(c, &text, &lines) {
             failures.push(report(c, &text, &lines, &why));
@@ -919,34 +905,6 @@ fn oracle_agrees_with_the_table() {
     assert!(
         failures.is_empty(),
         "{} disagreements:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
-
-/// Known disagreements: each case's `bug` says what the oracle should do.
-#[test]
-#[ignore = "known oracle type-checker bugs, listed for the lead to fix in oracle/src"]
-fn known_disagreements_with_ptxas() {
-    let mut failures = Vec::new();
-    let mut fixed = Vec::new();
-    for c in cases().iter().filter(|c| c.bug.is_some()) {
-        let (text, lines) = render(c);
-        match check_oracle(c, &text, &lines) {
-            Err(why) => failures.push(format!(
-                "{}\n    BUG: {}",
-                report(c, &text, &lines, &why),
-                c.bug.unwrap()
-            )),
-            Ok(()) => fixed.push(c.name),
-        }
-    }
-    if !fixed.is_empty() {
-        eprintln!("now agreeing with ptxas (drop their `bug` marks): {}", fixed.join(", "));
-    }
-    assert!(
-        failures.is_empty(),
-        "{} known bugs:\n{}",
         failures.len(),
         failures.join("\n")
     );
@@ -987,9 +945,6 @@ fn table_and_oracle_agree_with_ptxas() {
                 ),
                 stderr.trim().replace('\n', "\n    ")
             ));
-            continue;
-        }
-        if c.bug.is_some() {
             continue;
         }
         if let Err(why) = check_oracle(c, text, lines) {

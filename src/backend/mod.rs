@@ -58,6 +58,7 @@ impl Job {
             shared_bytes: self.shared_bytes,
             limits: None,
             check: None,
+            grammar: Default::default(),
         }
     }
 

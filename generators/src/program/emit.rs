@@ -311,6 +311,12 @@ pub(super) fn build(
             stride,
             slots: std::mem::take(&mut g.slots),
         }),
+        // Forms ptxas refuses although the manual's grammar has them load under the manual's.
+        grammar: if oracle::ptxas::rejected_forms().is_subset(&cfg.exclude) {
+            oracle::check::Grammar::Ptxas
+        } else {
+            oracle::check::Grammar::Manual
+        },
     };
     // The source line of each value instruction, found in emission order.
     let mut assumed = Vec::new();

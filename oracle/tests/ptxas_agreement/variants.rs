@@ -389,6 +389,21 @@ pub struct Rendered {
 }
 
 impl Variant {
+    /// Form `fi` written plainly under its own minimum target, with no twist (the census), or
+    /// `None` for forms of the sections the writer cannot form.
+    pub fn plain(fi: usize) -> Option<Variant> {
+        let f = &catalog().forms[fi];
+        if section_excluded(catalog().sections[catalog().rows[f.row].section].id) {
+            return None;
+        }
+        Some(Variant {
+            index: fi as u64,
+            insts: vec![fi],
+            target: base_target(f),
+            twists: Vec::new(),
+        })
+    }
+
     pub fn all(&self) -> Keep {
         Keep {
             insts: vec![true; self.insts.len()],
@@ -796,7 +811,7 @@ pub fn hint_slots(f: &Form) -> Vec<(usize, Vec<&'static str>)> {
 fn is_address(f: &Form, o: &spec::catalog::Operand) -> bool {
     let bits = o.ty.bits();
     (bits == 64 && matches!(o.name, "addr" | "mbar" | "dst" | "src") && f.opcode != "redux")
-        || (bits == 32 && (o.name == "taddr" || o.name.ends_with("_tmem")))
+        || (bits == 32 && (o.name == "taddr" || o.name.ends_with("_tmem")) && f.mods.first() != Some(&"dealloc"))
 }
 
 /// The state-space variable an address of `f` naturally names.
@@ -1316,9 +1331,14 @@ fn render_inst(c: &mut Ctx, fi: usize, twists: &[&Twist]) -> String {
                 continue;
             }
         }
-        let text = if is_address(f, o) {
+        let text = if o.flags.sink && tw.is_none() {
+            "_".to_string()
+        } else if is_address(f, o) {
             let base = if space_var(f) == "kp" && f.opcode != "st" {
                 "kp".to_string()
+            } else if o.ty.bits() == 32 {
+                // Tensor-memory addresses are 32-bit (§9.7.16.2).
+                c.reg(Type::B32)
             } else {
                 c.addr_reg()
             };
@@ -1374,7 +1394,11 @@ fn render_inst(c: &mut Ctx, fi: usize, twists: &[&Twist]) -> String {
                     // member carries the name, the others are dropped below.
                     let g = o.group.unwrap_or(0);
                     let len = ops.iter().filter(|p| p.group == Some(g)).count();
-                    let len = if len == 1 { group_len(f) } else { len };
+                    let len = if len == 1 {
+                        spec::catalog::fragment::length(f, o).unwrap_or_else(|| group_len(f))
+                    } else {
+                        len
+                    };
                     group_sizes.push((g, len));
                     if len == 2 || len == 4 {
                         c.regs.vector(len, class)
@@ -1387,11 +1411,11 @@ fn render_inst(c: &mut Ctx, fi: usize, twists: &[&Twist]) -> String {
         };
         texts.push(Some(text));
     }
-    // A one-operand group stands for `xN` registers (`ldmatrix .x4 {r}`).
+    // A one-operand group stands for a fragment (`mma {d}`) or `xN` registers (`ldmatrix .x4 {r}`).
     for (k, o) in ops.iter().enumerate() {
         if let (Some(g), Some(Some(t))) = (o.group, texts.get(k)) {
             let members = ops.iter().filter(|p| p.group == Some(g)).count();
-            let n = group_len(f);
+            let n = spec::catalog::fragment::length(f, o).unwrap_or_else(|| group_len(f));
             if members == 1 && n > 1 && twist_of(k).is_none() {
                 let mut rs = vec![t.clone()];
                 rs.extend((1..n).map(|_| c.reg(o.ty)));

@@ -26,6 +26,7 @@
 //! byte/half selector suffix allowed, video), `cc` (the carry flag CC.CF), `reg` (a register,
 //! never an immediate).
 
+pub mod fragment;
 pub mod pattern;
 pub mod write;
 
@@ -192,6 +193,9 @@ pub struct OperandFlags {
     /// Must be a register, never an immediate (the SIMD video sources: ptxas 12.9 says
     /// "Incorrect video selector" for a constant there).
     pub reg: bool,
+    /// A destination that must be the sink `_` (the instruction returns nothing there:
+    /// `mbarrier.arrive.shared::cluster.b64 _, [a]`).
+    pub sink: bool,
 }
 
 /// One operand of a form, with its type resolved for that form.
@@ -663,6 +667,28 @@ impl Catalog {
     pub fn family_of(&self, form: &Form) -> &Family {
         &self.families[self.section_of(form).family]
     }
+
+    /// ptxas 12.9's message when it refuses a form the manual's grammar has (`set.num.f16.s16`,
+    /// `mbarrier.arrive.cta.b64`): the list `corpus/findings/ptxas-12.9-rejects.txt`, measured by
+    /// assembling every form (its header says how). The form stays in the catalog, which follows
+    /// the manual; the type checker and the backends read this to follow ptxas.
+    pub fn ptxas_rejects(&self, form: &Form) -> Option<&'static str> {
+        ptxas_rejects_list()
+            .get(crate::vector::form_key(form).as_str())
+            .copied()
+    }
+}
+
+/// Form key → ptxas's message, from `corpus/findings/ptxas-12.9-rejects.txt` (`KEY MESSAGE` lines).
+pub fn ptxas_rejects_list() -> &'static HashMap<&'static str, &'static str> {
+    static LIST: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+    LIST.get_or_init(|| {
+        include_str!("../../../corpus/findings/ptxas-12.9-rejects.txt")
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| l.split_once(' ').unwrap_or((l, "")))
+            .collect()
+    })
 }
 
 /// Substitutes `$NAME` by the text of the file's `@let NAME = text` (shared hint lists and shape
@@ -730,6 +756,7 @@ fn resolve_operands(
                     "sel" => flags.sel = true,
                     "cc" => flags.cc = true,
                     "reg" => flags.reg = true,
+                    "sink" => flags.sink = true,
                     _ => return Err(format!("unknown operand flag `{f}`")),
                 }
             }

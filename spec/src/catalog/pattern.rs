@@ -240,10 +240,23 @@ pub struct Order<'a> {
 
 impl Order<'_> {
     fn is_free(&self, t: &str) -> bool {
-        self.free.contains(&t) || t.starts_with("L1::") || t.starts_with("L2::")
+        self.free.iter().any(|f| glob(f, t)) || t.starts_with("L1::") || t.starts_with("L2::")
     }
     fn is_space(&self, t: &str) -> bool {
         self.spaces.contains(&t)
+    }
+}
+
+/// `*` in `pat` matches any run of characters (`m*n*k*` matches `m16n8k16`, not `m8n8`).
+fn glob(pat: &str, t: &str) -> bool {
+    match pat.split_once('*') {
+        None => pat == t,
+        Some((head, rest)) => {
+            let Some(t) = t.strip_prefix(head) else { return false };
+            (0..=t.len())
+                .filter(|&i| t.is_char_boundary(i))
+                .any(|i| glob(rest, &t[i..]))
+        }
     }
 }
 
