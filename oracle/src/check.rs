@@ -1170,6 +1170,11 @@ impl FuncCx<'_> {
                 }
             }
         }
+        // Packed types take registers only (ptxas 12.9: `add.f16x2 d, a, 0x3c003c00`,
+        // `min.u16x2 d, a, 5`: "Arguments mismatch").
+        if ty.lanes > 1 {
+            return terr(loc, format!("packed `.{ty}` operands take registers, not constants"));
+        }
         match ty.kind {
             // A bit-size operand takes a float literal's bits: `0f` for 32 bits, `0d` for 64
             // (`mov.b32 %r, 0f3f800000`, which LLVM emits).
@@ -1297,11 +1302,38 @@ impl FuncCx<'_> {
         // it as their data operand: `elements`).
         // (`mov.f32 %f1, {%f2}` is "Argument vector size mismatch": bit types only.) A whole
         // vector register in a `mov` is its elements (`mov.b32 %v, %r` with `.v4 .b8 %v`).
-        let unwrapped;
+        let (unwrapped, unwrapped_bf16);
         let bits_mov = i.opcode == "mov" && i.mods.iter().any(|m| m.starts_with('b') && Type::parse(m).is_some());
         let one_element = |o: &Operand| matches!(o, Operand::Vector(v) if v.len() == 1);
         let vec_reg =
             |o: &Operand| matches!(o, Operand::Expr(Expr::Name(n)) if matches!(self.lookup(n), Some(Sym::VecReg(_))));
+        // `{x}` beside a real vector is not a register: "Illegal vector-vector operands for
+        // vector-scalar or scalar-vector mov".
+        let many = i
+            .operands
+            .iter()
+            .any(|o| matches!(o, Operand::Vector(v) if v.len() > 1));
+        if i.opcode == "mov" && many && i.operands.iter().any(one_element) {
+            return terr(loc, "`mov` cannot pair a one-element vector `{x}` with a vector");
+        }
+        // ptxas also reads `{x}` as `x` for the sources of the `.bf16`/`.bf16x2` instructions
+        // (`neg.bf16 d, {a}`, `ex2.approx.ftz.bf16`, `setp.gtu.and.bf16x2`), not of `.f16` ones.
+        let bf16 = i.opcode != "mov" && i.mods.iter().any(|m| m == "bf16" || m == "bf16x2");
+        let has_dst = !matches!(i.operands.first(), Some(Operand::Address(_)));
+        let i = if bf16 && has_dst && i.operands.iter().skip(1).any(one_element) {
+            let mut j = i.clone();
+            for o in j.operands.iter_mut().skip(1) {
+                if let Operand::Vector(v) = o {
+                    if v.len() == 1 {
+                        *o = v.remove(0);
+                    }
+                }
+            }
+            unwrapped_bf16 = j;
+            &unwrapped_bf16
+        } else {
+            i
+        };
         let i = if i.opcode == "mov" && i.operands.iter().any(|o| bits_mov && one_element(o) || vec_reg(o)) {
             let mut j = i.clone();
             for o in &mut j.operands {
@@ -1364,6 +1396,20 @@ impl FuncCx<'_> {
                     self.ck.target
                 ),
             );
+        }
+        // Hints with their own availability (`.L2::cache_hint`: PTX 7.4, sm_80).
+        for m in &i.mods {
+            if let Some((v, t)) = cat.hint_needs(m) {
+                if version < v || self.ck.sm < t.sm {
+                    return terr(
+                        loc,
+                        format!(
+                            "`.{m}` requires PTX ISA {v} and {t} (the module declares PTX ISA {}.{} and {})",
+                            self.ck.version.0, self.ck.version.1, self.ck.target
+                        ),
+                    );
+                }
+            }
         }
         // Forms of the manual's grammar that ptxas refuses: refused as ptxas does, unless asked
         // for the manual's grammar.
@@ -1537,14 +1583,11 @@ impl FuncCx<'_> {
             .count();
         for (k, (o, slot)) in written.iter().zip(&slots).enumerate() {
             let grouped = slot[0].group.is_some();
-            // A destination is a register, a vector of them, `p|q` or `_`, never a constant; a
-            // predicate result is not discarded (`mbarrier.try_wait _, ...`: ptxas 12.9 "Result
-            // discard mode is not allowed").
-            if k < outputs && matches!(o, Operand::Sink) && slot[0].ty.kind == Kind::Pred {
-                return terr(
-                    loc,
-                    format!("`{}` cannot discard its predicate result with `_`", form.name),
-                );
+            // A destination is a register, a vector of them, `p|q`, or `_` where the catalog
+            // allows it (`mbarrier.try_wait _, ...`, `mapa _, ...`: ptxas 12.9 "Result discard
+            // mode is not allowed").
+            if k < outputs && matches!(o, Operand::Sink) && !slot[0].flags.sink && !slot[0].flags.discard {
+                return terr(loc, format!("`{}` cannot discard its result with `_`", form.name));
             }
             // A destination the instruction does not write (L18749-18750: an arrive on a
             // `.shared::cluster` mbarrier returns no state).
@@ -1567,6 +1610,12 @@ impl FuncCx<'_> {
             match o {
                 // (A `.vN` form's data operand is a vector though the catalog writes one
                 // operand: `multimem.st.v2.f32 [a], {x, y}`.)
+                // The data a store writes may be `{x}` (ptxas 12.9: `st.async [a], {b}, [m]`,
+                // `multimem.st.f64 [a], {b}`, `st.bulk [a], n, {0}`).
+                Operand::Vector(v)
+                    if v.len() == 1
+                        && matches!(slot[0].name, "b" | "initval")
+                        && (form.opcode == "st" || form.mods.first() == Some(&"st")) => {}
                 Operand::Vector(_) if !grouped && form.var("vec").is_none() => {
                     return terr(loc, format!("`{}` takes no vector operand `{{...}}` there", form.name));
                 }
@@ -1623,8 +1672,16 @@ impl FuncCx<'_> {
             // (as for the executed loads and stores).
             if let Operand::Address(_) = o {
                 if let Ok((addr, sym)) = self.addr(o, loc) {
-                    let space = Self::space_of(form);
-                    if form.var("ss").is_some() || sym.is_some_and(|v| !matches!(v, Space::Global | Space::Shared)) {
+                    // A copy's `dst`/`src` has its own space (`cp.async.shared.global`).
+                    let own = form.var(slot[0].name).filter(|_| matches!(slot[0].name, "dst" | "src"));
+                    let space = match own {
+                        Some(s) => Self::space_named(s),
+                        None => Self::space_of(form),
+                    };
+                    if own.is_some()
+                        || form.var("ss").is_some()
+                        || sym.is_some_and(|v| !matches!(v, Space::Global | Space::Shared))
+                    {
                         self.check_space(space, sym, loc)?;
                     }
                     immediate_address_ok(addr, sym, space, loc)?;
@@ -1680,8 +1737,16 @@ impl FuncCx<'_> {
         match o {
             Operand::Expr(e) if slot.len() == 1 => one(e, slot[0].ty),
             Operand::Vector(v) => {
+                let fragment = slot.len() == 1 && fragment::length(form, slot[0]).is_some();
                 for (j, e) in v.iter().enumerate() {
                     if let Operand::Expr(e) = e {
+                        // A matrix fragment is registers (ptxas 12.9: "Arguments mismatch").
+                        if fragment && !matches!(e, Expr::Name(_)) {
+                            return terr(
+                                loc,
+                                format!("the fragment `{}` of `{}` takes registers", slot[0].name, form.name),
+                            );
+                        }
                         one(e, slot.get(j).unwrap_or(&slot[0]).ty)?;
                     }
                 }
@@ -1749,7 +1814,12 @@ impl FuncCx<'_> {
     }
 
     fn space_of(form: &Form) -> Space {
-        match form.var("ss").unwrap_or("") {
+        Self::space_named(form.var("ss").unwrap_or(""))
+    }
+
+    /// `shared::cta` → `.shared`; anything else not a space → generic.
+    fn space_named(s: &str) -> Space {
+        match s {
             s if s.starts_with("global") => Space::Global,
             s if s.starts_with("shared") => Space::Shared,
             s if s.starts_with("local") => Space::Local,
@@ -1885,6 +1955,7 @@ impl FuncCx<'_> {
     fn atom(&self, i: &Instr, form: &Form) -> Result<Op> {
         let loc = i.loc;
         let Some(op) = spec::atom::AtomOp::of(form) else {
+            self.shape(i, form)?;
             return terr(
                 loc,
                 format!("`{}` is valid PTX, but the oracle does not execute it yet", form.name),
@@ -1892,6 +1963,7 @@ impl FuncCx<'_> {
         };
         let ty = op.ty();
         if ty.bits() > 64 {
+            self.shape(i, form)?;
             return terr(
                 loc,
                 format!("`.{ty}` atomics are not supported by the oracle yet (registers are at most 64 bits)"),
@@ -2279,12 +2351,12 @@ impl FuncCx<'_> {
             }
         }
         // `_` for a destination (L4266: "for some instructions"), as ptxas 12.9 takes it: a
-        // whole result only where the form writes a pair of predicates (`setp _, a, b`; not
-        // `not.pred`, `testp`, `vote`: "Result discard mode is not allowed"); in `p|q` the first
+        // whole result only where the catalog says `+discard` (`setp _, a, b`; not `not.pred`,
+        // `testp`, `vote`, `isspacep`: "Result discard mode is not allowed"); in `p|q` the first
         // anywhere, the second where the pair is of predicates or it is optional (`elect.sync
         // d|_`: "Predicate output expected").
         let pred_pair = form.outputs.len() == 2 && form.outputs.iter().all(|o| o.ty.kind == Kind::Pred);
-        if matches!(i.operands.first(), Some(Operand::Sink)) && !pred_pair {
+        if matches!(i.operands.first(), Some(Operand::Sink)) && !form.outputs.first().is_some_and(|o| o.flags.discard) {
             return terr(loc, format!("`{}` cannot discard its result with `_`", form.name));
         }
         if let Some(Operand::Pair(_, b)) = i.operands.first() {

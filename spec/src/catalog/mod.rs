@@ -15,7 +15,8 @@
 //! list, a shape list), so long lists are written once.
 //! `@fixed OPCODE MOD...` names modifiers that must be written right after the opcode, `@free
 //! MOD...` the qualifiers that may stand anywhere, `@space MOD...` the state spaces (anywhere, in
-//! their order): how ptxas reads modifiers out of the syntax's order (`order.forms`,
+//! their order), `@repeat MOD...` the qualifiers that may be written twice: how ptxas reads
+//! modifiers out of the syntax's order (`order.forms`,
 //! [`pattern::matches_unordered`]; `mul.s32.lo` is an error, `add.rn.f32.ftz` is not).
 //! A form row is `pattern ; operands ; min PTX ; min target ; class[+flag...]` (classes: `exact`
 //! `approx` `approx-nobound` `memory` `multi-thread` `opaque` `control`; flags: [`ROW_FLAGS`]).
@@ -196,6 +197,10 @@ pub struct OperandFlags {
     /// A destination that must be the sink `_` (the instruction returns nothing there:
     /// `mbarrier.arrive.shared::cluster.b64 _, [a]`).
     pub sink: bool,
+    /// A destination that may be the sink `_` (L4266: "for some instructions"; ptxas 12.9
+    /// takes it for `setp`'s predicates and `mbarrier.arrive`'s state, and refuses it elsewhere:
+    /// "Result discard mode is not allowed").
+    pub discard: bool,
 }
 
 /// One operand of a form, with its type resolved for that form.
@@ -332,10 +337,12 @@ pub struct Catalog {
     free: Vec<&'static str>,
     /// `@space` lines: state spaces, which keep their order among themselves.
     spaces: Vec<&'static str>,
-    /// `@once` lines: free qualifiers that may not be repeated (rounding, `.ftz`, `.aligned`).
-    once: Vec<&'static str>,
+    /// `@repeat` lines: the free qualifiers ptxas 12.9 takes written twice (`.uni`, `.sat`).
+    repeat: Vec<&'static str>,
     /// `@target` lines: the PTX ISA version that introduced each target.
     targets: Vec<(Target, PtxVersion)>,
+    /// `@hint` lines: a performance hint's own PTX version and least target.
+    hint_needs: Vec<(&'static str, PtxVersion, Target)>,
 }
 
 /// The catalog, built from the table on first use.
@@ -374,8 +381,9 @@ impl Catalog {
             fixed: HashMap::new(),
             free: Vec::new(),
             spaces: Vec::new(),
-            once: Vec::new(),
+            repeat: Vec::new(),
             targets: Vec::new(),
+            hint_needs: Vec::new(),
         };
         for (file, text) in tables {
             let mut lets: Vec<(&'static str, &'static str)> = Vec::new();
@@ -410,10 +418,18 @@ impl Catalog {
                     let t = Target::parse(t).ok_or_else(|| at(format!("bad target `{t}`")))?;
                     let v = PtxVersion::parse(v).ok_or_else(|| at(format!("bad PTX version `{v}`")))?;
                     cat.targets.push((t, v));
+                } else if let Some(rest) = l.strip_prefix("@hint") {
+                    let w: Vec<&'static str> = rest.split_whitespace().collect();
+                    let [h, v, t] = w[..] else {
+                        return Err(at("@hint needs a hint, a PTX version and a target".into()));
+                    };
+                    let v = PtxVersion::parse(v).ok_or_else(|| at(format!("bad PTX version `{v}`")))?;
+                    let t = Target::parse(t).ok_or_else(|| at(format!("bad target `{t}`")))?;
+                    cat.hint_needs.push((h, v, t));
                 } else if let Some(rest) = l.strip_prefix("@free") {
                     cat.free.extend(rest.split_whitespace());
-                } else if let Some(rest) = l.strip_prefix("@once") {
-                    cat.once.extend(rest.split_whitespace());
+                } else if let Some(rest) = l.strip_prefix("@repeat") {
+                    cat.repeat.extend(rest.split_whitespace());
                 } else if let Some(rest) = l.strip_prefix("@space") {
                     cat.spaces.extend(rest.split_whitespace());
                 } else if let Some(rest) = l.strip_prefix("@family") {
@@ -613,15 +629,15 @@ impl Catalog {
                 return Ok(Found { forms, hints: m.hints });
             }
         }
-        // A free qualifier written twice (`ret.uni.uni`, `add.sat.sat.s32`) is taken once by
-        // ptxas 12.9; a rounding modifier twice is "Multiple rounding modifiers specified", and
-        // another modifier twice "Multiple .alias modifiers specified" (`order.forms` @once).
+        // A few qualifiers written twice (`ret.uni.uni`, `add.sat.sat.s32`) are taken once by
+        // ptxas 12.9 (`order.forms` @repeat); any other twice is an error ("Multiple rounding
+        // modifiers specified", "Duplicate .nc modifier", "Multiple shuffle modifiers").
         let mut seen = Vec::new();
         let dedup: Vec<&str> = toks
             .iter()
             .copied()
             .filter(|t| {
-                let dup = seen.contains(t) && self.free.contains(t) && !self.once.contains(t);
+                let dup = seen.contains(t) && self.repeat.contains(t);
                 seen.push(*t);
                 !dup
             })
@@ -654,6 +670,15 @@ impl Catalog {
 
     /// The PTX ISA version that introduced `.target t` (`targets.forms`: the 8.7 manual's
     /// table, and the PTX 8.8 targets ptxas 12.9 knows), if listed.
+    /// What a performance hint (`L2::cache_hint`) needs besides its form: a PTX version and a
+    /// least target (`@hint` lines of `targets.forms`).
+    pub fn hint_needs(&self, hint: &str) -> Option<(PtxVersion, Target)> {
+        self.hint_needs
+            .iter()
+            .find(|(h, _, _)| *h == hint)
+            .map(|&(_, v, t)| (v, t))
+    }
+
     pub fn target_version(&self, t: Target) -> Option<PtxVersion> {
         self.targets.iter().find(|(x, _)| *x == t).map(|(_, v)| *v)
     }
@@ -757,6 +782,7 @@ fn resolve_operands(
                     "cc" => flags.cc = true,
                     "reg" => flags.reg = true,
                     "sink" => flags.sink = true,
+                    "discard" => flags.discard = true,
                     _ => return Err(format!("unknown operand flag `{f}`")),
                 }
             }
