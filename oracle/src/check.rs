@@ -1397,6 +1397,15 @@ impl FuncCx<'_> {
                 ),
             );
         }
+        // `_` for a whole first destination only where a form allows it (`+discard`, `+sink`;
+        // ptxas 12.9 "Result discard mode is not allowed for instruction 'isspacep'").
+        if matches!(i.operands.first(), Some(Operand::Sink))
+            && !avail
+                .iter()
+                .any(|f| f.outputs.first().is_some_and(|o| o.flags.discard || o.flags.sink))
+        {
+            return terr(loc, format!("`{name}` cannot discard its result with `_`"));
+        }
         // Hints with their own availability (`.L2::cache_hint`: PTX 7.4, sm_80).
         for m in &i.mods {
             if let Some((v, t)) = cat.hint_needs(m) {
@@ -1487,7 +1496,12 @@ impl FuncCx<'_> {
             // The address of a prefetch is checked as a load's (space, immediate, width).
             "prefetch" | "prefetchu" => {
                 if let Some(a) = i.operands.iter().find(|o| matches!(o, Operand::Address(_))) {
-                    self.mem_addr(a, avail[0], loc)?;
+                    let (_, space) = self.mem_addr(a, avail[0], loc)?;
+                    // prefetchu takes a generic address only (ptxas 12.9: "Non-generic address
+                    // is not supported as operand for prefetchu", for `[lbuf]`).
+                    if i.opcode == "prefetchu" && space != Space::Generic {
+                        return terr(loc, "`prefetchu` takes a generic address, not a `.local` variable's");
+                    }
                 }
                 Op::Nop
             }
@@ -1612,10 +1626,12 @@ impl FuncCx<'_> {
                 // operand: `multimem.st.v2.f32 [a], {x, y}`.)
                 // The data a store writes may be `{x}` (ptxas 12.9: `st.async [a], {b}, [m]`,
                 // `multimem.st.f64 [a], {b}`, `st.bulk [a], n, {0}`).
+                // (Not the st.async forms without an mbarrier: "Vector operand is not allowed".)
                 Operand::Vector(v)
                     if v.len() == 1
                         && matches!(slot[0].name, "b" | "initval")
-                        && (form.opcode == "st" || form.mods.first() == Some(&"st")) => {}
+                        && (form.opcode == "st" || form.mods.first() == Some(&"st"))
+                        && (form.mods.first() != Some(&"async") || form.inputs.iter().any(|o| o.name == "mbar")) => {}
                 Operand::Vector(_) if !grouped && form.var("vec").is_none() => {
                     return terr(loc, format!("`{}` takes no vector operand `{{...}}` there", form.name));
                 }
@@ -1672,6 +1688,11 @@ impl FuncCx<'_> {
             // (as for the executed loads and stores).
             if let Operand::Address(_) = o {
                 if let Ok((addr, sym)) = self.addr(o, loc) {
+                    // `+reg` on an address: a register (plus an offset), never a variable
+                    // (st.bulk; ptxas 12.9: "Argument 1 of instruction 'add': must be register").
+                    if slot[0].flags.reg && !matches!(addr, Addr::Reg(..)) {
+                        return terr(loc, format!("the address of `{}` must be a register", form.name));
+                    }
                     // A copy's `dst`/`src` has its own space (`cp.async.shared.global`).
                     let own = form.var(slot[0].name).filter(|_| matches!(slot[0].name, "dst" | "src"));
                     let space = match own {
@@ -1685,6 +1706,14 @@ impl FuncCx<'_> {
                         self.check_space(space, sym, loc)?;
                     }
                     immediate_address_ok(addr, sym, space, loc)?;
+                    if let Addr::Reg(r, _) = addr {
+                        if slot[0].flags.wide && space == Space::Generic && self.reg_bits(r) == 32 {
+                            return terr(
+                                loc,
+                                format!("a generic address of `{}` must be a 64-bit register (ptxas 12.9: 32-bit addressing is not supported)", form.name),
+                            );
+                        }
+                    }
                 }
             }
             let mut names = Vec::new();
@@ -1724,6 +1753,36 @@ impl FuncCx<'_> {
                     loc,
                     format!("`{}` takes the name of a variable or function there", form.name),
                 );
+            }
+            // `+reg`: a register, never a constant or a variable (`stackrestore`: "Result
+            // register required"; a wgmma descriptor: "must be register").
+            if slot[0].flags.reg && !reg {
+                return terr(
+                    loc,
+                    format!("operand `{}` of `{}` must be a register", slot[0].name, form.name),
+                );
+            }
+            // The manual's ranges for constants (`in=`, `mul=`): ptxas refuses others.
+            if let Some(v) = const_int(e) {
+                let f = slot[0].flags;
+                let out_of_range = f.range.is_some_and(|(lo, hi)| v < lo || v > hi);
+                let not_multiple = f.multiple.is_some_and(|m| v.rem_euclid(m as i64) != 0);
+                if out_of_range || not_multiple {
+                    return terr(
+                        loc,
+                        format!(
+                            "operand `{}` of `{}` must be {}, not {v}",
+                            slot[0].name,
+                            form.name,
+                            match (f.range, f.multiple) {
+                                (Some((lo, hi)), Some(m)) => format!("a multiple of {m} in {lo}..={hi}"),
+                                (Some((lo, hi)), None) => format!("in {lo}..={hi}"),
+                                (None, Some(m)) => format!("a multiple of {m}"),
+                                (None, None) => unreachable!(),
+                            }
+                        ),
+                    );
+                }
             }
             if other_name || slot[0].flags.imm || slot[0].flags.sel {
                 return Ok(());
@@ -1814,17 +1873,23 @@ impl FuncCx<'_> {
     }
 
     fn space_of(form: &Form) -> Space {
-        Self::space_named(form.var("ss").unwrap_or(""))
+        // `<ss:...>`, or a space the pattern writes as a word (`ld.global.nc`).
+        let word = form
+            .mods
+            .iter()
+            .copied()
+            .find(|m| Self::space_named(m) != Space::Generic);
+        Self::space_named(form.var("ss").or(word).unwrap_or(""))
     }
 
     /// `shared::cta` → `.shared`; anything else not a space → generic.
     fn space_named(s: &str) -> Space {
         match s {
-            s if s.starts_with("global") => Space::Global,
-            s if s.starts_with("shared") => Space::Shared,
-            s if s.starts_with("local") => Space::Local,
-            s if s.starts_with("const") => Space::Const,
-            s if s.starts_with("param") => Space::Param,
+            "global" => Space::Global,
+            "shared" | "shared::cta" | "shared::cluster" => Space::Shared,
+            "local" => Space::Local,
+            "const" => Space::Const,
+            "param" | "param::entry" | "param::func" => Space::Param,
             _ => Space::Generic,
         }
     }
@@ -1930,8 +1995,11 @@ impl FuncCx<'_> {
         match (space, sym) {
             (s, Some(v)) if s == v => Ok(s),
             // ptxas 12.9 names `.global` and `.shared` variables in generic accesses, not
-            // `.const` ones ("State space mismatch"), nor `.local`/`.param` ones.
+            // `.const` ones ("State space mismatch"), nor `.param` ones.
             (Space::Generic, Some(Space::Global | Space::Shared)) => Ok(Space::Generic),
+            // A `.local` variable too (`ld.u32 d, [lbuf]`, `st.mmio... [lbuf]`): the access is the
+            // `.local` one at that offset, which is where the generic address would land.
+            (Space::Generic, Some(Space::Local)) => Ok(Space::Local),
             (Space::Generic, Some(v)) => terr(
                 loc,
                 format!(
@@ -2074,6 +2142,14 @@ impl FuncCx<'_> {
                     _ => unreachable!(),
                 }
             }
+            // ptxas 12.9 takes a function's name too in `cvta.to` (`cvta.to.shared::cta.u64 d,
+            // f`): its address, as `mov` gives it (`cvta.shared d, f`: "State space mismatch").
+            Operand::Expr(Expr::Name(n)) if !to_generic && matches!(self.lookup(n), Some(Sym::Func(_))) => {
+                match self.lookup(n) {
+                    Some(Sym::Func(f)) => Src::Imm(mem::FUNC_BASE + 16 * *f as u64),
+                    _ => unreachable!(),
+                }
+            }
             a => self.src(a, ty, false, loc)?,
         };
         Ok(Op::Cvta {
@@ -2096,10 +2172,14 @@ impl FuncCx<'_> {
         let [d, a] = &i.operands[..] else {
             return terr(loc, "`isspacep` takes a predicate and an address");
         };
+        // `a` is a `.u32` or `.u64` address (L13476): a 32-bit register is taken zero-extended
+        // (ptxas 12.9 takes it in a 64-bit module too).
+        let narrow = matches!(a, Operand::Expr(Expr::Name(n)) if matches!(self.lookup(n), Some(Sym::Reg { ty, .. }) if ty.bits() == 32));
+        let aty = Type::parse(if narrow { "u32" } else { "u64" }).unwrap();
         Ok(Op::Isspacep {
             space,
             d: self.dst(d, Type::parse("pred").unwrap(), false, loc)?,
-            a: self.src(a, Type::parse("u64").unwrap(), false, loc)?,
+            a: self.src(a, aty, false, loc)?,
         })
     }
 
@@ -2291,13 +2371,16 @@ impl FuncCx<'_> {
         if matches!(id, Src::Imm(b) if b >= 16) {
             return terr(loc, "barriers are numbered 0 to 15 (L17006)");
         }
-        Ok(Op::Bar {
-            op,
-            id,
-            count: count.map(|c| self.src(c, u32t, false, loc)).transpose()?,
-            pred,
-            d,
-        })
+        let count = count.map(|c| self.src(c, u32t, false, loc)).transpose()?;
+        // "When a thread count is given, it must be a multiple of the warp size" (L17010); a
+        // constant one is refused when written (ptxas 12.9), a register one at run time.
+        if matches!(count, Some(Src::Imm(b)) if b % 32 != 0) {
+            return terr(
+                loc,
+                "the thread count of a barrier must be a multiple of the warp size (L17010)",
+            );
+        }
+        Ok(Op::Bar { op, id, count, pred, d })
     }
 
     /// A value-level form: bind the written operands to a form's outputs and inputs.
@@ -2464,6 +2547,20 @@ impl FuncCx<'_> {
                 return terr(loc, format!("`{}` is missing operand `{}`", form.name, fo.name));
             };
             k += 1;
+            // In a SIMD video source (`+reg`) `%v.x` reads as register `%v` with a selector
+            // (ptxas 12.9: "Incorrect video selector"), not as an element of a vector register;
+            // the scalar video instructions take the element.
+            if let Operand::Expr(Expr::Name(n)) = o {
+                let element = n
+                    .rsplit_once('.')
+                    .is_some_and(|(b, _)| matches!(self.lookup(b), Some(Sym::VecReg(_))));
+                if fo.flags.reg && element {
+                    return terr(
+                        loc,
+                        format!("`{n}` in a video instruction reads as a selector, not a vector element; copy the element first"),
+                    );
+                }
+            }
             if j < nout {
                 // A video destination's selector or mask (`d.b2`, `d.h10`) is part of the
                 // instruction's meaning (the spec merges into `c`, L30910), not of the register.

@@ -69,6 +69,30 @@ JOIN:
     }
 }
 
+/// A generic access naming a `.local` variable (ptxas 12.9 takes it) reads and writes the
+/// thread's own copy, the same bytes `ld.local` and a `cvta`'d generic address reach.
+#[test]
+fn generic_accesses_naming_a_local_variable_reach_the_threads_copy() {
+    let body = format!(
+        "{PROLOGUE}
+    .local .align 4 .b32 lbuf[2];
+    add.u32 %r4, %r1, 100;
+    st.u32 [lbuf+4], %r4;
+    ld.local.u32 %r5, [lbuf+4];
+    cvta.local.u64 %rd4, lbuf;
+    ld.u32 %r6, [%rd4+4];
+    ld.u32 %r7, [lbuf+4];
+    add.u32 %r5, %r5, %r6;
+    add.u32 %r5, %r5, %r7;
+    st.global.u32 [%rd3], %r5;
+    ret;"
+    );
+    let out = words(&run(&body, 1, 64, 256, "").unwrap());
+    for (t, &v) in out.iter().enumerate() {
+        assert_eq!(v, 3 * (t as u32 + 100), "thread {t}");
+    }
+}
+
 #[test]
 fn a_data_dependent_loop_per_lane() {
     // Each lane loops tid times; lanes leave the loop at different iterations.

@@ -665,6 +665,8 @@ fn cases() -> Vec<Case> {
         ),
         ok("generic ld naming a shared variable", "ld.u32 %r1, [sbuf];"),
         bad("ld.global naming a local variable", "ld.global.u32 %r1, [lbuf];"),
+        ok("generic ld naming a local variable", "ld.u32 %r1, [lbuf];"),
+        ok("generic st naming a local variable", "st.u32 [lbuf+4], %r1;"),
         // ---- once known disagreements, now fixed
         ok("add.cc and addc", "add.cc.u32 %r1, %r2, %r3;\naddc.u32 %r4, %r5, %r6;"),
         ok("constant expression", "add.s32 %r1, %r2, (1+2)*3;"),

@@ -197,6 +197,15 @@ pub struct OperandFlags {
     /// A destination that must be the sink `_` (the instruction returns nothing there:
     /// `mbarrier.arrive.shared::cluster.b64 _, [a]`).
     pub sink: bool,
+    /// A constant written there must lie in this range (`in=1..1048575`: an mbarrier's
+    /// expected arrival count, L18418-18422).
+    pub range: Option<(i64, i64)>,
+    /// A constant written there must be a multiple of this (`mul=16`: a bulk copy's size,
+    /// L14483).
+    pub multiple: Option<u32>,
+    /// An address that, generic, must be a 64-bit register (the mbarrier instructions: ptxas
+    /// 12.9 "32-Bit ABI ... is not supported"; loads and stores check this on their own).
+    pub wide: bool,
     /// A destination that may be the sink `_` (L4266: "for some instructions"; ptxas 12.9
     /// takes it for `setp`'s predicates and `mbarrier.arrive`'s state, and refuses it elsewhere:
     /// "Result discard mode is not allowed").
@@ -783,6 +792,17 @@ fn resolve_operands(
                     "reg" => flags.reg = true,
                     "sink" => flags.sink = true,
                     "discard" => flags.discard = true,
+                    "wide" => flags.wide = true,
+                    f if f.starts_with("in=") => {
+                        let (lo, hi) = f[3..]
+                            .split_once("..")
+                            .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+                            .ok_or_else(|| format!("bad range flag `{f}` (in=LO..HI)"))?;
+                        flags.range = Some((lo, hi));
+                    }
+                    f if f.starts_with("mul=") => {
+                        flags.multiple = Some(f[4..].parse().map_err(|_| format!("bad flag `{f}` (mul=N)"))?);
+                    }
                     _ => return Err(format!("unknown operand flag `{f}`")),
                 }
             }

@@ -266,9 +266,10 @@ fn glob(pat: &str, t: &str) -> bool {
 /// - types (`s32`, `f16x2`: whatever [`crate::types::Type::parse`] reads) keep their written
 ///   order, since it means something (`cvt.f32.s32` is not `cvt.s32.f32`); so do state spaces
 ///   (`cp.async.global.shared`: "State space incorrect");
-/// - the pattern's first modifier stays first when it is `@fixed` for the opcode or not a free
-///   qualifier: ptxas reads `mul.lo`, `div.full`, `mbarrier.init`, `cp.async`, `fence.proxy`
-///   as one word (`mul.s32.lo`, `mbarrier.shared.init`: errors);
+/// - the pattern's leading modifiers that are `@fixed` for the opcode or not free qualifiers
+///   stay in front, together and in order: ptxas reads `mul.lo`, `div.full`, `mbarrier.init`,
+///   `mbarrier.test_wait.parity`, `cp.async.bulk.prefetch`, `wmma.load.a`, `fence.proxy` as one
+///   word (`mul.s32.lo`, `mbarrier.shared.init`, `wmma.load.aligned.c`: errors);
 /// - the other modifiers that are not free keep their order (`cp.commit_group.async`: error).
 ///
 /// Returns the match in the pattern's order, or `None`.
@@ -300,11 +301,12 @@ pub fn matches_unordered(parts: &[Part], toks: &[&str], order: Order) -> Option<
     let mut ok = false;
     go_unordered(parts, toks, &mut used, &mut m, &mut |m| {
         let canon: Vec<&str> = m.choice.tokens.clone();
-        let first = canon.get(1).copied();
-        let first_stays = first.is_none_or(|f| {
-            let pinned = order.fixed.contains(&f) || class(f) == 2;
-            !pinned || toks.get(1) == Some(&f)
-        });
+        // The pattern's leading words that are neither free, types nor spaces are read as part
+        // of the name and stay in front, together and in order (`mbarrier.test_wait.parity`,
+        // `wmma.load.a`, `cp.async.bulk.prefetch`, `barrier.cluster.wait`).
+        let pinned = |f: &str| order.fixed.contains(&f) || class(f) == 2;
+        let lead = canon.iter().skip(1).take_while(|f| pinned(f)).count();
+        let first_stays = toks.len() > lead && canon[1..=lead] == toks[1..=lead];
         // A fixed word written anywhere but first is an error even if the pattern would place it.
         let stray_fixed = toks
             .iter()
