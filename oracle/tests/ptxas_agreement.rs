@@ -714,9 +714,9 @@ const HEADER: &str = "\
 #   `mut:dupmod.<m>:<opcode>`, `mut:mod.<m>:<opcode>`, `mut:droptype:<opcode>`, `mut:dropop:<opcode>`,
 #   `mut:extraop:<opcode>`, `guard:<p|!p>:<opcode>`, `func:<regparams|paramcall>`.
 # - The test fails on a disagreement no line matches, and prints the lines that matched nothing although variants
-#   matching their pattern were drawn (fixed: delete them). Classes that say \"the generator cannot form\" are the
-#   generator's limits (fragment lengths of tensor-core instructions), kept because the oracle should still reject
-#   what ptxas rejects there.
+#   matching their pattern were drawn (fixed: delete them). The variants write matrix fragments with the lengths
+#   of spec::catalog::fragment, and the forms of ptxas-12.9-rejects.txt are refused by the checker as ptxas refuses
+#   them, so neither shows up here.
 #
 ";
 
