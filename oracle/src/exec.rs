@@ -579,7 +579,16 @@ impl<'m, 'p> Cta<'m, 'p> {
                 srcs,
                 dsel,
             } => {
-                let mut ins = [Input::default(); 8];
+                // Most forms have at most 8 inputs; the others (the catalog has forms with 11)
+                // take a buffer of their own rather than overrun the array.
+                let mut small = [Input::default(); 8];
+                let mut large = Vec::new();
+                let ins: &mut [Input] = if srcs.len() <= small.len() {
+                    &mut small[..srcs.len()]
+                } else {
+                    large.resize(srcs.len(), Input::default());
+                    &mut large
+                };
                 for i in lanes(exec) {
                     let t = &self.threads[i];
                     for (k, s) in srcs.iter().enumerate() {
@@ -601,14 +610,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                             sel: s.sel,
                         };
                     }
-                    let out = sem(
-                        form,
-                        &Args {
-                            ins: &ins[..srcs.len()],
-                            dsel: *dsel,
-                        },
-                    )
-                    .map_err(|e| self.rt_err(i, pc, e.0))?;
+                    let out = sem(form, &Args { ins, dsel: *dsel }).map_err(|e| self.rt_err(i, pc, e.0))?;
                     let perturb = self.m.perturb;
                     if let Some(a) = &mut self.m.audit {
                         let l = out.iter().map(looseness).max().unwrap_or(0);
