@@ -1397,8 +1397,9 @@ impl FuncCx<'_> {
                 ),
             );
         }
-        // `_` for a whole first destination only where a form allows it (`+discard`, `+sink`;
-        // ptxas 12.9 "Result discard mode is not allowed for instruction 'isspacep'").
+        // `_` for a whole first destination only where a form allows it (`+discard`, `+sink`:
+        // `setp _, a, b`; not `not.pred`, `testp`, `vote`, `ld`, `isspacep`: ptxas 12.9 "Result
+        // discard mode is not allowed").
         if matches!(i.operands.first(), Some(Operand::Sink))
             && !avail
                 .iter()
@@ -1920,9 +1921,6 @@ impl FuncCx<'_> {
             }
             _ => return terr(loc, "`ld` takes a destination and an address"),
         };
-        if matches!(d, Operand::Sink) {
-            return terr(loc, "`ld` cannot discard its result with `_`");
-        }
         let dsts = self
             .elements(d, n, loc)?
             .into_iter()
@@ -2162,13 +2160,7 @@ impl FuncCx<'_> {
 
     fn isspacep(&self, i: &Instr, form: &Form) -> Result<Op> {
         let loc = i.loc;
-        let space = match form.mods.first().copied().unwrap_or("") {
-            s if s.starts_with("global") => Space::Global,
-            s if s.starts_with("shared") => Space::Shared,
-            s if s.starts_with("local") => Space::Local,
-            s if s.starts_with("const") => Space::Const,
-            _ => Space::Param,
-        };
+        let space = Self::space_of(form);
         let [d, a] = &i.operands[..] else {
             return terr(loc, "`isspacep` takes a predicate and an address");
         };
@@ -2434,14 +2426,10 @@ impl FuncCx<'_> {
             }
         }
         // `_` for a destination (L4266: "for some instructions"), as ptxas 12.9 takes it: a
-        // whole result only where the catalog says `+discard` (`setp _, a, b`; not `not.pred`,
-        // `testp`, `vote`, `isspacep`: "Result discard mode is not allowed"); in `p|q` the first
-        // anywhere, the second where the pair is of predicates or it is optional (`elect.sync
-        // d|_`: "Predicate output expected").
+        // whole result where the catalog says `+discard` (checked in `instr` for every form);
+        // in `p|q` the first anywhere, the second where the pair is of predicates or it is
+        // optional (`elect.sync d|_`: "Predicate output expected").
         let pred_pair = form.outputs.len() == 2 && form.outputs.iter().all(|o| o.ty.kind == Kind::Pred);
-        if matches!(i.operands.first(), Some(Operand::Sink)) && !form.outputs.first().is_some_and(|o| o.flags.discard) {
-            return terr(loc, format!("`{}` cannot discard its result with `_`", form.name));
-        }
         if let Some(Operand::Pair(_, b)) = i.operands.first() {
             if b == "_" && !pred_pair && !form.outputs.get(1).is_some_and(|o| o.optional) {
                 return terr(loc, format!("`{}` needs its second destination, not `_`", form.name));

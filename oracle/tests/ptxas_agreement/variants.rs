@@ -1215,8 +1215,12 @@ fn imm_operand(f: &Form, o: &spec::catalog::Operand) -> String {
     }
 }
 
-/// The vector length of a one-operand group (`ldmatrix ... .x4 {r}`): from an `xN` modifier.
-fn group_len(f: &Form) -> usize {
+/// The vector length of a one-operand group: a fragment's (`mma {d}`), or from an `xN` modifier
+/// (`ldmatrix ... .x4 {r}`).
+fn group_len(f: &Form, o: &spec::catalog::Operand) -> usize {
+    if let Some(n) = spec::catalog::fragment::length(f, o) {
+        return n;
+    }
     f.mods
         .iter()
         .find_map(|m| match *m {
@@ -1394,11 +1398,7 @@ fn render_inst(c: &mut Ctx, fi: usize, twists: &[&Twist]) -> String {
                     // member carries the name, the others are dropped below.
                     let g = o.group.unwrap_or(0);
                     let len = ops.iter().filter(|p| p.group == Some(g)).count();
-                    let len = if len == 1 {
-                        spec::catalog::fragment::length(f, o).unwrap_or_else(|| group_len(f))
-                    } else {
-                        len
-                    };
+                    let len = if len == 1 { group_len(f, o) } else { len };
                     group_sizes.push((g, len));
                     if len == 2 || len == 4 {
                         c.regs.vector(len, class)
@@ -1415,7 +1415,7 @@ fn render_inst(c: &mut Ctx, fi: usize, twists: &[&Twist]) -> String {
     for (k, o) in ops.iter().enumerate() {
         if let (Some(g), Some(Some(t))) = (o.group, texts.get(k)) {
             let members = ops.iter().filter(|p| p.group == Some(g)).count();
-            let n = spec::catalog::fragment::length(f, o).unwrap_or_else(|| group_len(f));
+            let n = group_len(f, o);
             if members == 1 && n > 1 && twist_of(k).is_none() {
                 let mut rs = vec![t.clone()];
                 rs.extend((1..n).map(|_| c.reg(o.ty)));

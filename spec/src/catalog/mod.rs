@@ -707,6 +707,18 @@ impl Catalog {
     /// assembling every form (its header says how). The form stays in the catalog, which follows
     /// the manual; the type checker and the backends read this to follow ptxas.
     pub fn ptxas_rejects(&self, form: &Form) -> Option<&'static str> {
+        // The type checker asks for every instruction: the key (an allocation) only for the
+        // names the list has.
+        static NAMES: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+        let names = NAMES.get_or_init(|| {
+            ptxas_rejects_list()
+                .keys()
+                .map(|k| k.split('~').next().unwrap_or(k))
+                .collect()
+        });
+        if !names.contains(form.name.as_str()) {
+            return None;
+        }
         ptxas_rejects_list()
             .get(crate::vector::form_key(form).as_str())
             .copied()
