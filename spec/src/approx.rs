@@ -136,8 +136,9 @@ pub fn div_approx(a: u128, b: u128) -> Outcome {
 
 /// `div.full{.ftz}.f32` (L8077): "maximum ulp error is 2 across the full range of inputs";
 /// subnormal inputs and results flushed with or without `.ftz` (L8079). The special values are
-/// IEEE division's (0/0 and Inf/Inf NaN, Inf/b Inf, a/Inf zero), division by zero as
-/// [`div_by_zero`].
+/// IEEE division's (0/0 and Inf/Inf NaN, Inf/b Inf, a/Inf zero); division by zero gives the
+/// infinity of sign(a) xor sign(b), the one of a's sign also accepted (L8079, as
+/// [`div_approx`]).
 pub fn div_full(a: u128, b: u128) -> Outcome {
     let (a, b) = (F32.ftz(a), F32.ftz(b));
     if F32.is_nan(a) || F32.is_nan(b) {
@@ -178,10 +179,10 @@ pub fn rcp_approx_f32(a: u128, ftz: bool) -> Outcome {
 pub const COARSE_F64: ErrBound = ErrBound::Rel { log2: -19.0 };
 
 /// `rcp.approx.ftz.f64` (L8529-8597): `tmp = a[63:32]` in the 1.11.20 format, `d[63:32] = 1.0 /
-/// tmp`, `d[31:0] = 0`. Table on a[63:32] (L8561-8591): ±Inf → ±0.0, ±subnormal and ±0.0 →
+/// tmp`, `d[31:0] = 0`. Table on `a[63:32]` (L8561-8591): ±Inf → ±0.0, ±subnormal and ±0.0 →
 /// ±Inf; NaN → 0x7fffffff00000000 (L8593); subnormal inputs and results flushed (L8595).
 ///
-/// Interpretation: only a[63:32] is looked at, as the semantics and the table's heading say, so
+/// Interpretation: only `a[63:32]` is looked at, as the semantics and the table's heading say, so
 /// an f64 NaN whose payload lies only in the low word (0x7ff00000_00000001) is +Inf here and
 /// gives +0.0. The model is 1/tmp rounded to nearest on the 20-bit mantissa; the set is
 /// [`COARSE_F64`] with the low word zero.
@@ -256,13 +257,13 @@ pub fn rsqrt_approx_f64(a: u128) -> Outcome {
 }
 
 /// `rsqrt.approx.ftz.f64` (L8811-8869): `tmp = a[63:32]` (1.11.20), `d[63:32] = 1.0 /
-/// sqrt(tmp)`, `d[31:0] = 0` (L8823). Table on a[63:32] (L8835-8865): −Inf → NaN, ±subnormal and
+/// sqrt(tmp)`, `d[31:0] = 0` (L8823). Table on `a[63:32]` (L8835-8865): −Inf → NaN, ±subnormal and
 /// ±0.0 → ±Inf (the subnormal is flushed first), +Inf → +0.0, NaN → 0x7fffffff00000000 (L8867).
 ///
 /// Interpretations: the table has no −normal row; 1/sqrt of a negative number is NaN, and the NaN
 /// this instruction creates (for −normal and −Inf) is taken to be the same canonical
 /// 0x7fffffff00000000 it maps input NaNs to — the only NaN the section names, and the only one
-/// with the zero low word it always writes. Only a[63:32] is looked at (see
+/// with the zero low word it always writes. Only `a[63:32]` is looked at (see
 /// [`rcp_approx_ftz_f64`]). Otherwise [`COARSE_F64`] around 1/sqrt(tmp) with the low word zero.
 pub fn rsqrt_approx_ftz_f64(a: u128) -> Outcome {
     let tmp = F64_HI.ftz(a & HI_WORD);
@@ -312,7 +313,8 @@ fn sin_cos(x: f64, value: f64, ftz: bool) -> Outcome {
 }
 
 /// `sin.approx{.ftz}.f32` (L8883-8951): table L8905-8927 (±Inf → NaN, ±0.0 → ±0.0, NaN → NaN),
-/// bounds as [`sin_cos`]. The reference is `libm::sin`, which reduces large arguments exactly.
+/// bounds of [`sin_cos_bound`], and outside [-100π, 100π] any value in [-1, 1]. The reference is
+/// `libm::sin`, which reduces large arguments exactly.
 pub fn sin_approx(a: u128, ftz: bool) -> Outcome {
     let a = if ftz { F32.ftz(a) } else { a };
     match F32.classify(a) {
@@ -326,7 +328,7 @@ pub fn sin_approx(a: u128, ftz: bool) -> Outcome {
 }
 
 /// `cos.approx{.ftz}.f32` (L8973-9041): table L8995-9017 (±Inf → NaN, ±0.0 → +1.0, NaN → NaN),
-/// bounds as [`sin_cos`].
+/// bounds of [`sin_cos_bound`], and outside [-100π, 100π] any value in [-1, 1].
 pub fn cos_approx(a: u128, ftz: bool) -> Outcome {
     let a = if ftz { F32.ftz(a) } else { a };
     match F32.classify(a) {

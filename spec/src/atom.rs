@@ -41,7 +41,9 @@ use crate::value::Outcome;
 /// `.shared::cta` and `.shared::cluster` are both `Shared`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AtomSpace {
+    /// `.global`: `atom.add.f32` flushes subnormal inputs and results (L17481).
     Global,
+    /// `.shared`, `.shared::cta`, `.shared::cluster`: `atom.add.f32` keeps subnormals (L17481).
     Shared,
 }
 
@@ -62,19 +64,30 @@ impl AtomSpace {
 /// floating-point types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
+    /// `.and`: bitwise AND.
     And,
+    /// `.or`: bitwise OR.
     Or,
+    /// `.xor`: bitwise exclusive OR.
     Xor,
+    /// `.cas`: compare and swap, `cas(r,s,t) = (r == s) ? t : r`.
     Cas,
+    /// `.exch`: exchange, `exch(r, s) = s`.
     Exch,
+    /// `.add`: integer or floating-point addition.
     Add,
+    /// `.inc`: `inc(r, s) = (r >= s) ? 0 : r+1`.
     Inc,
+    /// `.dec`: `dec(r, s) = (r==0 || r > s) ? s : r-1`.
     Dec,
+    /// `.min`: integer or floating-point minimum.
     Min,
+    /// `.max`: integer or floating-point maximum.
     Max,
 }
 
 impl Op {
+    /// Every `.op`, in the order of the manual's list (L17399-17402).
     pub const ALL: [Op; 10] = [
         Op::And,
         Op::Or,

@@ -19,23 +19,41 @@ use crate::value::{err, Args, Outcome, Outcomes};
 /// A comparison operator (`.CmpOp`, L10492-10493).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpOp {
+    /// `eq`: `a == b`; on floats false if either is NaN (Tables 21-22).
     Eq,
+    /// `ne`: `a != b`; on floats false if either is NaN.
     Ne,
+    /// `lt`: `a < b`, signed integers and floats.
     Lt,
+    /// `le`: `a <= b`, signed integers and floats.
     Le,
+    /// `gt`: `a > b`, signed integers and floats.
     Gt,
+    /// `ge`: `a >= b`, signed integers and floats.
     Ge,
+    /// `lo`: unsigned `a < b` (Table 21).
     Lo,
+    /// `ls`: unsigned `a <= b`.
     Ls,
+    /// `hi`: unsigned `a > b`.
     Hi,
+    /// `hs`: unsigned `a >= b`.
     Hs,
+    /// `equ`: `a == b || isNaN(a) || isNaN(b)` (Table 23).
     Equ,
+    /// `neu`: `a != b` or either NaN.
     Neu,
+    /// `ltu`: `a < b` or either NaN.
     Ltu,
+    /// `leu`: `a <= b` or either NaN.
     Leu,
+    /// `gtu`: `a > b` or either NaN.
     Gtu,
+    /// `geu`: `a >= b` or either NaN.
     Geu,
+    /// `num`: both operands are numbers, not NaN (Table 24).
     Num,
+    /// `nan`: either operand is NaN (Table 24).
     Nan,
 }
 
@@ -96,8 +114,11 @@ impl CmpOp {
 /// `lop3.BoolOp` (which allows only `or` and `and`, L11180).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BoolOp {
+    /// `.and`: `x & y`.
     And,
+    /// `.or`: `x | y`.
     Or,
+    /// `.xor`: `x ^ y`.
     Xor,
 }
 

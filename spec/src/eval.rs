@@ -15,7 +15,7 @@
 //! the form allows `!p`), the incoming carry as `cf=0`/`cf=1`; float operands also as values
 //! (`1.5`, `-0.0`, `inf`, `nan`) or PTX's `0f3f800000`/`0d3ff0000000000000` bit literals. Output: every destination in
 //! order, hex padded to its width, predicates as `0`/`1`, the carry-out as `cf=N`; a result whose
-//! acceptance set is wider than one value is followed by its tag (see [`tag`]: `any`,
+//! acceptance set is wider than one value is followed by its tag (see [`crate::vector::tag`]: `any`,
 //! `oneof:0x..,0x..`, `nan`, `ulp:2@REF`, `lanes:nan/-`: the tags of [`crate::vector`]).
 
 use crate::catalog::{catalog, Class, Form, Operand};

@@ -39,15 +39,22 @@ const ONE64: u64 = 0x3ff0_0000_0000_0000;
 /// The property `testp` tests (`.op`, L7439).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TestOp {
+    /// `.finite`: not Inf or NaN.
     Finite,
+    /// `.infinite`: ±Inf.
     Infinite,
+    /// `.number`: not NaN.
     Number,
+    /// `.notanumber`: NaN.
     NotANumber,
+    /// `.normal`: a normal number or ±0.0 (L7472).
     Normal,
+    /// `.subnormal`: a subnormal number.
     Subnormal,
 }
 
 impl TestOp {
+    /// Every `.op`, in the manual's order (L7439).
     pub const ALL: [TestOp; 6] = [
         TestOp::Finite,
         TestOp::Infinite,

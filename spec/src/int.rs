@@ -18,25 +18,33 @@ use crate::value::{err, Accept, Args, EvalError, Outcome, Outcomes};
 /// An integer operand type: width in bits (16, 32 or 64) and signedness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IntTy {
+    /// Width in bits.
     pub bits: u32,
+    /// `.sN` rather than `.uN`.
     pub signed: bool,
 }
 
 impl IntTy {
+    /// `.u16`.
     pub const U16: IntTy = IntTy {
         bits: 16,
         signed: false,
     };
+    /// `.s16`.
     pub const S16: IntTy = IntTy { bits: 16, signed: true };
+    /// `.u32`.
     pub const U32: IntTy = IntTy {
         bits: 32,
         signed: false,
     };
+    /// `.s32`.
     pub const S32: IntTy = IntTy { bits: 32, signed: true };
+    /// `.u64`.
     pub const U64: IntTy = IntTy {
         bits: 64,
         signed: false,
     };
+    /// `.s64`.
     pub const S64: IntTy = IntTy { bits: 64, signed: true };
 
     /// The lane type of a (possibly packed) PTX type: `s16x2` → `S16`.
@@ -61,6 +69,7 @@ impl IntTy {
         (v as u128 & mask(self.bits)) as u64
     }
 
+    /// MININT of the type: −2^(bits−1), or 0 unsigned.
     pub fn min(self) -> i128 {
         if self.signed {
             -(1i128 << (self.bits - 1))
@@ -69,6 +78,7 @@ impl IntTy {
         }
     }
 
+    /// MAXINT of the type: 2^(bits−1) − 1, or 2^bits − 1 unsigned.
     pub fn max(self) -> i128 {
         if self.signed {
             (1i128 << (self.bits - 1)) - 1
@@ -120,8 +130,11 @@ pub fn sub(t: IntTy, sat: bool, a: u64, b: u64) -> u64 {
 /// Which part of a double-width product `mul`/`mad` keep (`.hi`, `.lo`, `.wide`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MulMode {
+    /// `.hi`: the upper half, `t<2n-1..n>`.
     Hi,
+    /// `.lo`: the lower half, `t<n-1..0>`.
     Lo,
+    /// `.wide`: all 2n bits.
     Wide,
 }
 

@@ -65,14 +65,18 @@ pub const fn lop3_pred(d: u32, bop: BoolOp, q: bool) -> bool {
 /// `shf` direction (`.l`, `.r`, L11408-11409).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShfDir {
+    /// `.l`: shift left, keep the 32 msbs.
     L,
+    /// `.r`: shift right, keep the 32 lsbs.
     R,
 }
 
 /// `shf` shift-amount mode (`.clamp`, `.wrap`, L11411).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShfMode {
+    /// `.clamp`: shift by `min(c, 32)`.
     Clamp,
+    /// `.wrap`: shift by `c & 0x1f`.
     Wrap,
 }
 

@@ -23,17 +23,29 @@ pub enum Kind {
 /// Floating-point formats PTX names (§5.2.1, the operand chapter's conversion tables).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FloatFormat {
+    /// `.f16`: IEEE binary16.
     F16,
+    /// `.bf16`: 8 exponent, 7 mantissa bits.
     Bf16,
+    /// `.tf32`: f32's range with 10 mantissa bits, stored in 32 bits.
     Tf32,
+    /// `.f32`: IEEE binary32.
     F32,
+    /// `.f64`: IEEE binary64.
     F64,
+    /// `.e4m3`: 8-bit, no Inf.
     E4m3,
+    /// `.e5m2`: 8-bit, IEEE specials.
     E5m2,
+    /// `.e2m3`: 6-bit, no Inf or NaN.
     E2m3,
+    /// `.e3m2`: 6-bit, no Inf or NaN.
     E3m2,
+    /// `.e2m1`: 4-bit, no Inf or NaN.
     E2m1,
+    /// `.ue8m0`: 8-bit unsigned power of two, no Inf or zero.
     Ue8m0,
+    /// `.ue4m3`: 7-bit unsigned, no Inf.
     Ue4m3,
 }
 
@@ -49,6 +61,7 @@ impl FloatFormat {
             FloatFormat::E2m1 => 4,
         }
     }
+    /// Every format with its type name as PTX writes it, without the dot.
     pub const NAMES: [(&'static str, FloatFormat); 12] = [
         ("f16", FloatFormat::F16),
         ("bf16", FloatFormat::Bf16),
@@ -63,6 +76,7 @@ impl FloatFormat {
         ("ue8m0", FloatFormat::Ue8m0),
         ("ue4m3", FloatFormat::Ue4m3),
     ];
+    /// The type name without the dot (`bf16`).
     pub fn name(self) -> &'static str {
         FloatFormat::NAMES
             .iter()
@@ -75,6 +89,7 @@ impl FloatFormat {
 /// A PTX scalar or packed type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Type {
+    /// What the bits of each lane mean.
     pub kind: Kind,
     /// Width of one lane in bits (1 for `.pred`).
     pub lane_bits: u32,
@@ -83,15 +98,20 @@ pub struct Type {
 }
 
 impl Type {
+    /// `.pred`.
     pub const PRED: Type = Type {
         kind: Kind::Pred,
         lane_bits: 1,
         lanes: 1,
     };
+    /// `.u32`.
     pub const U32: Type = Type::int(Kind::Unsigned, 32);
+    /// `.s32`.
     pub const S32: Type = Type::int(Kind::Signed, 32);
+    /// `.b32`.
     pub const B32: Type = Type::int(Kind::Bits, 32);
 
+    /// The scalar type of `kind` and width `bits` (`Type::int(Kind::Signed, 16)` is `.s16`).
     pub const fn int(kind: Kind, bits: u32) -> Type {
         Type {
             kind,
@@ -142,10 +162,12 @@ impl Type {
         self.lane_bits * self.lanes
     }
 
+    /// Whether the type is `.sN` (`.sNx2` included).
     pub const fn is_signed(self) -> bool {
         matches!(self.kind, Kind::Signed)
     }
 
+    /// Whether the type is a floating-point format (packed ones included).
     pub const fn is_float(self) -> bool {
         matches!(self.kind, Kind::Float(_))
     }

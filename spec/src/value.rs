@@ -10,7 +10,9 @@ use std::fmt;
 pub struct Sel {
     /// `b'b'` for bytes, `b'h'` for half-words.
     pub kind: u8,
+    /// Lane indices in the order written; only the first `n` are meaningful.
     pub idx: [u8; 4],
+    /// How many lanes are selected (1 to 4).
     pub n: u8,
 }
 
@@ -59,13 +61,16 @@ impl fmt::Display for Sel {
 /// A source operand: its bits plus what PTX lets one write around a register name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Input {
+    /// The operand's bit pattern in the low bits (a predicate in bit 0, the carry `CC.CF` too).
     pub bits: u128,
     /// `!p` on a predicate, `-a` on a video `vmad` operand.
     pub negated: bool,
+    /// The selector written after a video operand (`a.b1`, `b.h0`).
     pub sel: Option<Sel>,
 }
 
 impl Input {
+    /// A plain operand: `bits`, not negated, no selector.
     pub const fn bits(bits: u128) -> Input {
         Input {
             bits,
@@ -78,7 +83,9 @@ impl Input {
 /// The source operands of one evaluation, plus the destination selector or mask (`d.b1`, `d.h10`).
 #[derive(Clone, Copy, Debug)]
 pub struct Args<'a> {
+    /// The source operands in PTX order, as the form's `inputs` list them.
     pub ins: &'a [Input],
+    /// The destination's selector (`d.b2`) or SIMD mask (`d.h10`), video forms only.
     pub dsel: Option<Sel>,
 }
 
@@ -114,7 +121,12 @@ pub enum Accept {
     Bound(Bound),
     /// A packed result whose lanes have their own sets (`add.f16x2` with a NaN in one lane).
     /// Lane 0 holds the least significant `lane_bits`.
-    Lanes { lane_bits: u32, lanes: Vec<Outcome> },
+    Lanes {
+        /// Width of one lane.
+        lane_bits: u32,
+        /// Each lane's outcome, lane 0 first.
+        lanes: Vec<Outcome>,
+    },
 }
 
 /// How far an approximate result may lie from the true value, as the manual states it.
@@ -124,17 +136,25 @@ pub enum ErrBound {
     /// (`div.approx.f32`: 2, L8075).
     Ulp(u32),
     /// |result − true| ≤ 2^log2 (`sin.approx.f32`: 2^-20.5 on [-2π, 2π], L8929).
-    Abs { log2: f64 },
+    Abs {
+        /// The bound's base-2 logarithm.
+        log2: f64,
+    },
     /// |result − true| ≤ 2^log2 × |true| (`sqrt.approx.f32`: 2^-23, L8633).
-    Rel { log2: f64 },
+    Rel {
+        /// The relative bound's base-2 logarithm.
+        log2: f64,
+    },
 }
 
 /// An error bound around a reference value computed in higher precision.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bound {
+    /// The destination's format.
     pub format: FloatFormat,
     /// The true result, to double precision (finite).
     pub reference: f64,
+    /// How far from `reference` a result may lie.
     pub err: ErrBound,
     /// Results in the subnormal range may be flushed: a signed zero is also accepted where the
     /// bound reaches below the smallest normal number.
@@ -181,13 +201,45 @@ impl Bound {
 
 /// One destination's result: the model value (what the spec prints and what NVIDIA hardware is
 /// believed to return) and the set of acceptable bit patterns.
+///
+/// A result observed on hardware is judged with [`Outcome::accepts`]; the model itself is always
+/// accepted.
+///
+/// ```
+/// use spec::int::IntTy;
+/// use spec::types::FloatFormat;
+/// use spec::value::{Accept, Outcome};
+///
+/// // A bit-exact result: only the model.
+/// let d = Outcome::exact(0x2a);
+/// assert!(d.accepts(0x2a) && !d.accepts(0x2b));
+///
+/// // An unspecified f32 NaN (L7141): every NaN encoding, and nothing else.
+/// let nan = Outcome::any_nan(FloatFormat::F32);
+/// assert!(nan.accepts(0x7fc0_0000) && nan.accepts(0xffc0_0001));
+/// assert!(!nan.accepts(0x7f80_0000)); // +Inf is not a NaN
+///
+/// // `rem.s32 -7, 2` (L6037): the truncating remainder -1 is the model, the flooring one 1 is
+/// // also accepted.
+/// let rem = spec::int::rem(IntTy::S32, (-7i32) as u32 as u64, 2);
+/// assert_eq!(rem.model, (-1i32) as u32 as u128);
+/// assert_eq!(rem.accept, Accept::OneOf(vec![1]));
+/// assert!(rem.accepts(1) && !rem.accepts(0));
+///
+/// // Packed f16x2: lane 0 (low half) is exact 1.0, lane 1 any NaN.
+/// let x2 = Outcome::pack(16, vec![Outcome::exact(0x3c00), Outcome::any_nan(FloatFormat::F16)]);
+/// assert!(x2.accepts(0x7e00_3c00) && !x2.accepts(0x7e00_3c01));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
+    /// The value the spec models (the canonical NaN where any NaN is accepted).
     pub model: u128,
+    /// Which other values are acceptable.
     pub accept: Accept,
 }
 
 impl Outcome {
+    /// A fully determined result: `model` and nothing else.
     pub const fn exact(model: u128) -> Outcome {
         Outcome {
             model,

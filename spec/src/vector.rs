@@ -48,8 +48,11 @@ pub const MAGIC: &str = "# ptxconf golden vectors 1";
 /// destination's outcome.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Vector {
+    /// The destination selector or mask (`d.SEL` at the start of the line).
     pub dsel: Option<Sel>,
+    /// The source operands, in PTX order.
     pub ins: Vec<Input>,
+    /// One outcome per destination, in PTX order.
     pub outs: Vec<Outcome>,
 }
 
@@ -390,7 +393,9 @@ fn fill_lane_models(out: &mut Outcome) {
 pub struct VectorFile {
     /// Index of the form in the catalog.
     pub form: usize,
+    /// The `# key: value` header lines, in file order.
     pub header: Vec<(String, String)>,
+    /// The vector lines, in file order.
     pub vectors: Vec<Vector>,
 }
 

@@ -135,9 +135,13 @@ fn check_members(rule: &SyncRule, exec: u32, membermask: &[u32; 32]) -> Result<(
 /// The `.mode` of shfl and shfl.sync (L11880, L12010).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ShflMode {
+    /// `.up`: source lane `lane - b`.
     Up,
+    /// `.down`: source lane `lane + b`.
     Down,
+    /// `.bfly`: source lane `lane ^ b`.
     Bfly,
+    /// `.idx`: source lane `b` within the segment `c` describes.
     Idx,
 }
 
@@ -298,9 +302,13 @@ pub fn shfl(mode: ShflMode, exec: u32, a: &[u32; 32], b: &[u32; 32], c: &[u32; 3
 /// The `.mode` of vote and vote.sync, with `.ballot` (L18000, L18070).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VoteMode {
+    /// `.all`: the predicate is true in every active lane.
     All,
+    /// `.any`: the predicate is true in some active lane.
     Any,
+    /// `.uni`: the predicate has the same value in every active lane.
     Uni,
+    /// `.ballot.b32`: each lane's predicate in bit `laneid`, 0 for inactive lanes.
     Ballot,
 }
 
@@ -406,27 +414,44 @@ pub fn activemask(exec: u32) -> [u32; 32] {
 /// The `.op` of redux.sync (L18212-18219).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReduxOp {
+    /// `.add`: the sum, truncated to 32 bits.
     Add,
+    /// `.min`.
     Min,
+    /// `.max`.
     Max,
+    /// `.and`: bitwise AND.
     And,
+    /// `.or`: bitwise OR.
     Or,
+    /// `.xor`: bitwise exclusive OR.
     Xor,
 }
 
 /// The `.type` of redux.sync and the qualifiers that go with `.f32` (L18212-18219).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReduxType {
+    /// `.u32`.
     U32,
+    /// `.s32`.
     S32,
+    /// `.b32` (the bitwise operations).
     B32,
-    F32 { abs: bool, nan: bool },
+    /// `.f32` (`.min`, `.max`).
+    F32 {
+        /// `.abs`: reduce the inputs' absolute values.
+        abs: bool,
+        /// `.NaN`: any NaN input makes the result the canonical NaN.
+        nan: bool,
+    },
 }
 
 /// A redux.sync form's operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Redux {
+    /// `.op`.
     pub op: ReduxOp,
+    /// `.type` with its qualifiers.
     pub ty: ReduxType,
 }
 
@@ -596,8 +621,11 @@ pub fn bar_warp_sync(exec: u32, membermask: &[u32; 32]) -> Result<(), WarpError>
 /// The reduction of bar.red / barrier.red (L17003, L17024).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BarRedOp {
+    /// `.popc`: how many threads have a true predicate.
     Popc,
+    /// `.and`: whether all threads have a true predicate.
     And,
+    /// `.or`: whether any thread has a true predicate.
     Or,
 }
 

@@ -101,12 +101,14 @@ impl Class {
 /// A minimum target: `sm_90a` is `{ sm: 90, suffix: Some('a') }`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Target {
+    /// The architecture number (`90` of `sm_90a`).
     pub sm: u32,
     /// `a` (architecture-specific) or `f` (family-specific) targets have no forward compatibility.
     pub suffix: Option<char>,
 }
 
 impl Target {
+    /// Parses `sm_90`, `sm_90a`, `sm_100f` (with the `sm_` prefix).
     pub fn parse(s: &str) -> Option<Target> {
         let rest = s.strip_prefix("sm_")?;
         let (num, suffix) = match rest.chars().last()? {
@@ -169,27 +171,37 @@ impl fmt::Display for PtxVersion {
 /// A family of §9.7 (`9.7.1 Integer Arithmetic Instructions`).
 #[derive(Clone, Debug)]
 pub struct Family {
+    /// The section number (`9.7.1`).
     pub id: &'static str,
+    /// The heading (`Integer Arithmetic Instructions`).
     pub title: &'static str,
 }
 
 /// An instruction section of §9.7 (`9.7.1.1 add`, manual line 5637 of the 8.7 text).
 #[derive(Clone, Debug)]
 pub struct Section {
+    /// The section number (`9.7.1.1`).
     pub id: &'static str,
+    /// The heading after the number (`add`).
     pub title: &'static str,
     /// Line of the section heading in `ptx-isa-8.7.zh.txt`.
     pub line: u32,
+    /// Index of its family in [`Catalog::families`].
     pub family: usize,
 }
 
 /// Operand flags from the table.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OperandFlags {
+    /// `imm`: must be an immediate.
     pub imm: bool,
+    /// `not`: a predicate that may be written `!p`.
     pub not: bool,
+    /// `neg`: may be written `-a` (video `vmad`).
     pub neg: bool,
+    /// `sel`: takes a byte or half-word selector suffix (video: `a.b1`, `d.h10`).
     pub sel: bool,
+    /// `cc`: the carry flag `CC.CF`, implicit in PTX source (`addc.cc`).
     pub cc: bool,
     /// Must be a register, never an immediate (the SIMD video sources: ptxas 12.9 says
     /// "Incorrect video selector" for a constant there).
@@ -215,9 +227,13 @@ pub struct OperandFlags {
 /// One operand of a form, with its type resolved for that form.
 #[derive(Clone, Debug)]
 pub struct Operand {
+    /// The name the manual's syntax gives it (`d`, `a`, `p`).
     pub name: &'static str,
+    /// Its type in this form (the pattern's choice substituted).
     pub ty: Type,
+    /// `name?` in the table: may be left out (`q` of `setp`'s `p|q`).
     pub optional: bool,
+    /// What may be written there besides a register.
     pub flags: OperandFlags,
     /// Operands written inside one `{...}` vector share a group number.
     pub group: Option<u32>,
@@ -226,21 +242,32 @@ pub struct Operand {
 /// A row of the table: one compact description, expanding into `forms`.
 #[derive(Clone, Debug)]
 pub struct Row {
+    /// Index of its section in [`Catalog::sections`].
     pub section: usize,
+    /// The pattern column as written (`add.<t:u16|u32>`).
     pub pattern: &'static str,
+    /// The pattern parsed.
     pub parts: Vec<pattern::Part>,
+    /// The operands column as written (`d:t = a:t b:t`).
     pub operands: &'static str,
+    /// The minimum PTX ISA version column.
     pub ptx: PtxVersion,
+    /// The first minimum target of the target column.
     pub target: Target,
     /// Every (minimum target, minimum PTX version) under which the row's forms exist: the target
     /// column lists alternatives separated by `|`, each with its own version after `@` where it
     /// differs from the version column (`sm_89|sm_90@7.8`: fp8 `cvt` needs PTX 8.1 on sm_89 but
     /// 7.8 on sm_90, L13894-13898; `sm_100a|sm_101a|sm_120a`). The first is `(target, ptx)`.
     pub avail: Vec<(Target, PtxVersion)>,
+    /// The class column.
     pub class: Class,
+    /// The class flags written after it ([`ROW_FLAGS`]).
     pub flags: Vec<&'static str>,
+    /// The table file it is written in (`integer.forms`).
     pub file: &'static str,
+    /// Its line in that file.
     pub line: u32,
+    /// Indices of its forms in [`Catalog::forms`].
     pub forms: std::ops::Range<usize>,
 }
 
@@ -249,17 +276,25 @@ pub struct Row {
 pub struct Form {
     /// The instruction as PTX writes it: `add.sat.s32`.
     pub name: String,
+    /// The opcode (`add`).
     pub opcode: &'static str,
     /// The modifiers after the opcode, in order (`["sat", "s32"]`).
     pub mods: Vec<&'static str>,
     /// Named choices of the pattern (`[("t", "s32")]`).
     pub vars: Vec<(&'static str, &'static str)>,
+    /// Destination operands, in PTX order.
     pub outputs: Vec<Operand>,
+    /// Source operands, in PTX order.
     pub inputs: Vec<Operand>,
+    /// The §9.7 section it is listed in (`9.7.1.1`).
     pub section: &'static str,
+    /// How precisely the manual determines its result.
     pub class: Class,
+    /// Minimum PTX ISA version (the first alternative; see [`Form::available`]).
     pub ptx: PtxVersion,
+    /// Minimum target (the first alternative; see [`Form::available`]).
     pub target: Target,
+    /// Index of its row in [`Catalog::rows`].
     pub row: usize,
 }
 
@@ -333,9 +368,13 @@ impl Form {
 
 /// The whole catalog.
 pub struct Catalog {
+    /// The §9.7 families, in table order.
     pub families: Vec<Family>,
+    /// The instruction sections, in table order.
     pub sections: Vec<Section>,
+    /// The table rows, in table order.
     pub rows: Vec<Row>,
+    /// Every form, each row's forms contiguous; other structures refer to forms by index here.
     pub forms: Vec<Form>,
     by_name: HashMap<String, Vec<usize>>,
     by_opcode: HashMap<&'static str, Vec<usize>>,
@@ -373,7 +412,9 @@ impl fmt::Display for LookupError {
 /// Forms an instruction name denotes (one, unless several operand shapes share the name, as
 /// `mov.b32` does for plain moves, packs and unpacks), and the hint modifiers it carried.
 pub struct Found {
+    /// Indices in [`Catalog::forms`].
     pub forms: Vec<usize>,
+    /// The performance hints written (`ca`, `L1::evict_last`), without dots.
     pub hints: Vec<String>,
 }
 
@@ -593,6 +634,23 @@ impl Catalog {
 
     /// Resolves an instruction as written in PTX (hints allowed) to its forms, or says in words
     /// what is wrong with it.
+    ///
+    /// ```
+    /// let cat = spec::catalog::catalog();
+    /// // A cache-operator hint is recorded beside the form, not part of it.
+    /// let found = cat.lookup("ld.global.ca.u32").unwrap();
+    /// assert_eq!(found.hints, ["ca"]);
+    /// assert_eq!(cat.forms[found.forms[0]].name, "ld.global.u32");
+    /// // Modifiers in another order that ptxas accepts resolve to the manual's spelling.
+    /// let found = cat.lookup("div.ftz.rn.f32").unwrap();
+    /// assert_eq!(cat.forms[found.forms[0]].name, "div.rn.ftz.f32");
+    /// // One name, several operand shapes: a plain move, packs and unpacks.
+    /// let movs = cat.lookup("mov.b32").unwrap().forms;
+    /// assert!(movs.len() > 1 && movs.iter().all(|&i| cat.forms[i].name == "mov.b32"));
+    /// for &i in &movs {
+    ///     println!("{}", cat.forms[i].signature()); // `mov.b32 d:b32 = {x:b16 y:b16}`, ...
+    /// }
+    /// ```
     pub fn lookup(&self, text: &str) -> Result<Found, LookupError> {
         if let Some(ids) = self.by_name.get(text) {
             return Ok(Found {
@@ -677,8 +735,6 @@ impl Catalog {
         }))
     }
 
-    /// The PTX ISA version that introduced `.target t` (`targets.forms`: the 8.7 manual's
-    /// table, and the PTX 8.8 targets ptxas 12.9 knows), if listed.
     /// What a performance hint (`L2::cache_hint`) needs besides its form: a PTX version and a
     /// least target (`@hint` lines of `targets.forms`).
     pub fn hint_needs(&self, hint: &str) -> Option<(PtxVersion, Target)> {
@@ -688,6 +744,8 @@ impl Catalog {
             .map(|&(_, v, t)| (v, t))
     }
 
+    /// The PTX ISA version that introduced `.target t` (`targets.forms`: the 8.7 manual's
+    /// table, and the PTX 8.8 targets ptxas 12.9 knows), if listed.
     pub fn target_version(&self, t: Target) -> Option<PtxVersion> {
         self.targets.iter().find(|(x, _)| *x == t).map(|(_, v)| *v)
     }

@@ -15,11 +15,17 @@
 /// One part of a pattern.
 #[derive(Clone, Debug)]
 pub enum Part {
+    /// `word`: a literal modifier, or the opcode as the first part.
     Lit(&'static str),
+    /// `{a|b|}` or `<name:a|b>`: exactly one alternative is written.
     Alt {
+        /// The name the choice is recorded under (`t` of `<t:u32|s32>`); `None` for `{...}`.
         name: Option<&'static str>,
+        /// The alternatives as written, each one or more dot-joined modifiers; `""` makes the
+        /// part optional.
         alts: Vec<&'static str>,
     },
+    /// `[a|b]`: an optional performance hint, not part of the form's identity.
     Hint(Vec<&'static str>),
 }
 
@@ -97,7 +103,9 @@ pub fn opcodes(parts: &[Part]) -> Vec<&'static str> {
 /// One expansion of a pattern: the chosen modifier tokens and the named choices.
 #[derive(Clone, Debug, Default)]
 pub struct Choice {
+    /// The opcode and the chosen modifiers, in order (`["add", "sat", "s32"]`).
     pub tokens: Vec<&'static str>,
+    /// The choices of named parts (`[("t", "s32")]`).
     pub vars: Vec<(&'static str, &'static str)>,
 }
 
@@ -129,6 +137,7 @@ pub fn expand(parts: &[Part]) -> Vec<Choice> {
 
 /// Result of matching written modifier tokens against a pattern.
 pub struct Matched {
+    /// The form the tokens denote.
     pub choice: Choice,
     /// Hint tokens that were written (`ca`, `L1::evict_last`); they do not change the form.
     pub hints: Vec<String>,

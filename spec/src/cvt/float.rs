@@ -26,6 +26,7 @@ pub struct Mode {
     pub relu: bool,
     /// `.satfinite`: no Inf out of range, no NaN where the format has none (L13876).
     pub satfinite: bool,
+    /// Which NaN a NaN result is ([`NanRule::of`] the form).
     pub nan: NanRule,
 }
 

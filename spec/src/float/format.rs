@@ -1,5 +1,5 @@
-//! The encodings of every PTX floating-point format (§5.2.5 "Alternate Floating-Point Data
-//! Formats", L1383-1411; the operand chapter's Tables 15/16): field widths, which encodings are
+//! The encodings of every PTX floating-point format (§5.2.3 "Alternate Floating-Point Data
+//! Formats", L1373-1411; the operand chapter's Tables 15/16): field widths, which encodings are
 //! special, and the canonical NaN NVIDIA hardware returns.
 //!
 //! A value is decoded to `(-1)^neg × sig × 2^exp` with an integer significand, which is how the
@@ -13,25 +13,30 @@ pub enum Special {
     /// IEEE 754: exponent all ones is Inf (mantissa 0) or NaN (f64, f32, tf32, f16, bf16, e5m2).
     Ieee,
     /// No Inf; only `S.1111.111` is NaN, the rest of the top binade is finite (e4m3, ue4m3:
-    /// "does not support infinity; NaN values limited to 0x7f and 0xff", L1395).
+    /// "does not support infinity; NaN values limited to 0x7f and 0xff", L1383).
     NanAllOnes,
-    /// No Inf, no NaN: every encoding is finite (e2m3, e3m2, e2m1, L1401-1405).
+    /// No Inf, no NaN: every encoding is finite (e2m1, e2m3, e3m2, L1395-1403).
     None,
 }
 
 /// A floating-point format's encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fmt {
+    /// The PTX format this is the encoding of.
     pub format: FloatFormat,
     /// Storage width of one element (a tf32 lives in a 32-bit register).
     pub bits: u32,
+    /// Width of the exponent field.
     pub exp_bits: u32,
+    /// Width of the stored mantissa (fraction) field, the hidden bit not counted.
     pub man_bits: u32,
     /// Low zero bits below the mantissa in storage: tf32 keeps the f32 layout with the low 13
     /// mantissa bits zero (the layout is "implementation-defined", L1391; this is the one
     /// `cvt.*.tf32.f32` produces on hardware and the one mma consumes).
     pub pad: u32,
+    /// Whether the top bit is a sign (false for the unsigned ue8m0 and ue4m3).
     pub signed: bool,
+    /// Which encodings are Inf and NaN.
     pub special: Special,
     /// The NaN hardware produces when an operation creates one (§2.4 of the catalog): 0x7fffffff
     /// for f32 (observed on NVIDIA GPUs), all-ones-but-sign for the other IEEE formats by the same
@@ -52,9 +57,13 @@ const fn fmt(format: FloatFormat, exp_bits: u32, man_bits: u32, special: Special
     }
 }
 
+/// `.f64`, IEEE 754 binary64: 11 exponent and 52 mantissa bits.
 pub const F64: Fmt = fmt(FloatFormat::F64, 11, 52, Special::Ieee, 0x7fff_ffff_ffff_ffff);
+/// `.f32`, IEEE 754 binary32: 8 exponent and 23 mantissa bits; canonical NaN 0x7fffffff.
 pub const F32: Fmt = fmt(FloatFormat::F32, 8, 23, Special::Ieee, 0x7fff_ffff);
+/// `.f16`, IEEE 754 binary16: 5 exponent and 10 mantissa bits.
 pub const F16: Fmt = fmt(FloatFormat::F16, 5, 10, Special::Ieee, 0x7fff);
+/// `.bf16` (L1379): 8 exponent and 7 mantissa bits, IEEE specials.
 pub const BF16: Fmt = fmt(FloatFormat::Bf16, 8, 7, Special::Ieee, 0x7fff);
 /// tf32's NaN keeps the layout too: all-ones-but-sign in the 19 significant bits, low 13 zero.
 pub const TF32: Fmt = Fmt {
@@ -62,10 +71,15 @@ pub const TF32: Fmt = Fmt {
     pad: 13,
     ..fmt(FloatFormat::Tf32, 8, 10, Special::Ieee, 0x7fff_e000)
 };
+/// e5m2 (L1387): 8 bits, 5 exponent and 2 mantissa bits, IEEE specials.
 pub const E5M2: Fmt = fmt(FloatFormat::E5m2, 5, 2, Special::Ieee, 0x7f);
+/// e4m3 (L1383): 8 bits, 4 exponent and 3 mantissa bits, no Inf, NaN only 0x7f and 0xff.
 pub const E4M3: Fmt = fmt(FloatFormat::E4m3, 4, 3, Special::NanAllOnes, 0x7f);
+/// e3m2 (L1403): 6 bits, 3 exponent and 2 mantissa bits, no Inf or NaN.
 pub const E3M2: Fmt = fmt(FloatFormat::E3m2, 3, 2, Special::None, 0);
+/// e2m3 (L1399): 6 bits, 2 exponent and 3 mantissa bits, no Inf or NaN.
 pub const E2M3: Fmt = fmt(FloatFormat::E2m3, 2, 3, Special::None, 0);
+/// e2m1 (L1395): 4 bits, 2 exponent and 1 mantissa bit, no Inf or NaN.
 pub const E2M1: Fmt = fmt(FloatFormat::E2m1, 2, 1, Special::None, 0);
 /// ue8m0 is a bare biased exponent: 2^(e-127), no zero, no Inf, NaN 0xff (L1407). The generic
 /// decoder handles it (`man_bits` 0, no subnormals: exponent 0 is 2^-127, see [`Fmt::decode`]).
@@ -74,6 +88,7 @@ pub const UE8M0: Fmt = Fmt {
     signed: false,
     ..fmt(FloatFormat::Ue8m0, 8, 0, Special::NanAllOnes, 0xff)
 };
+/// ue4m3 (L1411): 7 bits, unsigned, 4 exponent and 3 mantissa bits, no Inf, NaN only 0x7f.
 pub const UE4M3: Fmt = Fmt {
     bits: 7,
     signed: false,
@@ -83,14 +98,20 @@ pub const UE4M3: Fmt = Fmt {
 /// A decoded value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Val {
+    /// Any NaN (the payload is not decoded).
     Nan,
+    /// ±Inf.
     Inf {
+        /// −Inf.
         neg: bool,
     },
     /// `(-1)^neg × sig × 2^exp`; `sig == 0` is a (signed) zero.
     Finite {
+        /// The sign bit.
         neg: bool,
+        /// Integer significand, hidden bit included for normal numbers.
         sig: u64,
+        /// Exponent of the significand's lowest bit.
         exp: i32,
     },
 }
@@ -98,14 +119,20 @@ pub enum Val {
 /// The IEEE classes, as `testp` names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
+    /// ±0.0 (which `testp.normal` counts as normal, L7472).
     Zero,
+    /// Nonzero with exponent field 0.
     Subnormal,
+    /// Every other finite encoding.
     Normal,
+    /// ±Inf.
     Inf,
+    /// Any NaN.
     Nan,
 }
 
 impl Fmt {
+    /// The encoding of `f`.
     pub const fn of(f: FloatFormat) -> &'static Fmt {
         match f {
             FloatFormat::F64 => &F64,
@@ -123,6 +150,7 @@ impl Fmt {
         }
     }
 
+    /// Exponent bias, 2^(exp_bits − 1) − 1.
     pub const fn bias(&self) -> i32 {
         (1 << (self.exp_bits - 1)) - 1
     }
@@ -144,6 +172,7 @@ impl Fmt {
     pub const fn has_subnormals(&self) -> bool {
         self.man_bits > 0
     }
+    /// All-ones mask of the storage width.
     pub const fn mask(&self) -> u128 {
         (1u128 << self.bits) - 1
     }
@@ -180,6 +209,7 @@ impl Fmt {
         s | ((biased_exp as u128) << (self.man_bits + self.pad)) | (man << self.pad)
     }
 
+    /// Whether `bits` is a NaN of this format (never, for formats without one).
     pub const fn is_nan(&self, bits: u128) -> bool {
         let (_, e, m) = self.fields(bits);
         let top = (1u32 << self.exp_bits) - 1;
@@ -190,10 +220,13 @@ impl Fmt {
         }
     }
 
+    /// Whether the sign bit is set (never, for unsigned formats).
     pub const fn is_neg(&self, bits: u128) -> bool {
         self.signed && bits & self.sign_bit() != 0
     }
 
+    /// The class of `bits`, as `testp` distinguishes them (in ue8m0, which has no subnormals,
+    /// exponent field 0 is `Normal`).
     pub fn classify(&self, bits: u128) -> Class {
         let (_, e, m) = self.fields(bits);
         let top = (1u32 << self.exp_bits) - 1;
@@ -212,6 +245,7 @@ impl Fmt {
         }
     }
 
+    /// Decodes `bits` into a sign, an integer significand and an exponent.
     pub fn decode(&self, bits: u128) -> Val {
         let (neg, e, m) = self.fields(bits);
         match self.classify(bits) {
@@ -264,6 +298,8 @@ impl Fmt {
         }
     }
 
+    /// The bits of the zero of sign `neg` (all-zero exponent and mantissa; in ue8m0, which has
+    /// no zero, that encoding is 2^-127).
     pub const fn zero(&self, neg: bool) -> u128 {
         self.pack(neg, 0, 0)
     }

@@ -48,14 +48,17 @@ macro_rules! with_type {
     };
 }
 
+/// `a + b` in `fmt` (f16, bf16, f32 or f64), correctly rounded with `rnd` (not `.rs`).
 pub fn add(fmt: &Fmt, a: u128, b: u128, rnd: Rnd) -> u128 {
     with_type!(fmt, T => T::from_bits(a).add_r(T::from_bits(b), apround(rnd)).value.to_bits())
 }
 
+/// `a − b` in `fmt` (f16, bf16, f32 or f64), correctly rounded with `rnd` (not `.rs`).
 pub fn sub(fmt: &Fmt, a: u128, b: u128, rnd: Rnd) -> u128 {
     with_type!(fmt, T => T::from_bits(a).sub_r(T::from_bits(b), apround(rnd)).value.to_bits())
 }
 
+/// `a × b` in `fmt` (f16, bf16, f32 or f64), correctly rounded with `rnd` (not `.rs`).
 pub fn mul(fmt: &Fmt, a: u128, b: u128, rnd: Rnd) -> u128 {
     with_type!(fmt, T => T::from_bits(a).mul_r(T::from_bits(b), apround(rnd)).value.to_bits())
 }
@@ -65,6 +68,7 @@ pub fn fma(fmt: &Fmt, a: u128, b: u128, c: u128, rnd: Rnd) -> u128 {
     with_type!(fmt, T => T::from_bits(a).mul_add_r(T::from_bits(b), T::from_bits(c), apround(rnd)).value.to_bits())
 }
 
+/// `a / b` in `fmt` (f16, bf16, f32 or f64), correctly rounded with `rnd` (not `.rs`).
 pub fn div(fmt: &Fmt, a: u128, b: u128, rnd: Rnd) -> u128 {
     with_type!(fmt, T => T::from_bits(a).div_r(T::from_bits(b), apround(rnd)).value.to_bits())
 }

@@ -1,4 +1,4 @@
-//! Floating point in every PTX format: encodings ([`format`]), the rounding engine ([`round`]),
+//! Floating point in every PTX format: encodings ([`mod@format`]), the rounding engine ([`round`]),
 //! correctly rounded IEEE operations ([`ieee`]) and PTX's rules around them ([`ops`]: `.ftz`,
 //! `.sat`, `.relu`, NaN). The instruction semantics built on them live beside:
 //! §9.7.3 in [`crate::fp`], §9.7.4/9.7.5 in [`crate::half`], approximate instructions in

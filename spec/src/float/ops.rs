@@ -17,6 +17,7 @@ pub struct Mods {
 }
 
 impl Mods {
+    /// The `.ftz`, `.sat` and `.relu` written on `form`.
     pub fn of(form: &Form) -> Mods {
         Mods {
             ftz: form.has("ftz"),
@@ -39,6 +40,8 @@ pub enum NanRule {
 }
 
 impl NanRule {
+    /// [`NanRule::Unspecified`] for forms whose catalog row carries `nan-unspec`, else
+    /// [`NanRule::Payload`].
     pub fn of(form: &Form) -> NanRule {
         if form.flag("nan-unspec") {
             NanRule::Unspecified

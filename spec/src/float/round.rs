@@ -25,7 +25,14 @@ pub enum Rnd {
     /// rounds away from zero, otherwise the value is truncated. Interpretation (the alignment
     /// figures 37-40 are missing, L13750-13770): `rbits` lines up with the most significant
     /// discarded bits, and discarded bits below them do not take part.
-    Rs { rbits: u32, width: u32 },
+    Rs {
+        /// This element's random bits, taken from `cvt.rs`'s `rbits` operand (see
+        /// [`crate::cvt::narrow::rs`]).
+        rbits: u32,
+        /// How many random bits there are: they line up with the `width` most significant
+        /// discarded bits.
+        width: u32,
+    },
 }
 
 impl Rnd {
@@ -108,7 +115,9 @@ fn shift_round_up(sig: u128, shift: u32, sticky: bool, neg: bool, rnd: Rnd) -> (
 /// What a rounded result was, for callers that need more than the bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rounded {
+    /// The result's bits in the target format.
     pub bits: u128,
+    /// The result differs from the exact value.
     pub inexact: bool,
     /// The rounded magnitude exceeded the largest finite number (before any saturation).
     pub overflow: bool,

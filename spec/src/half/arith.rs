@@ -115,6 +115,7 @@ pub struct MinMaxMods {
 }
 
 impl MinMaxMods {
+    /// The `.ftz`, `.NaN` and `.xorsign` written on `form`.
     pub fn of(form: &Form) -> MinMaxMods {
         MinMaxMods {
             ftz: form.has("ftz"),

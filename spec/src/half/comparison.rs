@@ -89,7 +89,7 @@ pub fn set(t: bool, bop: Option<(BoolOp, bool)>, lane: Type) -> u128 {
 }
 
 /// §9.7.7.2 setp for the x2 types (L10908-10916): `p = BoolOp(t[0], c)` from lane 0 (bits
-/// [15:0]) and `q = BoolOp(t[1], c)` from lane 1.
+/// `[15:0]`) and `q = BoolOp(t[1], c)` from lane 1.
 pub fn setp_x2(t: [bool; 2], bop: Option<(BoolOp, bool)>) -> (bool, bool) {
     (combine(t[0], bop), combine(t[1], bop))
 }

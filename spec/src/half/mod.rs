@@ -7,7 +7,7 @@
 //!
 //! `tanh` and `ex2` of §9.7.4 are approximate and live in [`crate::approx`].
 //!
-//! Packed `x2` types hold two lanes in one 32-bit register, lane 0 in bits [15:0] (`fA[0] =
+//! Packed `x2` types hold two lanes in one 32-bit register, lane 0 in bits `[15:0]` (`fA[0] =
 //! a[0:15]`, L9337); each lane is computed on its own.
 
 pub mod arith;

@@ -20,11 +20,14 @@ use simd::{Post, Simd, SimdOp, Ways};
 /// An operand type of a video instruction: `.u32` or `.s32` (L30862).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VType {
+    /// `.u32`: fields zero-extended.
     U32,
+    /// `.s32`: fields sign-extended.
     S32,
 }
 
 impl VType {
+    /// Whether the type is `.s32`.
     pub const fn is_signed(self) -> bool {
         matches!(self, VType::S32)
     }

@@ -29,8 +29,11 @@ pub enum PartSel {
 /// A source operand: its bits, its type (`.atype`/`.btype`) and its selector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Src {
+    /// The register's 32 bits.
     pub bits: u32,
+    /// `.atype` or `.btype`.
     pub ty: VType,
+    /// The selector written on the operand.
     pub sel: PartSel,
 }
 
@@ -49,8 +52,11 @@ pub fn part_select_sign_extend(x: u32, ty: VType, sel: PartSel) -> i64 {
 /// The secondary operation `.op2` = `{.add .min .max}` (L30936).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SecOp {
+    /// `.add`: `tmp + c`.
     Add,
+    /// `.min`: the smaller of `tmp` and `c`.
     Min,
+    /// `.max`: the larger of `tmp` and `c`.
     Max,
 }
 
@@ -58,7 +64,9 @@ pub enum SecOp {
 /// with `c`, or a merge into `c` at the destination selector `d.dsel`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tail {
+    /// No secondary operation or merge: `d` is the (optionally clamped) result.
     None,
+    /// `.op2` with `c` (the `u32`).
     Sec(SecOp, u32),
     /// `d.dsel` with `c`; `PartSel::Word` is the pseudocode's `default:` case (no merge).
     Merge(PartSel, u32),
@@ -67,8 +75,11 @@ pub enum Tail {
 /// Stages 3 and 4 (L30844-30850): the destination type, `.sat`, and the secondary op or merge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Finish {
+    /// `.dtype`.
     pub dtype: VType,
+    /// `.sat`: clamp to the destination range ([`opt_saturate`]).
     pub sat: bool,
+    /// The secondary operation or merge.
     pub tail: Tail,
 }
 
@@ -236,16 +247,22 @@ pub fn vshift(op: ShiftOp, mode: ShiftMode, a: Src, b: u32, bsel: PartSel, fin: 
 /// Which `vmad` operands carry a `-` (L31044-31045).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Negate {
+    /// `-a`.
     pub a: bool,
+    /// `-b`.
     pub b: bool,
+    /// `-c`.
     pub c: bool,
 }
 
 /// `.scale` = `{.shr7 .shr15}` (L31050), optional.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scale {
+    /// No `.scale`.
     None,
+    /// `.shr7`: the result shifted right by 7.
     Shr7,
+    /// `.shr15`: the result shifted right by 15.
     Shr15,
 }
 

@@ -17,7 +17,9 @@ use crate::value::Outcome;
 /// 2-way (half-word lanes, `vop2`) or 4-way (byte lanes, `vop4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ways {
+    /// `vadd2` … `vset2`: two half-word lanes.
     Two,
+    /// `vadd4` … `vset4`: four byte lanes.
     Four,
 }
 
@@ -71,11 +73,17 @@ impl Ways {
 /// lane `i` is written or accumulated).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Simd {
+    /// 2-way or 4-way.
     pub ways: Ways,
+    /// `.atype`.
     pub atype: VType,
+    /// `.asel`, lane → element of `{b, a}`.
     pub asel: [u8; 4],
+    /// `.btype`.
     pub btype: VType,
+    /// `.bsel`, lane → element of `{b, a}`.
     pub bsel: [u8; 4],
+    /// The destination mask, bit `i` for lane `i`.
     pub mask: u8,
 }
 
@@ -158,7 +166,12 @@ impl SimdOp {
 /// optionally saturated, or the accumulate `.add`, which cannot be saturated (L31270, L31445).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Post {
-    Merge { sat: bool },
+    /// Merge the masked lanes into `c`.
+    Merge {
+        /// `.sat`: clamp each lane to the range of `dtype` first.
+        sat: bool,
+    },
+    /// `.add`: add the masked lanes to `c`.
     Add,
 }
 
