@@ -100,6 +100,9 @@ pub struct FormReport {
     /// With [`Settings::record`]: the distinct NaNs returned where any NaN was allowed.
     #[serde(skip)]
     pub nans: Vec<(FloatFormat, u128)>,
+    /// Skipped because the backend refused a form that ptxas 12.9 refuses too (not a failure).
+    #[serde(skip)]
+    pub refused: bool,
 }
 
 impl FormReport {
@@ -121,6 +124,7 @@ impl FormReport {
             seconds: 0.0,
             observed: None,
             nans: Vec::new(),
+            refused: false,
         }
     }
 }
@@ -263,6 +267,20 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
             Err(Failure::Unavailable(why)) => {
                 r.status = Status::Skipped;
                 r.reason = Some(why);
+                return r;
+            }
+            Err(Failure::Rejected { kind, message })
+                if matches!(kind.as_str(), "parse" | "type")
+                    && r.passed + r.failed == 0
+                    && crate::backend::ptxas_rejects().contains(&form_key(form)) =>
+            {
+                // NVIDIA's own compiler refuses this form of the manual's grammar: an
+                // implementation that refuses it too is not wrong (one that accepts it is judged).
+                r.status = Status::Skipped;
+                r.refused = true;
+                r.reason = Some(format!(
+                    "rejected as ptxas 12.9 rejects it (corpus/findings/ptxas-12.9-rejects.txt): {kind} error: {message}"
+                ));
                 return r;
             }
             Err(f) => {

@@ -7,6 +7,12 @@
 //! - [`backend`]: what runs the kernels (the oracle, a CUDA driver, an external program).
 //! - [`conform`]: the conformance runner, judging and reports; [`profile`]: hardware profiles.
 //! - [`judge`]: comparing a launch's results between the oracle and a backend (programs, reduction).
+//! - `trials` (feature `trials`): a backend's conformance suite as a libtest-mimic trial list, for
+//!   an implementation's own `cargo test`.
+//!
+//! Features: `cli` (the `ptxconf` binary: clap, indicatif, mimalloc), `cuda` (the `cuda[:LIB]`
+//! backend), `trials` (libtest-mimic); all on by default. A project that only wants to judge its
+//! implementation depends on `ptxconf` with `default-features = false, features = ["trials"]`.
 
 pub mod backend;
 pub mod bench;
@@ -19,4 +25,6 @@ pub mod judge;
 pub mod kernel;
 pub mod profile;
 pub mod reduce;
+#[cfg(feature = "trials")]
+pub mod trials;
 pub mod vectors;

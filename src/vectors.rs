@@ -127,7 +127,7 @@ pub fn list(dir: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// The form key a file name holds (`add.rn.f32.vec.gz` → `add.rn.f32`).
-fn key_of(path: &Path) -> Option<&str> {
+pub fn key_of(path: &Path) -> Option<&str> {
     path.file_name()?.to_str()?.strip_suffix(SUFFIX)
 }
 

@@ -7,6 +7,7 @@
 //!   (launch JSON in, result JSON out), with a per-launch timeout ([`cmd`]).
 
 pub mod cmd;
+#[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod oracle;
 
@@ -233,10 +234,8 @@ impl Default for Options {
 pub fn open(spec: &str, opts: &Options) -> Result<Box<dyn Backend>, Failure> {
     Ok(if spec == "oracle" {
         Box::new(oracle::Oracle::new(opts))
-    } else if spec == "cuda" {
-        Box::new(cuda::Cuda::open(None)?)
-    } else if let Some(lib) = spec.strip_prefix("cuda:") {
-        Box::new(cuda::Cuda::open(Some(lib))?)
+    } else if spec == "cuda" || spec.starts_with("cuda:") {
+        return open_cuda(spec.strip_prefix("cuda:"));
     } else if let Some(prog) = spec.strip_prefix("cmd:") {
         Box::new(cmd::Cmd::new(prog, opts)?)
     } else {
@@ -245,6 +244,18 @@ pub fn open(spec: &str, opts: &Options) -> Result<Box<dyn Backend>, Failure> {
             message: format!("unknown backend `{spec}` (expected oracle, cuda, cuda:LIB or cmd:PROGRAM)"),
         });
     })
+}
+
+#[cfg(feature = "cuda")]
+fn open_cuda(lib: Option<&str>) -> Result<Box<dyn Backend>, Failure> {
+    Ok(Box::new(cuda::Cuda::open(lib)?))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn open_cuda(_: Option<&str>) -> Result<Box<dyn Backend>, Failure> {
+    Err(Failure::Unavailable(
+        "this build of ptxconf has no cuda backend (built without the `cuda` feature)".into(),
+    ))
 }
 
 #[cfg(test)]
