@@ -188,8 +188,9 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-/// SplitMix64's finalizer: spreads a seed over all bits.
-fn mix(mut z: u64) -> u64 {
+/// SplitMix64's finalizer: spreads a seed over all bits (every seed derivation of the generators
+/// goes through it).
+pub fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -380,19 +381,6 @@ pub fn amount_edges(w: u64, bits: u32) -> Vec<u128> {
     v.push(m);
     dedup(&mut v);
     v
-}
-
-/// Operands that are shift amounts, bit positions or field lengths (see the module doc).
-fn is_amount(form: &Form, name: &str) -> bool {
-    matches!(
-        (form.opcode, name),
-        ("shl" | "shr" | "szext" | "vshl" | "vshr", "b")
-            | ("bfe", "b" | "c")
-            | ("bfi", "c" | "d")
-            | ("shf", "c")
-            | ("bmsk", "a" | "b")
-            | ("fns", "base" | "offset")
-    )
 }
 
 /// Registers whose bytes are all different and alternate their sign bits: selecting any byte,
@@ -677,7 +665,7 @@ fn bits_axis(
                 }
             } else if form.opcode == "prmt" && i < 2 {
                 ax.hard.insert(0, DISTINCT[i]);
-            } else if is_amount(form, o.name) {
+            } else if o.flags.amount {
                 let mut h = amount_edges(w_data, bits);
                 h.extend(ax.hard.iter().copied());
                 ax.hard = h;

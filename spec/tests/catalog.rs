@@ -265,6 +265,51 @@ fn every_form_of_the_implemented_families_has_semantics() {
 }
 
 /// Random source operands of the right widths (carry and predicates 0/1, no selectors).
+/// The operand roles the generators draw values for: shift amounts and bit positions (the
+/// manual's descriptions: `shl`/`shr` L11483/L11523 "shifted by the amount in b", `bfe` L6482
+/// "b gives the start bit position, c the field length", …) and integer divisors (`div`/`rem`,
+/// L6000). Every form of these opcodes has
+/// exactly these operands flagged, and no other form has a role.
+#[test]
+fn operand_roles_are_flagged_where_the_manual_gives_them() {
+    let amounts = |op: &str| -> &[&str] {
+        match op {
+            "shl" | "shr" | "szext" | "vshl" | "vshr" => &["b"],
+            "bfe" => &["b", "c"],
+            "bfi" => &["c", "d"],
+            "shf" => &["c"],
+            "bmsk" => &["a", "b"],
+            "fns" => &["base", "offset"],
+            _ => &[],
+        }
+    };
+    let (mut n_amount, mut n_divisor) = (0, 0);
+    for f in &catalog().forms {
+        for o in &f.inputs {
+            assert_eq!(
+                o.flags.amount,
+                amounts(f.opcode).contains(&o.name),
+                "{} {}",
+                f.name,
+                o.name
+            );
+            let divisor = matches!(f.opcode, "div" | "rem") && o.name == "b" && !matches!(o.ty.kind, Kind::Float(_));
+            assert_eq!(o.flags.divisor, divisor, "{} {}", f.name, o.name);
+            n_amount += o.flags.amount as usize;
+            n_divisor += o.flags.divisor as usize;
+        }
+        assert!(
+            f.outputs.iter().all(|o| !o.flags.amount && !o.flags.divisor),
+            "{}",
+            f.name
+        );
+    }
+    assert!(
+        n_amount > 100 && n_divisor == 12,
+        "{n_amount} amounts, {n_divisor} divisors"
+    );
+}
+
 fn inputs(f: &Form, seed: &mut u64) -> Vec<Input> {
     f.inputs
         .iter()

@@ -93,9 +93,7 @@ fn probe(i: usize) -> Option<Facts> {
     if pools.iter().any(Vec::is_empty) {
         return None;
     }
-    let divisor = (matches!(form.opcode, "div" | "rem")
-        && form.inputs.get(1).is_some_and(|o| !matches!(o.ty.kind, Kind::Float(_))))
-    .then_some(1);
+    let divisor = form.inputs.iter().position(|o| o.flags.divisor);
     // Base points: the k-th point takes hard value (k·(j+1) + j) of operand j, so early points
     // pair the most important values and later ones mix them.
     let point = |k: usize| -> Vec<Input> {

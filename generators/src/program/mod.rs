@@ -319,11 +319,7 @@ pub fn looser_than_assumed(p: &Program, audit: &[(u32, u8)]) -> Option<u32> {
 /// The seed of program `index` of a run seeded `seed` (SplitMix64 of both), so that program
 /// `i` of a campaign is the same whatever ran before it.
 pub fn program_seed(seed: u64, index: u64) -> u64 {
-    let mut z = seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    crate::vectors::mix(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15))
 }
 
 /// The PTX file name the launch refers to.

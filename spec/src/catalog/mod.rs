@@ -25,7 +25,10 @@
 //! `?` marks an optional operand (`q` of `p|q`), braces group a vector operand (`{a:b16 b:b16}`).
 //! Flags: `imm` (must be an immediate), `not` (`!p` allowed), `neg` (`-a` allowed), `sel` (a
 //! byte/half selector suffix allowed, video), `cc` (the carry flag CC.CF), `reg` (a register,
-//! never an immediate).
+//! never an immediate), `sink`/`discard` (a destination that must/may be `_`), `in=LO..HI` and
+//! `mul=N` (a constant's range and multiple), `wide` (a generic address in a 64-bit register),
+//! and the operand roles `amount` (a shift amount or bit position) and `divisor`: see
+//! [`OperandFlags`].
 
 pub mod fragment;
 pub mod pattern;
@@ -222,6 +225,13 @@ pub struct OperandFlags {
     /// takes it for `setp`'s predicates and `mbarrier.arrive`'s state, and refuses it elsewhere:
     /// "Result discard mode is not allowed").
     pub discard: bool,
+    /// `amount`: a shift amount, bit position or bit-field length (`shl`'s `b`, `bfe`'s `b c`):
+    /// only its low bits and values near the operand width matter, so operand generators draw
+    /// those.
+    pub amount: bool,
+    /// `divisor`: an integer divisor (`div`/`rem`'s `b`); zero leaves the result unspecified
+    /// (L6000), which the program generator avoids by making it odd.
+    pub divisor: bool,
 }
 
 /// One operand of a form, with its type resolved for that form.
@@ -863,6 +873,8 @@ fn resolve_operands(
                     "sink" => flags.sink = true,
                     "discard" => flags.discard = true,
                     "wide" => flags.wide = true,
+                    "amount" => flags.amount = true,
+                    "divisor" => flags.divisor = true,
                     f if f.starts_with("in=") => {
                         let (lo, hi) = f[3..]
                             .split_once("..")
