@@ -2,9 +2,10 @@
 //!
 //! A campaign generates program after program ([`generators::program`]), runs each on the oracle
 //! and on the backend under test, and judges the backend's signature against the oracle's
-//! ([`crate::judge`]). Every difference is reduced ([`crate::reduce`]) and written atomically to
-//! the findings directory — the minimal `.ptx`, its launch file and a report — before it is
-//! printed, so a campaign killed at any moment loses nothing it has reported.
+//! ([`crate::judge`], [`crate::compare`]). Every difference is reduced ([`crate::reduce`]) and
+//! written atomically to the findings directory ([`crate::findings`]) — the minimal `.ptx`, its
+//! launch file and a report — before it is printed, so a campaign killed at any moment loses
+//! nothing it has reported.
 //!
 //! Program `i` of a campaign seeded `s` is `from_seed(program_seed(s, i))`, so a finding names
 //! the program that shows it and `ptxconf gen --seed s --first i --count 1` writes it again.
@@ -12,7 +13,9 @@
 //! report lists results in program order), one limited by time runs what fits.
 
 use crate::backend::{Backend, Failure};
-use crate::reduce::{self, Case, Difference};
+use crate::compare::{self, Difference};
+use crate::findings;
+use crate::reduce::{self, Case};
 use generators::program::{checked, from_seed, program_seed, Config, Program, PTX_FILE};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -51,7 +54,7 @@ pub struct Campaign {
     /// Stop at the first finding.
     pub stop_at_first: bool,
     /// How to open the backend again (its name and options): a `cmd:` backend is reopened for
-    /// each reduction with a timeout fitted to the finding ([`reduce::tight_timeout`]), so that
+    /// each reduction with a timeout fitted to the finding ([`compare::tight_timeout`]), so that
     /// candidates whose loops the reduction broke are cut short.
     pub reopen: Option<(String, crate::backend::Options)>,
 }
@@ -190,7 +193,7 @@ fn one(c: &Campaign, i: u64, backend: &dyn Backend, differential: bool, out_dir:
         return (stats.thread_instructions, None, forms);
     }
     let case = case_of(p);
-    let diff = match reduce::difference_from(&ck.expected, &case, backend) {
+    let diff = match compare::difference_from(&ck.expected, &case, backend) {
         Difference::Failure(Failure::Unavailable(m)) => return (stats.thread_instructions, Some(Err(m)), forms),
         d => d,
     };
@@ -200,7 +203,7 @@ fn one(c: &Campaign, i: u64, backend: &dyn Backend, differential: bool, out_dir:
     let finding = if c.reduce {
         let tight = match &c.reopen {
             Some((name, opts)) if name.starts_with("cmd:") => {
-                let t = reduce::tight_timeout(&case, backend, opts.timeout);
+                let t = compare::tight_timeout(&case, backend, opts.timeout);
                 let o = crate::backend::Options {
                     timeout: t,
                     ..opts.clone()
@@ -211,12 +214,15 @@ fn one(c: &Campaign, i: u64, backend: &dyn Backend, differential: bool, out_dir:
         };
         let reducer = tight.as_deref().unwrap_or(backend);
         match reduce::reduce_against(case.clone(), reducer, &c.reduce_opts) {
-            Ok(r) => r.write(&dir).map(|_| Finding {
-                program: i,
-                dir: dir.clone(),
-                summary: format!("{}", r.difference),
-                instructions: (r.stats.instructions_before, r.stats.instructions_after),
-            }),
+            Ok(r) => r
+                .write(&dir)
+                .map(|_| Finding {
+                    program: i,
+                    dir: dir.clone(),
+                    summary: format!("{}", r.difference),
+                    instructions: (r.stats.instructions_before, r.stats.instructions_after),
+                })
+                .map_err(|e| e.to_string()),
             // Flaky (the difference did not reproduce) or the backend vanished: keep the
             // original as it is.
             Err(e) => write_unreduced(c, i, &case, &dir, &format!("{diff} (not reduced: {e})")),
@@ -242,14 +248,15 @@ fn write_unreduced(c: &Campaign, i: u64, case: &Case, dir: &Path, summary: &str)
         "program {i} of seed {} (ptxconf gen --seed {} --first {i} --count 1)\n{summary}\n",
         c.seed, c.seed
     );
-    reduce::write_dir(
+    findings::write_dir(
         dir,
         &[
             (PTX_FILE, case.ptx.as_str()),
             ("launch.json", &launch.to_json()),
             ("report.txt", &report),
         ],
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let n = reduce::count_instructions(&case.ptx);
     Ok(Finding {
         program: i,

@@ -7,6 +7,9 @@
 //! - [`backend`]: what runs the kernels (the oracle, a CUDA driver, an external program).
 //! - [`conform`]: the conformance runner, judging and reports; [`profile`]: hardware profiles.
 //! - [`judge`]: comparing a launch's results between the oracle and a backend (programs, reduction).
+//! - [`compare`]: one case on the oracle and on a backend, and how the results differ.
+//! - [`reduce`]: shrinking a case while its difference persists; [`findings`]: writing reduced
+//!   and unreduced findings to disk.
 //! - `trials` (feature `trials`): a backend's conformance suite as a libtest-mimic trial list, for
 //!   an implementation's own `cargo test`.
 //!
@@ -16,9 +19,11 @@
 
 pub mod backend;
 pub mod bench;
+pub mod compare;
 pub mod conform;
 pub mod corpus;
 pub mod coverage;
+pub mod findings;
 pub mod fuzz;
 pub mod fuzz_targets;
 pub mod judge;

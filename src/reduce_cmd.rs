@@ -1,5 +1,5 @@
 //! `ptxconf reduce LAUNCH.json --backend B`: the launch and its PTX → [`ptxconf::reduce`] against
-//! the backend → the reduced case written beside it, the report printed.
+//! the backend → the reduced case written beside it ([`ptxconf::findings`]), the report printed.
 //!
 //! Exit status: 0 when the case was reduced and written; 1 when the oracle and the backend agree
 //! on the launch (nothing to reduce: scripts reducing a list of launches can tell these apart);
@@ -7,6 +7,8 @@
 //! the oracle itself fails on).
 
 use ptxconf::backend::{self, Options};
+use ptxconf::compare;
+use ptxconf::findings;
 use ptxconf::reduce::{self, Case, ReduceError};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -25,7 +27,7 @@ pub struct ReduceArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Per-launch timeout of `cmd:` backends, in seconds (during the reduction: at most 10× the
-    /// time the original launch took, at least 2 s; see `ptxconf::reduce::tight_timeout`).
+    /// time the original launch took, at least 2 s; see `ptxconf::compare::tight_timeout`).
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
     /// Predicate calls (backend runs) at most.
@@ -69,7 +71,7 @@ pub fn run(a: ReduceArgs) -> ExitCode {
     // Candidates the backend runs much longer than the original (a loop whose exit the
     // reduction removed, or one the bug keeps running) are cut short.
     if a.backend.starts_with("cmd:") {
-        let tight = reduce::tight_timeout(&case, b.as_ref(), opts.timeout);
+        let tight = compare::tight_timeout(&case, b.as_ref(), opts.timeout);
         if tight < opts.timeout {
             let o = Options {
                 timeout: tight,
@@ -103,7 +105,7 @@ pub fn run(a: ReduceArgs) -> ExitCode {
         }
         Err(e) => return fail(format!("{}: {e}", a.launch.display())),
     };
-    let dir = a.out.unwrap_or_else(|| reduce::default_out_dir(&a.launch));
+    let dir = a.out.unwrap_or_else(|| findings::default_out_dir(&a.launch));
     if let Err(e) = r.write(&dir) {
         return fail(e);
     }

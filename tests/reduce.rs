@@ -2,7 +2,8 @@
 //! if/else and shared memory (corpus/reduce-tests/), and `ptxconf reduce` end to end against a
 //! `cmd:` backend with a planted rounding bug.
 
-use ptxconf::reduce::{self, count_instructions, Case, Difference, Options};
+use ptxconf::compare::{self, Difference};
+use ptxconf::reduce::{self, count_instructions, Case, Options, ReduceError};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -190,18 +191,21 @@ fn uninteresting_or_invalid_originals_are_errors() {
     let case = kernel_case();
     let mut never = |_: &Case| false;
     let e = reduce::reduce(case.clone(), &mut never, &Options::default()).unwrap_err();
-    assert!(e.contains("not interesting"), "{e}");
+    assert_eq!(e, ReduceError::NotInteresting);
+    assert!(e.to_string().contains("not interesting"), "{e}");
     let bad = Case {
         ptx: "this is not PTX".into(),
         launch: case.launch.clone(),
     };
     let mut always = |_: &Case| true;
     let e = reduce::reduce(bad, &mut always, &Options::default()).unwrap_err();
-    assert!(e.contains("does not parse"), "{e}");
+    assert!(matches!(e, ReduceError::Parse(_)), "{e:?}");
+    assert!(e.to_string().contains("does not parse"), "{e}");
     let mut wrong_entry = case;
     wrong_entry.launch.entry = "nope".into();
     let e = reduce::reduce(wrong_entry, &mut always, &Options::default()).unwrap_err();
-    assert!(e.contains("oracle fails"), "{e}");
+    assert!(matches!(e, ReduceError::Oracle(_)), "{e:?}");
+    assert!(e.to_string().contains("oracle fails"), "{e}");
 }
 
 // ---- end to end ----
@@ -274,7 +278,7 @@ fn a_planted_rounding_bug_is_reduced_to_a_few_instructions() {
     let run = ptxconf().arg("run").arg(red.join("launch.json")).output().unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stdout));
     let b = ptxconf::backend::open(&backend, &ptxconf::backend::Options::default()).unwrap();
-    let d = reduce::difference(&case, b.as_ref()).unwrap();
+    let d = compare::difference(&case, b.as_ref()).unwrap();
     let Difference::Mismatch(ms) = &d else { panic!("{d}") };
     // The mismatch is the rounding: the expected value is the host's round-to-nearest sum of
     // the `add.rn.f32` operands as the reduced kernel holds them, the observed one an ulp
@@ -294,7 +298,7 @@ fn a_planted_rounding_bug_is_reduced_to_a_few_instructions() {
     }
     // The oracle and a correct backend agree on the reduced case.
     let ok = ptxconf::backend::open("oracle", &ptxconf::backend::Options::default()).unwrap();
-    assert_eq!(reduce::difference(&case, ok.as_ref()).unwrap(), Difference::Same);
+    assert_eq!(compare::difference(&case, ok.as_ref()).unwrap(), Difference::Same);
     // Reducing again into an explicit directory replaces it.
     let again = dir.join("again");
     std::fs::create_dir_all(again.join("stale")).unwrap();

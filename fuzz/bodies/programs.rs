@@ -9,8 +9,8 @@
 use arbitrary::Unstructured;
 use generators::program::{generate, Config, Program};
 use ptxconf::backend::{self, Backend, Failure, Options};
+use ptxconf::compare::Difference;
 use ptxconf::fuzz_targets::{Finding, Reach};
-use ptxconf::reduce::Difference;
 use std::sync::OnceLock;
 
 /// The environment variable naming the backend `differential` compares with the oracle, as
@@ -142,7 +142,7 @@ pub fn differential_on(b: &dyn Backend, data: &[u8]) -> Result<Reach, Finding> {
         ptx: p.ptx.clone(),
         launch: p.launch.clone(),
     };
-    match ptxconf::reduce::difference_from(&expected, &case, b) {
+    match ptxconf::compare::difference_from(&expected, &case, b) {
         Difference::Same => Ok(Reach::Checked),
         Difference::Failure(Failure::Unavailable(m)) => panic!("{target}: the backend is unavailable: {m}"),
         Difference::Failure(f) => Err(report(

@@ -1,0 +1,410 @@
+//! Facts about instructions that the reducer derives from opcode, modifier and register name
+//! strings (and, on the decoded program, from the `Op` variant) — gathered here, unchanged, to be
+//! replaced by the instruction catalog's accessors (issue 14). Nothing else in the reducer reads
+//! an opcode's spelling (`probe` only writes instructions of its own).
+//!
+//! On the AST:
+//! - [`first_is_source`] — opcodes whose operand 0 is read, not written;
+//! - [`dest_and_sources`] — the names an instruction writes and reads;
+//! - [`quiet`] — neither touches shared/global memory nor changes control flow;
+//! - [`is_barrier`], [`contains_barrier`] — `bar`/`barrier` statements;
+//! - [`branch_target`], [`ends_flow`] — `bra` targets; what ends a basic block;
+//! - [`ends_thread`] — `ret`/`exit` (the end of a kernel orders nothing);
+//! - [`is_call_or_branch`] — `call`/`bra`/`brx`, whose operands are not values;
+//! - [`is_param_load`], [`accesses_param`] — `ld.param` and `.param` accesses;
+//! - [`is_add64`] — the 64-bit `add` whose constant term folds into an address;
+//! - [`SREGS`], [`is_sreg`], [`sreg_type`], [`sreg_value`], [`last_thread_sreg`] — special
+//!   registers, their type and their values under a launch geometry;
+//! - [`is_builtin_constant`] — `WARP_SZ`;
+//! - [`OpTy::literals`] — the constants the checker takes for an operand of a register type.
+//!
+//! On the decoded program:
+//! - [`slots`] — the register slots an instruction reads and writes;
+//! - [`successors`] — where control goes next;
+//! - [`is_pure`] — operations whose only effect is their results.
+
+use super::sites::OpTy;
+use oracle::ast::{Expr, Instr, Operand, Stmt};
+use oracle::launch::LaunchFile;
+use oracle::program::{Addr, Arg, Callee, Inst, Op, RetTo, Src};
+use spec::types::{FloatFormat, Kind};
+
+// ---- on the AST ----
+
+/// Opcodes whose first operand is not a destination (`bar.red` has one; its operand 0 is
+/// taken for a source here, which only costs a candidate the checker rejects).
+pub(super) fn first_is_source(opcode: &str) -> bool {
+    matches!(
+        opcode,
+        "st" | "red" | "bar" | "barrier" | "brx" | "prefetch" | "prefetchu" | "nanosleep" | "bra" | "call"
+    )
+}
+
+/// Registers an instruction writes (by name) and the names it reads.
+pub(super) fn dest_and_sources(i: &Instr) -> (Vec<&str>, Vec<&str>) {
+    let mut dst = Vec::new();
+    let mut src = Vec::new();
+    for (k, o) in i.operands.iter().enumerate() {
+        if k == 0 && !first_is_source(&i.opcode) {
+            o.names(&mut dst);
+        } else {
+            o.names(&mut src);
+        }
+    }
+    if let Some((_, p)) = &i.guard {
+        src.push(p);
+    }
+    (dst, src)
+}
+
+/// An instruction that neither touches shared or global memory nor changes control flow.
+pub(super) fn quiet(i: &Instr) -> bool {
+    let memory = i.operands.iter().any(|o| matches!(o, Operand::Address(_)))
+        && !i.mods.iter().any(|m| matches!(m.as_str(), "param" | "local"));
+    !memory
+        && !matches!(
+            i.opcode.as_str(),
+            "bar" | "barrier" | "bra" | "brx" | "call" | "ret" | "exit" | "trap" | "membar" | "fence"
+        )
+}
+
+/// A `bar`/`barrier` instruction.
+pub(super) fn is_barrier(s: &Stmt) -> bool {
+    matches!(s, Stmt::Instr(i) if matches!(i.opcode.as_str(), "bar" | "barrier"))
+}
+
+/// A barrier, or a block containing one.
+pub(super) fn contains_barrier(s: &Stmt) -> bool {
+    match s {
+        Stmt::Block { body, .. } => body.iter().any(contains_barrier),
+        s => is_barrier(s),
+    }
+}
+
+/// The label an unconditional or guarded `bra` names, and whether it is unguarded.
+pub(super) fn branch_target(s: &Stmt) -> Option<(&str, bool)> {
+    match s {
+        Stmt::Instr(i) if i.opcode == "bra" => match i.operands.first() {
+            Some(Operand::Expr(Expr::Name(l))) => Some((l.as_str(), i.guard.is_none())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// An instruction after which control does not fall through (unless guarded).
+pub(super) fn ends_flow(s: &Stmt) -> bool {
+    matches!(s, Stmt::Instr(i) if matches!(i.opcode.as_str(), "bra" | "brx" | "ret" | "exit" | "trap"))
+}
+
+/// `ret` or `exit` (in a kernel's body, the end of the thread).
+pub(super) fn ends_thread(i: &Instr) -> bool {
+    matches!(i.opcode.as_str(), "ret" | "exit")
+}
+
+/// `call`, `bra` and `brx`: their operands are labels, functions and arguments, not values to
+/// replace.
+pub(super) fn is_call_or_branch(opcode: &str) -> bool {
+    matches!(opcode, "call" | "bra" | "brx")
+}
+
+/// `ld.param`: its destinations are parameters (pointers to buffers, `.param` results).
+pub(super) fn is_param_load(i: &Instr) -> bool {
+    i.opcode == "ld" && i.mods.iter().any(|m| m == "param")
+}
+
+/// An access to the `.param` space (its address is not a memory address the reducer judges).
+pub(super) fn accesses_param(i: &Instr) -> bool {
+    i.mods.iter().any(|m| m == "param")
+}
+
+/// `add.s64`/`add.u64` (unguarded or not): `[%a+K]` after `add %a, %b, C` is `[%b+C+K]`.
+pub(super) fn is_add64(def: &Instr) -> bool {
+    def.opcode == "add" && def.mods.iter().any(|m| matches!(m.as_str(), "s64" | "u64"))
+}
+
+/// Special register names (a name starting with one is a special register).
+const SREGS: [&str; 16] = [
+    "%tid",
+    "%ntid",
+    "%ctaid",
+    "%nctaid",
+    "%laneid",
+    "%warpid",
+    "%nwarpid",
+    "%smid",
+    "%nsmid",
+    "%gridid",
+    "%lanemask",
+    "%clock",
+    "%globaltimer",
+    "%envreg",
+    "%dynamic_smem_size",
+    "%total_smem_size",
+];
+
+/// Whether `n` names a special register.
+pub(super) fn is_sreg(n: &str) -> bool {
+    SREGS.iter().any(|s| n.starts_with(s))
+}
+
+/// The type a special register source is taken for.
+pub(super) fn sreg_type(n: &str) -> &'static str {
+    if n.contains("64") {
+        "u64"
+    } else {
+        "u32"
+    }
+}
+
+/// The value of a special register that is the same in every thread of the launch: the
+/// geometry, and an index along a dimension of size 1.
+pub(super) fn sreg_value(n: &str, l: &LaunchFile) -> Option<u64> {
+    let (reg, c) = n.split_once('.')?;
+    let d = match c {
+        "x" => 0,
+        "y" => 1,
+        "z" => 2,
+        _ => return None,
+    };
+    Some(match reg {
+        "%ntid" => l.block[d] as u64,
+        "%nctaid" => l.grid[d] as u64,
+        "%tid" if l.block[d] == 1 => 0,
+        "%ctaid" if l.grid[d] == 1 => 0,
+        _ => return None,
+    })
+}
+
+/// The value of `%tid`, `%ctaid`, `%ntid`, `%nctaid` (`.x`/`.y`/`.z`) and `%laneid` in the
+/// last thread of the launch.
+pub(super) fn last_thread_sreg(n: &str, l: &LaunchFile) -> Option<u64> {
+    if n == "%laneid" {
+        let threads: u64 = l.block.iter().map(|&d| d as u64).product();
+        return Some(threads.checked_sub(1)? % 32);
+    }
+    let (reg, c) = n.split_once('.')?;
+    let d = match c {
+        "x" => 0,
+        "y" => 1,
+        "z" => 2,
+        _ => return None,
+    };
+    Some(match reg {
+        "%tid" => (l.block[d] as u64).checked_sub(1)?,
+        "%ctaid" => (l.grid[d] as u64).checked_sub(1)?,
+        "%ntid" => l.block[d] as u64,
+        "%nctaid" => l.grid[d] as u64,
+        _ => return None,
+    })
+}
+
+/// A name that is a built-in constant, not a variable (`WARP_SZ`).
+pub(super) fn is_builtin_constant(n: &str) -> bool {
+    n == "WARP_SZ"
+}
+
+impl OpTy {
+    /// `v` written as constants the checker may accept for this operand, the register's own
+    /// kind first (a `.b32` register may be an integer or an f32 operand).
+    pub(super) fn literals(&self, v: u64) -> Vec<Expr> {
+        let bits = self.ty.bits();
+        let int = |v: u64| -> Expr {
+            if self.ty.kind == Kind::Signed && bits < 64 && v >> (bits - 1) & 1 == 1 {
+                let mag = (1u64 << bits) - v;
+                Expr::Unary(
+                    '-',
+                    Box::new(Expr::Int {
+                        value: mag,
+                        unsigned: false,
+                    }),
+                )
+            } else if self.ty.kind == Kind::Signed && bits == 64 && (v as i64) < 0 && v != 1 << 63 {
+                Expr::Unary(
+                    '-',
+                    Box::new(Expr::Int {
+                        value: (v as i64).unsigned_abs(),
+                        unsigned: false,
+                    }),
+                )
+            } else {
+                Expr::Int {
+                    value: v,
+                    unsigned: v > i64::MAX as u64,
+                }
+            }
+        };
+        match self.ty.kind {
+            Kind::Pred => vec![int(v & 1)],
+            Kind::Float(FloatFormat::F32) => vec![Expr::Float { bits: v, f32: true }],
+            Kind::Float(FloatFormat::F64) => vec![Expr::Float { bits: v, f32: false }],
+            // Narrow and packed float formats take no constants.
+            Kind::Float(_) => vec![],
+            Kind::Bits if bits == 32 => vec![int(v), Expr::Float { bits: v, f32: true }],
+            Kind::Bits if bits == 64 => vec![int(v), Expr::Float { bits: v, f32: false }],
+            _ if bits <= 64 => vec![int(v)],
+            _ => vec![],
+        }
+    }
+}
+
+// ---- on the decoded program ----
+
+/// Register slots an instruction reads and writes (the guard among the reads).
+pub(super) fn slots(inst: &Inst) -> (Vec<u32>, Vec<u32>) {
+    let mut r = Vec::new();
+    let mut w = Vec::new();
+    let src = |s: &Src, r: &mut Vec<u32>| {
+        if let Src::Reg(k) = s {
+            r.push(*k);
+        }
+    };
+    let addr = |a: &Addr, r: &mut Vec<u32>| {
+        if let Addr::Reg(k, _) = a {
+            r.push(*k);
+        }
+    };
+    let dst = |slot: u32, w: &mut Vec<u32>| {
+        if slot != u32::MAX {
+            w.push(slot);
+        }
+    };
+    if let Some((g, _)) = inst.guard {
+        r.push(g);
+    }
+    match &inst.op {
+        Op::Pure { dsts, srcs, .. } | Op::Warp { dsts, srcs, .. } => {
+            srcs.iter().for_each(|s| src(&s.src, &mut r));
+            dsts.iter().for_each(|d| dst(d.slot, &mut w));
+        }
+        Op::Fast { d, a, b, c, .. } => {
+            [a, b, c].into_iter().for_each(|s| src(s, &mut r));
+            dst(d.slot, &mut w);
+        }
+        Op::Ld { dsts, addr: a, .. } => {
+            addr(a, &mut r);
+            dsts.iter().for_each(|d| dst(d.slot, &mut w));
+        }
+        Op::St { srcs, addr: a, .. } => {
+            addr(a, &mut r);
+            srcs.iter().for_each(|s| src(s, &mut r));
+        }
+        Op::Cvta { d, a, .. } | Op::Isspacep { d, a, .. } => {
+            src(a, &mut r);
+            dst(d.slot, &mut w);
+        }
+        Op::Brx { index, .. } => src(index, &mut r),
+        Op::Call { callee, args, rets } => {
+            if let Callee::Indirect { fptr, .. } = callee {
+                src(fptr, &mut r);
+            }
+            for a in args {
+                if let Arg::Val(s) = a {
+                    src(s, &mut r);
+                }
+            }
+            for t in rets {
+                if let RetTo::Reg(d) = t {
+                    dst(d.slot, &mut w);
+                }
+            }
+        }
+        Op::Bar { id, count, pred, d, .. } => {
+            src(id, &mut r);
+            if let Some(c) = count {
+                src(c, &mut r);
+            }
+            if let Some((p, _)) = pred {
+                src(p, &mut r);
+            }
+            if let Some(d) = d {
+                dst(d.slot, &mut w);
+            }
+        }
+        Op::WarpSync { mask } => src(mask, &mut r),
+        Op::Atom { d, addr: a, b, c, .. } => {
+            addr(a, &mut r);
+            b.iter().for_each(|s| src(s, &mut r));
+            src(c, &mut r);
+            d.iter().for_each(|d| dst(d.slot, &mut w));
+        }
+        Op::Bra { .. } | Op::Ret | Op::Exit | Op::Trap | Op::Nop | Op::Unsupported { .. } => {}
+    }
+    (r, w)
+}
+
+/// The instructions control may reach after the one at `pc`, within its function's `range`.
+pub(super) fn successors(inst: &Inst, pc: usize, range: &std::ops::Range<usize>) -> Vec<usize> {
+    let mut v = Vec::new();
+    let next = pc + 1;
+    let guarded = inst.guard.is_some();
+    match &inst.op {
+        Op::Bra { target } => {
+            v.push(*target as usize);
+            if guarded {
+                v.push(next);
+            }
+        }
+        Op::Brx { targets, .. } => {
+            v.extend(targets.iter().map(|&t| t as usize));
+            if guarded {
+                v.push(next);
+            }
+        }
+        Op::Ret | Op::Exit | Op::Trap => {
+            if guarded {
+                v.push(next);
+            }
+        }
+        _ => v.push(next),
+    }
+    v.retain(|t| range.contains(t));
+    v
+}
+
+/// Operations without side effects: dead when nobody reads their results.
+pub(super) fn is_pure(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Pure { .. } | Op::Fast { .. } | Op::Ld { .. } | Op::Cvta { .. } | Op::Isspacep { .. }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spec::types::Type;
+
+    #[test]
+    fn literals_follow_the_register_type() {
+        let t = |s: &str| OpTy {
+            ty: Type::parse(s).unwrap(),
+        };
+        let p = |e: &Expr| oracle::print::expr(e);
+        assert_eq!(
+            t("f32").literals(0x3F80_0000).iter().map(p).collect::<Vec<_>>(),
+            ["0f3F800000"]
+        );
+        assert_eq!(
+            t("f64").literals(0).iter().map(p).collect::<Vec<_>>(),
+            ["0d0000000000000000"]
+        );
+        assert_eq!(t("s32").literals(0xFFFF_FFFF).iter().map(p).collect::<Vec<_>>(), ["-1"]);
+        assert_eq!(
+            t("u32").literals(0xFFFF_FFFF).iter().map(p).collect::<Vec<_>>(),
+            ["4294967295"]
+        );
+        assert_eq!(
+            t("b32").literals(7).iter().map(p).collect::<Vec<_>>(),
+            ["7", "0f00000007"]
+        );
+        assert_eq!(
+            t("u64").literals(u64::MAX).iter().map(p).collect::<Vec<_>>(),
+            ["18446744073709551615U"]
+        );
+        assert_eq!(t("s64").literals(u64::MAX).iter().map(p).collect::<Vec<_>>(), ["-1"]);
+        assert!(t("f16").literals(0).is_empty());
+        assert_eq!(t("pred").small_values(), [0, 1]);
+        assert_eq!(t("s16").small_values(), [0, 1, 0xFFFF]);
+    }
+}
