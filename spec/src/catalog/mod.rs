@@ -63,8 +63,67 @@ const TABLES: &[(&str, &str)] = &[
 /// - `contract`: without a rounding modifier the compiler may fuse the operation into an fma
 ///   (L7572), so only the explicitly rounded forms are bit-exact as written;
 /// - `deprecated`: the manual deprecates the form (still listed, still legal for older targets);
-/// - `preview`: a preview feature (§9.7.17 stack manipulation).
-pub const ROW_FLAGS: &[&str] = &["nan-unspec", "contract", "deprecated", "preview"];
+/// - `preview`: a preview feature (§9.7.17 stack manipulation);
+///
+/// and the instruction's effects beyond its destinations ([`Effects`], the same for every row of
+/// an opcode): `branch`, `call`, `return`, `trap`, `barrier`, `fence`.
+pub const ROW_FLAGS: &[&str] = &[
+    "nan-unspec",
+    "contract",
+    "deprecated",
+    "preview",
+    "branch",
+    "call",
+    "return",
+    "trap",
+    "barrier",
+    "fence",
+];
+
+/// What an instruction does besides writing its destinations: where control goes and what it
+/// orders. One value per opcode (the catalog refuses rows of one opcode that disagree); the
+/// reducer, the program generator and the interpreter ask it instead of matching opcode names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Effects {
+    /// Control goes to a label or a label of a table (`bra`, `brx.idx`, §9.7.12.3-4): no fall
+    /// through unless guarded.
+    pub branch: bool,
+    /// A call (`call`, §9.7.12.5): its operands are a function and argument lists, not values.
+    pub call: bool,
+    /// Ends the function or the thread (`ret`, `exit`, §9.7.12.6-7).
+    pub returns: bool,
+    /// Aborts the launch (`trap`, §9.7.19.2).
+    pub trap: bool,
+    /// A barrier among the threads of a CTA, warp or cluster (`bar`, `barrier`, §9.7.13.1-2):
+    /// every thread taking part must reach it.
+    pub barrier: bool,
+    /// Orders memory accesses (`membar`, `fence`, §9.7.13.4).
+    pub fence: bool,
+}
+
+impl Effects {
+    fn of_flags(flags: &[&str]) -> Effects {
+        Effects {
+            branch: flags.contains(&"branch"),
+            call: flags.contains(&"call"),
+            returns: flags.contains(&"return"),
+            trap: flags.contains(&"trap"),
+            barrier: flags.contains(&"barrier"),
+            fence: flags.contains(&"fence"),
+        }
+    }
+
+    /// Control does not fall through to the next instruction (unless the instruction is
+    /// guarded): branches, returns and traps.
+    pub fn ends_flow(self) -> bool {
+        self.branch || self.returns || self.trap
+    }
+
+    /// Changes control flow or synchronizes: anything but a plain computation or access.
+    pub fn any(self) -> bool {
+        self != Effects::default()
+    }
+}
 
 /// How precisely the manual determines an instruction's result (catalog legend).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -388,6 +447,8 @@ pub struct Catalog {
     pub forms: Vec<Form>,
     by_name: HashMap<String, Vec<usize>>,
     by_opcode: HashMap<&'static str, Vec<usize>>,
+    /// Each opcode's effects (from its rows' flags, which agree).
+    effects: HashMap<&'static str, Effects>,
     /// `@fixed` lines: per opcode, the modifiers that must be written right after it (see
     /// [`pattern::matches_unordered`]).
     fixed: HashMap<&'static str, Vec<&'static str>>,
@@ -438,6 +499,7 @@ impl Catalog {
             forms: Vec::new(),
             by_name: HashMap::new(),
             by_opcode: HashMap::new(),
+            effects: HashMap::new(),
             fixed: HashMap::new(),
             free: Vec::new(),
             spaces: Vec::new(),
@@ -617,8 +679,15 @@ impl Catalog {
             self.by_name.entry(name).or_default().push(self.forms.len());
             self.forms.push(form);
         }
+        let effects = Effects::of_flags(&flags);
         for op in pattern::opcodes(&parts) {
             self.by_opcode.entry(op).or_default().push(row_id);
+            if *self.effects.entry(op).or_insert(effects) != effects {
+                return Err(format!(
+                    "`{op}`: the effect flags ({}) differ from its other rows'",
+                    flags.join("+")
+                ));
+            }
         }
         self.rows.push(Row {
             section,
@@ -758,6 +827,30 @@ impl Catalog {
     /// table, and the PTX 8.8 targets ptxas 12.9 knows), if listed.
     pub fn target_version(&self, t: Target) -> Option<PtxVersion> {
         self.targets.iter().find(|(x, _)| *x == t).map(|(_, v)| *v)
+    }
+
+    /// What instructions with `opcode` do besides writing their destinations (none for an
+    /// unknown opcode).
+    ///
+    /// ```
+    /// let cat = spec::catalog::catalog();
+    /// assert!(cat.effects("bra").branch && cat.effects("bra").ends_flow());
+    /// assert!(cat.effects("bar").barrier && !cat.effects("bar").ends_flow());
+    /// assert!(!cat.effects("add").any());
+    /// ```
+    pub fn effects(&self, opcode: &str) -> Effects {
+        self.effects.get(opcode).copied().unwrap_or_default()
+    }
+
+    /// Whether every form of `opcode` has a destination, which PTX writes first: operand 0 of
+    /// such an instruction is written. `st`, `red`, `bra`, `call` and `bar` (`bar.sync`) have
+    /// forms without one, so their operand 0 is taken for a source (`bar.red`'s destination
+    /// included: a reducer's candidate the checker then rejects).
+    pub fn writes_first(&self, opcode: &str) -> bool {
+        self.by_opcode.get(opcode).is_some_and(|rows| {
+            rows.iter()
+                .all(|&r| self.rows[r].forms.clone().all(|f| !self.forms[f].outputs.is_empty()))
+        })
     }
 
     /// The section a form belongs to.
