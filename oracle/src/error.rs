@@ -6,14 +6,25 @@ use std::fmt;
 /// The stage that failed, as the launch contract names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
+    /// The text is not PTX the parser reads.
     Parse,
+    /// The module is not valid PTX (the type checker's errors).
     Type,
+    /// The launch file does not fit the module (entry, grid, buffers, parameters).
     Launch,
+    /// The program trapped or did what the manual leaves undefined (an access out of bounds,
+    /// `trap`, a deadlock, collective misuse), or reached an instruction the oracle does not
+    /// execute yet.
     Runtime,
+    /// A limit of the launch was reached (steps, memory, stack).
     Limit,
+    /// A defect of the oracle itself, not of the program: an invariant of the interpreter broke,
+    /// or the spec could not evaluate a form the checker accepted. Its message says to report it.
+    Internal,
 }
 
 impl ErrorKind {
+    /// The kind's name in the launch contract (`"kind"` of an error reply).
     pub fn name(self) -> &'static str {
         match self {
             ErrorKind::Parse => "parse",
@@ -21,6 +32,7 @@ impl ErrorKind {
             ErrorKind::Launch => "launch",
             ErrorKind::Runtime => "runtime",
             ErrorKind::Limit => "limit",
+            ErrorKind::Internal => "internal",
         }
     }
 }

@@ -469,12 +469,28 @@ impl<'m, 'p> Cta<'m, 'p> {
         Ok(ran)
     }
 
+    /// A fault of the program (a trap, undefined behaviour the manual names) at `pc` in `lane`.
     fn rt_err(&self, lane: usize, pc: u32, msg: impl std::fmt::Display) -> Error {
+        self.thread_err(ErrorKind::Runtime, lane, pc, msg)
+    }
+
+    /// A defect of the oracle found at `pc` in `lane`: the program is not at fault.
+    #[cold]
+    fn internal_err(&self, lane: usize, pc: u32, msg: impl std::fmt::Display) -> Error {
+        self.thread_err(
+            ErrorKind::Internal,
+            lane,
+            pc,
+            format!("{msg} (a defect of the oracle, not of the program: please report it)"),
+        )
+    }
+
+    fn thread_err(&self, kind: ErrorKind, lane: usize, pc: u32, msg: impl std::fmt::Display) -> Error {
         let inst = &self.m.prog.code[pc as usize];
         let t = &self.threads[lane];
         let c = self.env.ctaid;
         Error::at(
-            ErrorKind::Runtime,
+            kind,
             inst.loc,
             format!(
                 "`{}`: thread ({},{},{}) of block ({},{},{}): {msg}",
@@ -610,7 +626,24 @@ impl<'m, 'p> Cta<'m, 'p> {
                             sel: s.sel,
                         };
                     }
+                    // The spec's error does not say whether the program or the oracle is at fault
+                    // (an operand rule the manual states, such as vmad's negations, L31056-31077,
+                    // or a form its function does not handle): a runtime error, as the program's.
                     let out = sem(form, &Args { ins, dsel: *dsel }).map_err(|e| self.rt_err(i, pc, e.0))?;
+                    // One outcome per destination (`spec::value::Outcomes`); the checker binds one
+                    // destination per output of the form.
+                    if out.len() != dsts.len() {
+                        return Err(self.internal_err(
+                            i,
+                            pc,
+                            format!(
+                                "the spec's `{}` gave {} results for {} destinations",
+                                form.name,
+                                out.len(),
+                                dsts.len()
+                            ),
+                        ));
+                    }
                     let perturb = self.m.perturb;
                     if let Some(a) = &mut self.m.audit {
                         let l = out.iter().map(looseness).max().unwrap_or(0);
@@ -1251,9 +1284,14 @@ impl<'m, 'p> Cta<'m, 'p> {
             WarpKind::MatchAll => warp::match_sync_all(here, &mm, &vals[0])
                 .map_err(fail)?
                 .map(|(d, p)| (d as u64, p)),
-            WarpKind::Redux => warp::redux_sync(form, here, &mm, &u32s(0))
-                .map_err(fail)?
-                .map(|d| (d as u64, false)),
+            WarpKind::Redux => {
+                // The checker decodes every `redux` form as a collective: one the spec cannot
+                // decode is the oracle's defect, not the program's.
+                warp::Redux::from_form(form).map_err(|e| self.internal_err(first, pc, e.0))?;
+                warp::redux_sync(form, here, &mm, &u32s(0))
+                    .map_err(fail)?
+                    .map(|d| (d as u64, false))
+            }
             WarpKind::Elect => warp::elect_sync(here, &mm).map_err(fail)?.map(|(d, p)| (d as u64, p)),
             WarpKind::Activemask => warp::activemask(here).map(|d| (d as u64, false)),
         };
@@ -1285,7 +1323,17 @@ impl<'m, 'p> Cta<'m, 'p> {
         match &prog.code[pc as usize].op {
             Op::Warp { kind, form, dsts, srcs } => self.warp_op(lo, 0, pc, *kind, form, dsts, srcs)?,
             Op::WarpSync { mask } => self.warp_sync(lo, 0, pc, mask)?,
-            _ => unreachable!("only warp collectives wait"),
+            // Only warp collectives wait.
+            _ => {
+                let lane = (lo..hi)
+                    .find(|&i| self.threads[i].st == St::WarpWait && self.threads[i].pc == pc)
+                    .unwrap_or(lo);
+                return Err(self.internal_err(
+                    lane,
+                    pc,
+                    "a lane waits at an instruction that is not a warp collective",
+                ));
+            }
         }
         Ok((lo..hi).any(|i| self.threads[i].st == St::Run))
     }
@@ -1352,4 +1400,46 @@ fn position_cmp(a: &Thread, b: &Thread) -> std::cmp::Ordering {
     let pa = a.frames.iter().map(|f| f.call_pc).chain(std::iter::once(a.pc));
     let pb = b.frames.iter().map(|f| f.call_pc).chain(std::iter::once(b.pc));
     pa.cmp(pb)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A semantics function that breaks the spec's contract (no outcome for the destination).
+    fn no_outcomes(_: &spec::catalog::Form, _: &Args) -> spec::value::Outcomes {
+        Ok(Vec::new())
+    }
+
+    #[test]
+    fn a_broken_spec_contract_is_an_internal_error_not_a_program_fault() {
+        let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\nadd.s32 %r1, %r2, %r3;\n}\n";
+        let m = crate::parse::parse(ptx).unwrap();
+        let mut prog = crate::check::check_generic(&m).unwrap();
+        let add = prog.code.iter_mut().find(|i| matches!(i.op, Op::Pure { .. })).unwrap();
+        let Op::Pure { sem, .. } = &mut add.op else {
+            unreachable!()
+        };
+        *sem = no_outcomes;
+        let mut machine = Machine::new(&prog).unwrap();
+        let e = machine
+            .run(&Launch {
+                entry: "k".into(),
+                grid: [1, 1, 1],
+                block: [1, 1, 1],
+                params: Vec::new(),
+                dyn_shared: 0,
+                limits: Limits::default(),
+            })
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Internal, "{e}");
+        assert_eq!(e.kind.name(), "internal");
+        assert_eq!(e.loc, Some((7, 1)), "{e}");
+        assert!(e.message.contains("gave 0 results for 1 destinations"), "{e}");
+        assert!(
+            e.message
+                .ends_with("(a defect of the oracle, not of the program: please report it)"),
+            "{e}"
+        );
+    }
 }

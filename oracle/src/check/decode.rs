@@ -1,0 +1,515 @@
+//! The decoders of the operational instructions, each from an instruction and the form it names
+//! to the [`Op`] the interpreter runs: address `mov`, `ld`, `st`, `atom`/`red`, `cvta`,
+//! `isspacep`, `brx`, `call`, `bar`/`barrier`.
+
+use super::body::FuncCx;
+use super::consts::{addr_name, addr_name_off};
+use super::errors::{terr, CheckError, NotExecuted, Result, What};
+use super::facts;
+use super::layout::{bits_type, mem_ty, space_of, vector_count, wide_as_halves};
+use super::operands::Site;
+use super::symbols::Sym;
+use crate::ast::{Expr, Instr, Operand};
+use crate::mem;
+use crate::program::*;
+use spec::catalog::Form;
+use spec::types::{Kind, Type};
+
+impl FuncCx<'_> {
+    /// `mov.u64 %rd, var` / `mov.u64 %rd, func`: an address, not a register value.
+    pub(super) fn is_address_mov(&self, i: &Instr) -> bool {
+        matches!(&i.operands[..], [_, Operand::Expr(e)] if addr_name(e).is_some_and(|n| matches!(self.lookup(n), Some(Sym::Var { .. } | Sym::FrameVar { .. } | Sym::Func(_)))))
+    }
+
+    /// `mov` of a variable's or function's address (plus a constant): the address as an
+    /// immediate, or the frame offset of a `.local`/`.param` variable of the activation.
+    pub(super) fn mov_address(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let ty = form.outputs[0].ty;
+        let [d, Operand::Expr(e)] = &i.operands[..] else {
+            unreachable!()
+        };
+        let d = self.dst(d, ty, false, loc)?;
+        let (n, off) = addr_name_off(e).ok_or_else(|| CheckError::invalid(loc, "bad address expression"))?;
+        // ptxas 12.9 takes 32-bit addresses of `.shared`/`.const`/`.local`/`.param` variables
+        // and of functions, not of a `.global` variable, in a 64-bit module (`gbuf+4` it takes:
+        // a constant expression to it).
+        if ty.bits() < 64
+            && off == 0
+            && matches!(
+                self.lookup(n),
+                Some(Sym::Var {
+                    space: Space::Global,
+                    ..
+                })
+            )
+        {
+            return terr(
+                loc,
+                format!("the address of `{n}` does not fit {} bits in a 64-bit module (ptxas 12.9: 32-bit compilation is no longer supported)", ty.bits()),
+            );
+        }
+        let a = match self.lookup(n) {
+            Some(Sym::Var { addr, .. }) => Src::Imm(addr.wrapping_add(off as u64)),
+            Some(Sym::Func(f)) => Src::Imm(mem::FUNC_BASE + 16 * *f as u64),
+            Some(Sym::FrameVar { off: o, .. }) => {
+                if off != 0 {
+                    return Ok(Op::Fast {
+                        f: crate::fast::add64,
+                        d,
+                        a: Src::Frame(*o),
+                        b: Src::Imm(off as u64),
+                        c: Src::Imm(0),
+                    });
+                }
+                Src::Frame(*o)
+            }
+            _ => unreachable!("checked by is_address_mov"),
+        };
+        Ok(Op::Fast {
+            f: crate::fast::mov,
+            d,
+            a,
+            b: Src::Imm(0),
+            c: Src::Imm(0),
+        })
+    }
+
+    /// A plain load: `ld{.ss}{.vN}.t d, [a]{, policy}`.
+    pub(super) fn ld(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let ty = mem_ty(form);
+        let n = vector_count(form);
+        let (d, a) = match &i.operands[..] {
+            [d, a] => (d, a),
+            [d, a, _] => {
+                facts::cache_policy_hinted(i)?;
+                (d, a)
+            }
+            _ => return terr(loc, "`ld` takes a destination and an address"),
+        };
+        let dsts = self
+            .elements(d, n, loc)?
+            .into_iter()
+            .map(|o| self.dst(&o, ty, true, loc))
+            .collect::<Result<Vec<_>>>()?;
+        let (dsts, ty) = wide_as_halves(dsts, ty, |d| {
+            [
+                Dst { bits: 64, ..d },
+                Dst {
+                    slot: d.slot + 1,
+                    bits: 64,
+                    ..d
+                },
+            ]
+        });
+        let (addr, space) = self.mem_addr(a, form, loc)?;
+        Ok(Op::Ld {
+            space,
+            ty: MemTy {
+                bytes: (ty.bits() / 8) as u8,
+                signed: ty.kind == Kind::Signed,
+            },
+            dsts,
+            addr,
+        })
+    }
+
+    /// A plain store: `st{.ss}{.vN}.t [a], b{, policy}` (not into `.const` or a kernel's
+    /// parameters).
+    pub(super) fn st(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let at = Site::of(i);
+        let ty = mem_ty(form);
+        let n = vector_count(form);
+        let (a, s) = match &i.operands[..] {
+            [a, s] => (a, s),
+            [a, s, _] => {
+                facts::cache_policy_hinted(i)?;
+                (a, s)
+            }
+            _ => return terr(loc, "`st` takes an address and a source"),
+        };
+        let srcs = self
+            .elements(s, n, loc)?
+            .into_iter()
+            .map(|o| self.src(&o, ty, true, at))
+            .collect::<Result<Vec<_>>>()?;
+        let (srcs, ty) = wide_as_halves(srcs, ty, |s| match s {
+            Src::Reg(r) => [Src::Reg(r), Src::Reg(r + 1)],
+            other => [other, Src::Imm(0)],
+        });
+        let (addr, space) = self.mem_addr(a, form, loc)?;
+        if space == Space::Const {
+            return terr(loc, "`.const` memory is read-only");
+        }
+        if space == Space::Param && matches!(addr, Addr::Abs(x) if x >= mem::KPARAM) {
+            return terr(
+                loc,
+                "kernel parameters are read-only (§5.1.6.1: `st.param` writes a function's parameters)",
+            );
+        }
+        Ok(Op::St {
+            space,
+            bytes: (ty.bits() / 8) as u8,
+            srcs,
+            addr,
+        })
+    }
+
+    /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and `red ... [a], b`.
+    pub(super) fn atom(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let at = Site::of(i);
+        let Some(op) = spec::atom::AtomOp::of(form) else {
+            self.shape(i, form)?;
+            return Err(CheckError {
+                loc,
+                what: What::NotExecuted(NotExecuted::Form(form.name.clone())),
+            });
+        };
+        let ty = op.ty();
+        if ty.bits() > 64 {
+            self.shape(i, form)?;
+            return terr(
+                loc,
+                format!("`.{ty}` atomics are not supported by the oracle yet (registers are at most 64 bits)"),
+            );
+        }
+        let n = op.lanes() as usize;
+        let ops = &i.operands[..];
+        let (d, rest) = if op.is_red() {
+            (None, ops)
+        } else {
+            match ops.split_first() {
+                Some((d, rest)) => (Some(d), rest),
+                None => return terr(loc, "`atom` takes a destination, an address and operands"),
+            }
+        };
+        let want_c = op.op() == spec::atom::Op::Cas;
+        let (a, b, c, policy) = match (rest, want_c) {
+            ([a, b], false) => (a, b, None, None),
+            ([a, b, p], false) => (a, b, None, Some(p)),
+            ([a, b, c], true) => (a, b, Some(c), None),
+            ([a, b, c, p], true) => (a, b, Some(c), Some(p)),
+            _ => return terr(loc, format!("wrong number of operands for `{}`", form.name)),
+        };
+        // The cache policy (a 64-bit register or constant) goes with `.L2::cache_hint`; it is a
+        // hint, with no effect on the result.
+        if let Some(p) = policy {
+            facts::cache_policy_hinted(i)?;
+            self.src(p, Type::parse("b64").unwrap(), false, at)?;
+        }
+        let d = match d {
+            Some(d) => self
+                .elements(d, n, loc)?
+                .into_iter()
+                .map(|o| self.dst(&o, ty, false, loc))
+                .collect::<Result<_>>()?,
+            None => Vec::new(),
+        };
+        let b = self
+            .elements(b, n, loc)?
+            .into_iter()
+            .map(|o| self.src(&o, ty, false, at))
+            .collect::<Result<_>>()?;
+        let c = match c {
+            Some(c) => self.src(c, ty, false, at)?,
+            None => Src::Imm(0),
+        };
+        let (addr, space) = self.mem_addr(a, form, loc)?;
+        Ok(Op::Atom {
+            op,
+            space,
+            d,
+            addr,
+            b,
+            c,
+        })
+    }
+
+    /// `cvta{.to}.space.size d, a`: an address converted to or from generic.
+    pub(super) fn cvta(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let at = Site::of(i);
+        let space = space_of(form);
+        let to_generic = !i.mods.iter().any(|m| m == "to");
+        let ty = form.outputs[0].ty;
+        let [d, a] = &i.operands[..] else {
+            return terr(loc, "`cvta` takes a destination and a source");
+        };
+        if ty.bits() < 64 {
+            return terr(
+                loc,
+                "`cvta` with 32-bit addresses: ptxas 12.9 refuses 32-bit addresses in 64-bit modules (\"32-Bit compilation is no longer supported\")",
+            );
+        }
+        let d = self.dst(d, ty, false, loc)?;
+        // A variable operand must live in the space converted from (ptxas: "State space
+        // mismatch").
+        // (`cvta.to.space d, var+k` takes the sum as a generic address; `cvta.space d, var+k`
+        // wants `var` in `.space` too: "State space mismatch".)
+        if let Operand::Expr(e) = a {
+            let bare = matches!(e, Expr::Name(_));
+            let var_space = addr_name(e).and_then(|n| match self.lookup(n) {
+                Some(Sym::Var { space, .. } | Sym::FrameVar { space, .. }) => Some(*space),
+                _ => None,
+            });
+            if let Some(v) = var_space {
+                if to_generic && v != space || !to_generic && bare {
+                    return terr(
+                        loc,
+                        format!(
+                            "`cvta{}.{}` cannot take the `.{}` variable `{}`",
+                            if to_generic { "" } else { ".to" },
+                            space.name(),
+                            v.name(),
+                            addr_name(e).unwrap_or("")
+                        ),
+                    );
+                }
+            }
+        }
+        // `cvta.local.u64 %rd, var` converts a variable's address (`var+k` is an immediate,
+        // `src` takes it: the offset used to be dropped here).
+        let a = match a {
+            Operand::Expr(e @ Expr::Name(_))
+                if addr_name(e)
+                    .is_some_and(|n| matches!(self.lookup(n), Some(Sym::Var { .. } | Sym::FrameVar { .. }))) =>
+            {
+                match self.lookup(addr_name(e).unwrap()) {
+                    Some(Sym::Var { addr, .. }) => Src::Imm(*addr),
+                    Some(Sym::FrameVar { off, .. }) => Src::Frame(*off),
+                    _ => unreachable!(),
+                }
+            }
+            // ptxas 12.9 takes a function's name too in `cvta.to` (`cvta.to.shared::cta.u64 d,
+            // f`): its address, as `mov` gives it (`cvta.shared d, f`: "State space mismatch").
+            Operand::Expr(Expr::Name(n)) if !to_generic && matches!(self.lookup(n), Some(Sym::Func(_))) => {
+                match self.lookup(n) {
+                    Some(Sym::Func(f)) => Src::Imm(mem::FUNC_BASE + 16 * *f as u64),
+                    _ => unreachable!(),
+                }
+            }
+            a => self.src(a, ty, false, at)?,
+        };
+        Ok(Op::Cvta {
+            space,
+            to_generic,
+            d,
+            a,
+        })
+    }
+
+    /// `isspacep.space p, a`: whether a generic address is in a space.
+    pub(super) fn isspacep(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let at = Site::of(i);
+        let space = space_of(form);
+        let [d, a] = &i.operands[..] else {
+            return terr(loc, "`isspacep` takes a predicate and an address");
+        };
+        // `a` is a `.u32` or `.u64` address (L13476): a 32-bit register is taken zero-extended
+        // (ptxas 12.9 takes it in a 64-bit module too).
+        let narrow = matches!(a, Operand::Expr(Expr::Name(n)) if matches!(self.lookup(n), Some(Sym::Reg { ty, .. }) if ty.bits() == 32));
+        let aty = Type::parse(if narrow { "u32" } else { "u64" }).unwrap();
+        Ok(Op::Isspacep {
+            space,
+            d: self.dst(d, Type::parse("pred").unwrap(), false, loc)?,
+            a: self.src(a, aty, false, at)?,
+        })
+    }
+
+    /// `brx.idx index, targets`: an indirect branch through a `.branchtargets` list.
+    pub(super) fn brx(&self, i: &Instr) -> Result<Op> {
+        let loc = i.loc;
+        let at = Site::of(i);
+        let [idx, Operand::Expr(Expr::Name(t))] = &i.operands[..] else {
+            return terr(loc, "`brx.idx` takes an index and a `.branchtargets` label");
+        };
+        let index = self.src(idx, Type::parse("u32").unwrap(), false, at)?;
+        let Some(Sym::Targets(names)) = self.lookup(t) else {
+            return terr(loc, format!("`{t}` is not a `.branchtargets` list"));
+        };
+        let mut targets = Vec::new();
+        for n in names {
+            match self.labels.get(n) {
+                Some(pc) => targets.push(*pc),
+                None => return terr(loc, format!("branch target `{n}` is not a label of this function")),
+            }
+        }
+        Ok(Op::Brx { index, targets })
+    }
+
+    /// `call{.uni} (rets), f, (args) {, proto}`: a direct call, or an indirect one through a
+    /// `.callprototype`.
+    pub(super) fn call(&self, i: &Instr) -> Result<Op> {
+        let loc = i.loc;
+        let at = Site::of(i);
+        // call{.uni} (rets), f, (args) [, proto-or-targets]
+        let mut ops = &i.operands[..];
+        let mut ret_list: &[Operand] = &[];
+        if let Some(Operand::List(r)) = ops.first() {
+            ret_list = r;
+            ops = &ops[1..];
+        }
+        let Some(Operand::Expr(fexpr)) = ops.first() else {
+            return terr(loc, "`call` needs a function name or address");
+        };
+        ops = &ops[1..];
+        let mut arg_list: &[Operand] = &[];
+        if let Some(Operand::List(a)) = ops.first() {
+            arg_list = a;
+            ops = &ops[1..];
+        }
+        let (callee, psizes, rsizes) = match fexpr {
+            Expr::Name(n) if matches!(self.lookup(n), Some(Sym::Func(_))) => {
+                let Some(Sym::Func(f)) = self.lookup(n) else {
+                    unreachable!()
+                };
+                let func = &self.ck.funcs[*f as usize];
+                if func.entry {
+                    return terr(loc, format!("`{n}` is a kernel (`.entry`); only `.func` can be called"));
+                }
+                let ps: Vec<u32> = func.params.iter().map(|p| p.1).collect();
+                let rs: Vec<u32> = func.rets.iter().map(|p| p.1).collect();
+                (Callee::Direct(*f), ps, rs)
+            }
+            e => {
+                let fptr = self.src(&Operand::Expr(e.clone()), Type::parse("u64").unwrap(), false, at)?;
+                let (params, rets) = match ops.first() {
+                    Some(Operand::Expr(Expr::Name(p))) => match self.lookup(p) {
+                        Some(Sym::Proto { params, rets }) => (params.clone(), rets.clone()),
+                        Some(Sym::Targets(_)) => {
+                            return terr(loc, "indirect calls through `.calltargets` are not supported by the oracle yet; use a `.callprototype`")
+                        }
+                        _ => return terr(loc, format!("`{p}` is not a `.callprototype`")),
+                    },
+                    _ => return terr(loc, "an indirect call needs a `.callprototype` label as its last operand"),
+                };
+                (
+                    Callee::Indirect {
+                        fptr,
+                        params: params.clone(),
+                        rets: rets.clone(),
+                    },
+                    params,
+                    rets,
+                )
+            }
+        };
+        if arg_list.len() != psizes.len() {
+            return terr(
+                loc,
+                format!(
+                    "the callee takes {} parameters; the call passes {}",
+                    psizes.len(),
+                    arg_list.len()
+                ),
+            );
+        }
+        if ret_list.len() != rsizes.len() {
+            return terr(
+                loc,
+                format!(
+                    "the callee returns {} values; the call receives {}",
+                    rsizes.len(),
+                    ret_list.len()
+                ),
+            );
+        }
+        let mut args = Vec::new();
+        for (a, &size) in arg_list.iter().zip(&psizes) {
+            args.push(match self.param_var(a) {
+                Some((_, off, s)) if s == size => Arg::Frame(off, size),
+                Some((n, _, s)) => return terr(loc, format!("argument `{n}` has {s} bytes; the parameter has {size}")),
+                None => match bits_type(size) {
+                    Some(ty) => Arg::Val(self.src(a, ty, false, at)?),
+                    None => {
+                        return terr(
+                            loc,
+                            format!("a {size}-byte parameter must be passed in a `.param` variable"),
+                        )
+                    }
+                },
+            });
+        }
+        let mut rets = Vec::new();
+        for (r, &size) in ret_list.iter().zip(&rsizes) {
+            rets.push(match self.param_var(r) {
+                Some((_, off, s)) if s == size => RetTo::Frame(off, size),
+                Some((n, _, s)) => {
+                    return terr(
+                        loc,
+                        format!("return variable `{n}` has {s} bytes; the callee returns {size}"),
+                    )
+                }
+                None => match bits_type(size) {
+                    Some(ty) => RetTo::Reg(self.dst(r, ty, false, loc)?),
+                    None => {
+                        return terr(
+                            loc,
+                            format!("a {size}-byte return value must go to a `.param` variable"),
+                        )
+                    }
+                },
+            });
+        }
+        Ok(Op::Call { callee, args, rets })
+    }
+
+    /// `bar`/`barrier` (`.sync`, `.arrive`, `.red.popc/.and/.or`): barrier, thread count and
+    /// predicate checked as far as constants allow (L17006-17010).
+    pub(super) fn bar(&self, i: &Instr, form: &Form) -> Result<Op> {
+        let loc = i.loc;
+        let at = Site::of(i);
+        let op = if form.has("sync") {
+            BarOp::Sync
+        } else if form.has("arrive") {
+            BarOp::Arrive
+        } else if form.has("popc") {
+            BarOp::RedPopc
+        } else if form.has("and") {
+            BarOp::RedAnd
+        } else {
+            BarOp::RedOr
+        };
+        let u32t = Type::parse("u32").unwrap();
+        let ops = &i.operands[..];
+        let (d, rest) = match op {
+            BarOp::RedPopc => (Some(self.dst(&ops[0], u32t, false, loc)?), &ops[1..]),
+            BarOp::RedAnd | BarOp::RedOr => (
+                Some(self.dst(&ops[0], Type::parse("pred").unwrap(), false, loc)?),
+                &ops[1..],
+            ),
+            _ => (None, ops),
+        };
+        let is_red = d.is_some();
+        let (id, count, pred) = match (rest, is_red) {
+            ([a], false) => (a, None, None),
+            ([a, b], false) => (a, Some(b), None),
+            ([a, c], true) => (a, None, Some(c)),
+            ([a, b, c], true) => (a, Some(b), Some(c)),
+            _ => return terr(loc, format!("wrong number of operands for `{}`", form.name)),
+        };
+        let pred = match pred {
+            Some(Operand::Not(p)) => Some((Src::Reg(self.pred(p, loc)?), true)),
+            Some(p) => Some((self.src(p, Type::parse("pred").unwrap(), false, at)?, false)),
+            None => None,
+        };
+        let id = self.src(id, u32t, false, at)?;
+        if matches!(id, Src::Imm(b) if b >= 16) {
+            return terr(loc, "barriers are numbered 0 to 15 (L17006)");
+        }
+        let count = count.map(|c| self.src(c, u32t, false, at)).transpose()?;
+        // "When a thread count is given, it must be a multiple of the warp size" (L17010); a
+        // constant one is refused when written (ptxas 12.9), a register one at run time.
+        if matches!(count, Some(Src::Imm(b)) if b % 32 != 0) {
+            return terr(
+                loc,
+                "the thread count of a barrier must be a multiple of the warp size (L17010)",
+            );
+        }
+        Ok(Op::Bar { op, id, count, pred, d })
+    }
+}

@@ -1,0 +1,308 @@
+//! The facts the checker still reads from tables and rules keyed by name strings (opcodes,
+//! modifiers, special-register names, ptxas's message text) rather than from the catalog. The
+//! catalog accessor replaces them next; until then their logic stays as it is. They are:
+//!
+//! - special registers: [`sreg`] (those the oracle models, §10), [`sreg_type`] (their types),
+//!   [`unmodeled_sreg`] (those it does not model yet, by [`Unmodeled`] group; the cluster ones
+//!   need sm_90), [`reads_sregs`] (read by `mov` and `cvt` only), [`predefined`] (`WARP_SZ`);
+//! - [`warp_kind`]: the warp collective a form is (`shfl`, `vote`, `match`, `redux`, `elect`,
+//!   `activemask`);
+//! - opcode rules: [`opcode_rules`] (`mad.f32` needs a rounding modifier on sm_20+, L8030;
+//!   `shfl`/`vote` need `.sync` on sm_70+ from PTX 6.4, L11890, L18011),
+//!   [`operational_unbound`] (the operational opcodes whose operands only the catalog's shape
+//!   checks), [`prefetchu_generic`] (`prefetchu` takes a generic address);
+//! - type agreement: [`wider_registers`] (Tables 24/25: `cvt`, `ld`, `ldu`, `st` in the shape
+//!   check) and [`bound_wider_registers`] (`cvt` among the bound value forms);
+//! - one-element vectors and vector registers: [`bits_mov`], [`mov_whole_vectors`],
+//!   [`mov_vector_pairing`], [`bf16_one_element_sources`], [`store_data_one_element`];
+//! - addresses and hints: [`immediate_address_ok`] (`[imm]` for `.local` only, ptxas 12.9),
+//!   [`cache_hint`] and [`cache_policy_hinted`] (a cache policy needs `.L2::cache_hint`);
+//! - [`ptxas_accepts_from`]: the PTX version from which ptxas takes a form of its refusal list,
+//!   read from ptxas's message.
+
+use super::errors::{terr, Result};
+use crate::ast::{Instr, Loc};
+use crate::program::{Addr, Space, Sreg, WarpKind};
+use spec::catalog::{Form, PtxVersion};
+use spec::types::Type;
+use std::fmt;
+
+/// What a special register the oracle does not model belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unmodeled {
+    /// `%cluster_ctarank`, `%clusterid`, ... (§10.8-10.14; sm_90 and later).
+    Clusters,
+    /// `%aggr_smem_size`, `%reserved_smem_offset_*` (§10.29-10.32).
+    SmemReservations,
+    /// `%current_graph_exec` (§10.33).
+    Graphs,
+    /// `%pm0` ... `%pm7`, `%pm0_64` ... `%pm7_64` (§10.20-10.21).
+    PerfCounters,
+}
+
+impl fmt::Display for Unmodeled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Unmodeled::Clusters => "clusters (§10.8-10.14)",
+            Unmodeled::SmemReservations => "shared-memory reservations (§10.29-10.32)",
+            Unmodeled::Graphs => "CUDA graphs (§10.33)",
+            Unmodeled::PerfCounters => "performance-monitoring counters (§10.20-10.21)",
+        })
+    }
+}
+
+/// The special register `n` names, if the oracle models it (§10; `%tid.x` ... `%envreg31`).
+pub(super) fn sreg(n: &str) -> Option<Sreg> {
+    let comp = |c: &str| match c {
+        "x" => Some(0),
+        "y" => Some(1),
+        "z" => Some(2),
+        // The fourth element of the v4 special registers reads 0 (L31857).
+        "w" => Some(3),
+        _ => None,
+    };
+    if let Some((base, c)) = n.split_once('.') {
+        let c = comp(c)?;
+        return Some(match base {
+            "%tid" => Sreg::Tid(c),
+            "%ntid" => Sreg::Ntid(c),
+            "%ctaid" => Sreg::Ctaid(c),
+            "%nctaid" => Sreg::Nctaid(c),
+            _ => return None,
+        });
+    }
+    Some(match n {
+        "%laneid" => Sreg::Laneid,
+        "%warpid" => Sreg::Warpid,
+        "%nwarpid" => Sreg::Nwarpid,
+        "%smid" => Sreg::Smid,
+        "%nsmid" => Sreg::Nsmid,
+        "%gridid" => Sreg::Gridid,
+        "%lanemask_eq" => Sreg::LanemaskEq,
+        "%lanemask_le" => Sreg::LanemaskLe,
+        "%lanemask_lt" => Sreg::LanemaskLt,
+        "%lanemask_ge" => Sreg::LanemaskGe,
+        "%lanemask_gt" => Sreg::LanemaskGt,
+        "%clock" => Sreg::Clock,
+        "%clock64" => Sreg::Clock64,
+        "%globaltimer" => Sreg::Globaltimer,
+        "%globaltimer_lo" => Sreg::GlobaltimerLo,
+        "%globaltimer_hi" => Sreg::GlobaltimerHi,
+        "%dynamic_smem_size" => Sreg::DynamicSmemSize,
+        "%total_smem_size" => Sreg::TotalSmemSize,
+        _ => {
+            let k: u8 = n.strip_prefix("%envreg")?.parse().ok()?;
+            if k > 31 {
+                return None;
+            }
+            Sreg::Envreg(k)
+        }
+    })
+}
+
+/// The type of a special register (§10).
+pub(super) fn sreg_type(s: Sreg) -> Type {
+    Type::parse(match s {
+        Sreg::Clock64 | Sreg::Globaltimer | Sreg::Gridid => "u64",
+        Sreg::Envreg(_) => "b32",
+        _ => "u32",
+    })
+    .unwrap()
+}
+
+/// Special registers of §10 the oracle does not model yet, with what they belong to: valid in
+/// PTX (ptxas takes them), so a read decodes to `Op::Unsupported` rather than a type error.
+pub(super) fn unmodeled_sreg(n: &str) -> Option<Unmodeled> {
+    let base = n
+        .split_once('.')
+        .map_or(n, |(b, c)| if matches!(c, "x" | "y" | "z" | "w") { b } else { n });
+    Some(match base {
+        "%cluster_ctarank"
+        | "%cluster_nctarank"
+        | "%clusterid"
+        | "%nclusterid"
+        | "%cluster_ctaid"
+        | "%cluster_nctaid"
+        | "%is_explicit_cluster" => Unmodeled::Clusters,
+        "%aggr_smem_size"
+        | "%reserved_smem_offset_begin"
+        | "%reserved_smem_offset_end"
+        | "%reserved_smem_offset_cap"
+        | "%reserved_smem_offset_0"
+        | "%reserved_smem_offset_1" => Unmodeled::SmemReservations,
+        "%current_graph_exec" => Unmodeled::Graphs,
+        _ if n.strip_prefix("%pm").is_some_and(|k| {
+            let k = k.strip_suffix("_64").unwrap_or(k);
+            k.len() == 1 && k.as_bytes()[0].is_ascii_digit() && k < "8"
+        }) =>
+        {
+            Unmodeled::PerfCounters
+        }
+        _ => return None,
+    })
+}
+
+/// Special registers are read by `mov` and `cvt` only (§10).
+pub(super) fn reads_sregs(opcode: &str) -> bool {
+    matches!(opcode, "mov" | "cvt")
+}
+
+/// The value of a predefined constant where no declaration shadows it: `WARP_SZ`, 32 (§4.5.1, L641).
+pub(super) fn predefined(n: &str) -> Option<u64> {
+    (n == "WARP_SZ").then_some(32)
+}
+
+/// Legality rules of an opcode the catalog does not state: "mad.f32 requires a rounding
+/// modifier for sm_20 and higher" (L8030); "shfl and vote without .sync are not supported on
+/// sm_70 and later from PTX 6.4" (L11890, L18011). `name` is the instruction's full name.
+pub(super) fn opcode_rules(i: &Instr, name: &str, sm: u32, version: (u32, u32)) -> Result<()> {
+    match i.opcode.as_str() {
+        "mad"
+            if sm >= 20
+                && i.mods.iter().any(|m| m == "f32")
+                && !i.mods.iter().any(|m| matches!(m.as_str(), "rn" | "rz" | "rm" | "rp")) =>
+        {
+            terr(
+                i.loc,
+                "`mad.f32` needs a rounding modifier (`.rn`, `.rz`, `.rm`, `.rp`) on sm_20 and later",
+            )
+        }
+        "shfl" | "vote" if !i.mods.iter().any(|m| m == "sync") && sm >= 70 && version >= (6, 4) => terr(
+            i.loc,
+            format!(
+                "`{name}` without `.sync` is not supported on sm_70 and later (use `{}.sync`)",
+                i.opcode
+            ),
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The operational instructions decoded without binding their operands to a form, whose
+/// operands are still checked against the catalog's shape.
+pub(super) fn operational_unbound(opcode: &str) -> bool {
+    matches!(
+        opcode,
+        "ret" | "exit" | "trap" | "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent"
+    )
+}
+
+/// prefetchu takes a generic address only (ptxas 12.9: "Non-generic address is not supported as
+/// operand for prefetchu", for `[lbuf]`).
+pub(super) fn prefetchu_generic(opcode: &str, space: Space, loc: Loc) -> Result<()> {
+    if opcode == "prefetchu" && space != Space::Generic {
+        return terr(loc, "`prefetchu` takes a generic address, not a `.local` variable's");
+    }
+    Ok(())
+}
+
+/// Tables 24/25 (§9.4.1): the registers of these instructions may be wider than their types (the
+/// rule the shape check of forms the oracle does not execute applies).
+pub(super) fn wider_registers(opcode: &str) -> bool {
+    matches!(opcode, "cvt" | "ld" | "ldu" | "st")
+}
+
+/// §9.4.1 among the bound value forms: `cvt` takes registers wider than its types (the plain
+/// `ld`, `ldu` and `st` have decoders of their own that apply it; the forms that share their
+/// opcode, `st.async`, `st.bulk`, ..., bind without it).
+pub(super) fn bound_wider_registers(opcode: &str) -> bool {
+    opcode == "cvt"
+}
+
+/// A `mov` of a bit-size type (`mov.b32`): ptxas reads a one-element vector `{x}` in it as `x`
+/// (`mov.f32 %f1, {%f2}` is "Argument vector size mismatch": bit types only).
+pub(super) fn bits_mov(i: &Instr) -> bool {
+    i.opcode == "mov" && i.mods.iter().any(|m| m.starts_with('b') && Type::parse(m).is_some())
+}
+
+/// A whole vector register in a `mov` is its elements (`mov.b32 %v, %r` with `.v4 .b8 %v`).
+pub(super) fn mov_whole_vectors(opcode: &str) -> bool {
+    opcode == "mov"
+}
+
+/// `{x}` beside a real vector in a `mov` is not a register (`paired`: the instruction has both):
+/// "Illegal vector-vector operands for vector-scalar or scalar-vector mov".
+pub(super) fn mov_vector_pairing(i: &Instr, paired: bool) -> Result<()> {
+    if i.opcode == "mov" && paired {
+        return terr(i.loc, "`mov` cannot pair a one-element vector `{x}` with a vector");
+    }
+    Ok(())
+}
+
+/// ptxas reads `{x}` as `x` for the sources of the `.bf16`/`.bf16x2` instructions (`neg.bf16 d,
+/// {a}`, `ex2.approx.ftz.bf16`, `setp.gtu.and.bf16x2`), not of `.f16` ones, nor of `mov`.
+pub(super) fn bf16_one_element_sources(i: &Instr) -> bool {
+    i.opcode != "mov" && i.mods.iter().any(|m| m == "bf16" || m == "bf16x2")
+}
+
+/// The data a store writes may be `{x}` (ptxas 12.9: `st.async [a], {b}, [m]`,
+/// `multimem.st.f64 [a], {b}`, `st.bulk [a], n, {0}`); not the st.async forms without an
+/// mbarrier ("Vector operand is not allowed"). `slot` is the catalog operand written there.
+pub(super) fn store_data_one_element(form: &Form, slot: &spec::catalog::Operand) -> bool {
+    matches!(slot.name, "b" | "initval")
+        && (form.opcode == "st" || form.mods.first() == Some(&"st"))
+        && (form.mods.first() != Some(&"async") || form.inputs.iter().any(|o| o.name == "mbar"))
+}
+
+/// Whether the instruction has `.L2::cache_hint`.
+pub(super) fn cache_hint(i: &Instr) -> bool {
+    i.mods.iter().any(|m| m == "L2::cache_hint")
+}
+
+/// The warp collective a form is, if any.
+pub(super) fn warp_kind(form: &Form) -> Option<WarpKind> {
+    use spec::warp::{ShflMode, VoteMode};
+    let sync = form.has("sync");
+    Some(match form.opcode {
+        "shfl" => WarpKind::Shfl(ShflMode::parse(form.var("mode")?)?, sync),
+        "vote" => WarpKind::Vote(
+            match form.var("mode") {
+                Some(m) => VoteMode::parse(m)?,
+                None => VoteMode::Ballot,
+            },
+            sync,
+        ),
+        "match" if form.has("any") => WarpKind::MatchAny,
+        "match" => WarpKind::MatchAll,
+        "redux" => WarpKind::Redux,
+        "elect" => WarpKind::Elect,
+        "activemask" => WarpKind::Activemask,
+        _ => return None,
+    })
+}
+
+/// ptxas 12.9: "Immediate addresses allowed only for .local state space" (the manual lists
+/// `[immAddr]` for every space, L3100); a variable's address is no immediate.
+pub(super) fn immediate_address_ok(addr: Addr, sym: Option<Space>, space: Space, loc: Loc) -> Result<()> {
+    if matches!(addr, Addr::Abs(_)) && sym.is_none() && space != Space::Local {
+        return terr(
+            loc,
+            format!(
+                "an immediate address `[imm]` is allowed only for `.local`, not `.{}` (ptxas 12.9)",
+                space.name()
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// A cache-policy operand comes with `.L2::cache_hint` (ptxas 12.9; L12507).
+pub(super) fn cache_policy_hinted(i: &Instr) -> Result<()> {
+    if cache_hint(i) {
+        Ok(())
+    } else {
+        terr(
+            i.loc,
+            "a cache policy operand needs `.L2::cache_hint` (ptxas 12.9; L12507)",
+        )
+    }
+}
+
+/// The PTX version from which ptxas 12.9 takes a form it lists as refused, read from its message
+/// in `corpus/findings/ptxas-12.9-rejects.txt` ("Feature '.block32' requires PTX ISA .version 8.8
+/// or later": refused below 8.8 only). It reads ptxas's text because the catalog gives the reason
+/// as text only ([`spec::catalog::Catalog::ptxas_rejects`]).
+pub(super) fn ptxas_accepts_from(why: &str) -> Option<PtxVersion> {
+    why.split_once("requires PTX ISA .version ")
+        .and_then(|(_, v)| PtxVersion::parse(v.split_whitespace().next()?))
+}

@@ -1,0 +1,240 @@
+//! One instruction, from its text to the decoded [`Op`]: one-element vectors and whole vector
+//! registers read as ptxas reads them, the name resolved against the catalog, the forms the
+//! module's PTX version and target have, `_` results and hints, the grammar ptxas 12.9 takes,
+//! then the decoder that fits (an operational decoder of [`super::decode`], or a value-level
+//! form bound by [`super::bind`]). Valid instructions the oracle does not execute decode to
+//! [`Op::Unsupported`].
+
+use super::body::{FuncCx, EPILOGUE};
+use super::errors::{terr, CheckError, Result, What};
+use super::facts;
+use super::operands::Site;
+use super::symbols::{vec_elements, Sym};
+use super::Grammar;
+use crate::ast::{Expr, Instr, Operand};
+use crate::program::*;
+use spec::catalog::{catalog, Form, PtxVersion};
+use spec::types::Type;
+
+impl FuncCx<'_> {
+    /// Checks and decodes one instruction and appends it to the program.
+    pub(super) fn instr(&mut self, i: &Instr) -> Result<()> {
+        let loc = i.loc;
+        let text = crate::print::instr(i);
+        // ptxas reads a one-element vector `{ %r1 }` as the register itself where `mov` takes a
+        // register (`mov.b32 {%r1}, %r2`); other value instructions refuse vectors (ld/st take
+        // it as their data operand: `elements`).
+        // (`mov.f32 %f1, {%f2}` is "Argument vector size mismatch": bit types only.) A whole
+        // vector register in a `mov` is its elements (`mov.b32 %v, %r` with `.v4 .b8 %v`).
+        let (unwrapped, unwrapped_bf16);
+        let bits_mov = facts::bits_mov(i);
+        let one_element = |o: &Operand| matches!(o, Operand::Vector(v) if v.len() == 1);
+        let vec_reg =
+            |o: &Operand| matches!(o, Operand::Expr(Expr::Name(n)) if matches!(self.lookup(n), Some(Sym::VecReg(_))));
+        // `{x}` beside a real vector is not a register: "Illegal vector-vector operands for
+        // vector-scalar or scalar-vector mov".
+        let many = i
+            .operands
+            .iter()
+            .any(|o| matches!(o, Operand::Vector(v) if v.len() > 1));
+        facts::mov_vector_pairing(i, many && i.operands.iter().any(one_element))?;
+        // ptxas also reads `{x}` as `x` for the sources of the `.bf16`/`.bf16x2` instructions
+        // (`neg.bf16 d, {a}`, `ex2.approx.ftz.bf16`, `setp.gtu.and.bf16x2`), not of `.f16` ones.
+        let bf16 = facts::bf16_one_element_sources(i);
+        let has_dst = !matches!(i.operands.first(), Some(Operand::Address(_)));
+        let i = if bf16 && has_dst && i.operands.iter().skip(1).any(one_element) {
+            let mut j = i.clone();
+            for o in j.operands.iter_mut().skip(1) {
+                if let Operand::Vector(v) = o {
+                    if v.len() == 1 {
+                        *o = v.remove(0);
+                    }
+                }
+            }
+            unwrapped_bf16 = j;
+            &unwrapped_bf16
+        } else {
+            i
+        };
+        let i = if facts::mov_whole_vectors(&i.opcode)
+            && i.operands.iter().any(|o| bits_mov && one_element(o) || vec_reg(o))
+        {
+            let mut j = i.clone();
+            for o in &mut j.operands {
+                match o {
+                    Operand::Vector(v) if bits_mov && v.len() == 1 => *o = v.remove(0),
+                    Operand::Expr(Expr::Name(n)) => {
+                        if let Some(Sym::VecReg(k)) = self.lookup(n) {
+                            *o = Operand::Vector(vec_elements(n, *k as usize));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            unwrapped = j;
+            &unwrapped
+        } else {
+            i
+        };
+        let at = Site::of(i);
+        let guard = match &i.guard {
+            Some((neg, p)) => Some((self.pred(p, loc)?, *neg)),
+            None => None,
+        };
+        let name = std::iter::once(i.opcode.as_str())
+            .chain(i.mods.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(".");
+        let cat = catalog();
+        let found = cat.lookup(&name).map_err(|e| {
+            let newer = if self.ck.version > (8, 7) {
+                format!(
+                    " (the module declares PTX ISA {}.{}; the oracle knows the forms of PTX ISA 8.7 only)",
+                    self.ck.version.0, self.ck.version.1
+                )
+            } else {
+                String::new()
+            };
+            CheckError::invalid(loc, format!("{}{newer}", e.0))
+        })?;
+        if found.forms.is_empty() {
+            return terr(loc, format!("`{name}` names no instruction form"));
+        }
+        let forms: Vec<&'static Form> = found.forms.iter().map(|&k| &cat.forms[k]).collect();
+        // Version and target: some form of this name must be available to the module.
+        let version = PtxVersion(self.ck.version.0.min(255) as u8, self.ck.version.1.min(255) as u8);
+        let avail: Vec<&'static Form> = forms
+            .iter()
+            .copied()
+            .filter(|f| f.available(version, self.ck.target))
+            .collect();
+        if avail.is_empty() {
+            let f = forms[0];
+            return terr(
+                loc,
+                format!(
+                    "`{name}` requires {} (the module declares PTX ISA {}.{} and {})",
+                    f.requirement(),
+                    self.ck.version.0,
+                    self.ck.version.1,
+                    self.ck.target
+                ),
+            );
+        }
+        // `_` for a whole first destination only where a form allows it (`+discard`, `+sink`:
+        // `setp _, a, b`; not `not.pred`, `testp`, `vote`, `ld`, `isspacep`: ptxas 12.9 "Result
+        // discard mode is not allowed").
+        if matches!(i.operands.first(), Some(Operand::Sink))
+            && !avail
+                .iter()
+                .any(|f| f.outputs.first().is_some_and(|o| o.flags.discard || o.flags.sink))
+        {
+            return terr(loc, format!("`{name}` cannot discard its result with `_`"));
+        }
+        // Hints with their own availability (`.L2::cache_hint`: PTX 7.4, sm_80).
+        for m in &i.mods {
+            if let Some((v, t)) = cat.hint_needs(m) {
+                if version < v || self.ck.sm < t.sm {
+                    return terr(
+                        loc,
+                        format!(
+                            "`.{m}` requires PTX ISA {v} and {t} (the module declares PTX ISA {}.{} and {})",
+                            self.ck.version.0, self.ck.version.1, self.ck.target
+                        ),
+                    );
+                }
+            }
+        }
+        // Forms of the manual's grammar that ptxas refuses: refused as ptxas does, unless asked
+        // for the manual's grammar.
+        if self.ck.grammar == Grammar::Ptxas {
+            let refused = |f: &&Form| {
+                cat.ptxas_rejects(f)
+                    .filter(|why| facts::ptxas_accepts_from(why).is_none_or(|v| version < v))
+            };
+            if let Some(why) = avail.iter().map(refused).collect::<Option<Vec<_>>>() {
+                return terr(
+                    loc,
+                    format!(
+                        "`{name}` is in the PTX ISA 8.7 grammar ({}), but ptxas 12.9 refuses it: \"{}\" \
+                         (corpus/findings/ptxas-12.9-rejects.txt; a launch with `\"grammar\": \"manual\"` accepts it)",
+                        {
+                            let sec = cat.section_of(avail[0]);
+                            format!("§{} {}, L{}", sec.id, sec.title, sec.line)
+                        },
+                        why[0]
+                    ),
+                );
+            }
+        }
+        // Operational instructions decoded without `bind` still get their operands checked.
+        if facts::operational_unbound(&i.opcode) {
+            self.shape(i, avail[0])?;
+        }
+        facts::opcode_rules(i, &name, self.ck.sm, self.ck.version)?;
+        let op = match i.opcode.as_str() {
+            // Plain loads and stores (`st.async`, `st.bulk` share the opcode, not the semantics).
+            "ld" | "ldu" if matches!(cat.section_of(avail[0]).title, "ld" | "ldu" | "ld.global.nc") => {
+                self.ld(i, avail[0])?
+            }
+            "st" if cat.section_of(avail[0]).title == "st" => self.st(i, avail[0])?,
+            "mov" if self.is_address_mov(i) => self.mov_address(i, avail[0])?,
+            "cvta" => self.cvta(i, avail[0])?,
+            "atom" | "red" => self.atom(i, avail[0])?,
+            "isspacep" => self.isspacep(i, avail[0])?,
+            "bra" => {
+                let [Operand::Expr(Expr::Name(l))] = &i.operands[..] else {
+                    return terr(loc, "`bra` takes one label");
+                };
+                if !self.labels.contains_key(l) {
+                    return terr(loc, format!("label `{l}` is not defined in this function"));
+                }
+                self.fixups.push((self.pc, l.clone(), loc));
+                Op::Bra { target: 0 }
+            }
+            "brx" => self.brx(i)?,
+            "call" => self.call(i)?,
+            "ret" if self.ret_epilogue => {
+                self.fixups.push((self.pc, EPILOGUE.to_string(), loc));
+                Op::Bra { target: 0 }
+            }
+            "ret" => Op::Ret,
+            "exit" => Op::Exit,
+            "trap" => Op::Trap,
+            "bar" | "barrier" if i.mods.first().map(String::as_str) == Some("warp") => {
+                let ty = Type::parse("b32").unwrap();
+                let [m] = &i.operands[..] else {
+                    return terr(loc, "`bar.warp.sync` takes a member mask");
+                };
+                Op::WarpSync {
+                    mask: self.src(m, ty, false, at)?,
+                }
+            }
+            "bar" | "barrier" if !i.mods.iter().any(|m| m == "cluster") => self.bar(i, avail[0])?,
+            // The address of a prefetch is checked as a load's (space, immediate, width).
+            "prefetch" | "prefetchu" => {
+                if let Some(a) = i.operands.iter().find(|o| matches!(o, Operand::Address(_))) {
+                    let (_, space) = self.mem_addr(a, avail[0], loc)?;
+                    facts::prefetchu_generic(&i.opcode, space, loc)?;
+                }
+                Op::Nop
+            }
+            "membar" | "fence" | "nanosleep" | "pmevent" => Op::Nop,
+            _ => match self.value(i, &avail) {
+                Ok(op) => op,
+                // Valid but not executed: decided when a thread gets there.
+                Err(CheckError {
+                    what: What::NotExecuted(n),
+                    ..
+                }) => {
+                    let message = n.to_string();
+                    self.ck.unsupported.push((loc, message.clone()));
+                    Op::Unsupported { message }
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        self.push(guard, op, loc, text);
+        Ok(())
+    }
+}
