@@ -51,7 +51,7 @@ enum Cmd {
     /// (`{"buffer": NAME}` passes its address, `{"type": "u32", "value": "17"}` a scalar);
     /// optional `shared_bytes` (dynamic shared memory) and `limits` (`steps`, `memory`, `stack`).
     /// Prints `{"status": "ok", "buffers": [...]}` with every buffer after the run, or exits 1
-    /// with `{"status": "error", "kind": "parse|type|launch|runtime|limit", "message",
+    /// with `{"status": "error", "kind": "parse|type|launch|runtime|limit|internal", "message",
     /// "location"}`.
     Run {
         /// The launch file.

@@ -358,3 +358,130 @@ impl Program {
         self.funcs.iter().position(|f| f.entry && f.name == name)
     }
 }
+
+impl Inst {
+    /// Register slots the instruction reads and writes (the guard among the reads).
+    pub fn slots(&self) -> (Vec<u32>, Vec<u32>) {
+        let inst = self;
+        let mut r = Vec::new();
+        let mut w = Vec::new();
+        let src = |s: &Src, r: &mut Vec<u32>| {
+            if let Src::Reg(k) = s {
+                r.push(*k);
+            }
+        };
+        let addr = |a: &Addr, r: &mut Vec<u32>| {
+            if let Addr::Reg(k, _) = a {
+                r.push(*k);
+            }
+        };
+        let dst = |slot: u32, w: &mut Vec<u32>| {
+            if slot != u32::MAX {
+                w.push(slot);
+            }
+        };
+        if let Some((g, _)) = inst.guard {
+            r.push(g);
+        }
+        match &inst.op {
+            Op::Pure { dsts, srcs, .. } | Op::Warp { dsts, srcs, .. } => {
+                srcs.iter().for_each(|s| src(&s.src, &mut r));
+                dsts.iter().for_each(|d| dst(d.slot, &mut w));
+            }
+            Op::Fast { d, a, b, c, .. } => {
+                [a, b, c].into_iter().for_each(|s| src(s, &mut r));
+                dst(d.slot, &mut w);
+            }
+            Op::Ld { dsts, addr: a, .. } => {
+                addr(a, &mut r);
+                dsts.iter().for_each(|d| dst(d.slot, &mut w));
+            }
+            Op::St { srcs, addr: a, .. } => {
+                addr(a, &mut r);
+                srcs.iter().for_each(|s| src(s, &mut r));
+            }
+            Op::Cvta { d, a, .. } | Op::Isspacep { d, a, .. } => {
+                src(a, &mut r);
+                dst(d.slot, &mut w);
+            }
+            Op::Brx { index, .. } => src(index, &mut r),
+            Op::Call { callee, args, rets } => {
+                if let Callee::Indirect { fptr, .. } = callee {
+                    src(fptr, &mut r);
+                }
+                for a in args {
+                    if let Arg::Val(s) = a {
+                        src(s, &mut r);
+                    }
+                }
+                for t in rets {
+                    if let RetTo::Reg(d) = t {
+                        dst(d.slot, &mut w);
+                    }
+                }
+            }
+            Op::Bar { id, count, pred, d, .. } => {
+                src(id, &mut r);
+                if let Some(c) = count {
+                    src(c, &mut r);
+                }
+                if let Some((p, _)) = pred {
+                    src(p, &mut r);
+                }
+                if let Some(d) = d {
+                    dst(d.slot, &mut w);
+                }
+            }
+            Op::WarpSync { mask } => src(mask, &mut r),
+            Op::Atom { d, addr: a, b, c, .. } => {
+                addr(a, &mut r);
+                b.iter().for_each(|s| src(s, &mut r));
+                src(c, &mut r);
+                d.iter().for_each(|d| dst(d.slot, &mut w));
+            }
+            Op::Bra { .. } | Op::Ret | Op::Exit | Op::Trap | Op::Nop | Op::Unsupported { .. } => {}
+        }
+        (r, w)
+    }
+
+    /// The instructions control may reach after this one, at `pc`, within its function's
+    /// `range`.
+    pub fn successors(&self, pc: usize, range: &std::ops::Range<usize>) -> Vec<usize> {
+        let inst = self;
+        let mut v = Vec::new();
+        let next = pc + 1;
+        let guarded = inst.guard.is_some();
+        match &inst.op {
+            Op::Bra { target } => {
+                v.push(*target as usize);
+                if guarded {
+                    v.push(next);
+                }
+            }
+            Op::Brx { targets, .. } => {
+                v.extend(targets.iter().map(|&t| t as usize));
+                if guarded {
+                    v.push(next);
+                }
+            }
+            Op::Ret | Op::Exit | Op::Trap => {
+                if guarded {
+                    v.push(next);
+                }
+            }
+            _ => v.push(next),
+        }
+        v.retain(|t| range.contains(t));
+        v
+    }
+}
+
+impl Op {
+    /// An operation without side effects: dead when nobody reads its results.
+    pub fn is_pure(&self) -> bool {
+        matches!(
+            self,
+            Op::Pure { .. } | Op::Fast { .. } | Op::Ld { .. } | Op::Cvta { .. } | Op::Isspacep { .. }
+        )
+    }
+}

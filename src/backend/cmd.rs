@@ -373,6 +373,10 @@ fn rejected(reply: &serde_json::Value) -> Failure {
         Some(loc) => format!("{loc}: {message}"),
         None => message.to_string(),
     };
+    // `internal`: the implementation reports a defect of its own, not a verdict on the kernel.
+    if kind == "internal" {
+        return Failure::Crashed(format!("internal error: {message}"));
+    }
     Failure::Rejected { kind, message }
 }
 

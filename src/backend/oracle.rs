@@ -47,9 +47,13 @@ impl Backend for Oracle {
         l.grammar = oracle::check::Grammar::Manual;
         oracle::launch::run(&l, &job.ptx)
             .map(|(bufs, _)| bufs)
-            .map_err(|e| Failure::Rejected {
-                kind: e.kind.name().to_string(),
-                message: e.to_string(),
+            .map_err(|e| match e.kind {
+                // A defect of the oracle itself, not a verdict on the kernel.
+                oracle::error::ErrorKind::Internal => Failure::Crashed(e.to_string()),
+                _ => Failure::Rejected {
+                    kind: e.kind.name().to_string(),
+                    message: e.to_string(),
+                },
             })
     }
 }

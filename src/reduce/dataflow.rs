@@ -2,7 +2,6 @@
 //! ranges ([`func_ranges`]), reads of registers some path leaves unwritten ([`uninit_reads`]),
 //! and dead-code elimination mapped back onto the AST ([`dce`]).
 
-use super::facts::{is_pure, slots, successors};
 use super::syntax::{instr_positions, without, ListPath};
 use oracle::ast::Module;
 use oracle::program::Program;
@@ -48,7 +47,7 @@ pub(super) fn uninit_reads(prog: &Program) -> usize {
             queued[i] = false;
             let Some(mut out) = state[i].clone() else { continue };
             let inst = &prog.code[range.start + i];
-            let (_, w) = slots(inst);
+            let (_, w) = inst.slots();
             if inst.guard.is_none() {
                 for s in w {
                     if let Some(word) = out.get_mut(s as usize / 64) {
@@ -56,7 +55,7 @@ pub(super) fn uninit_reads(prog: &Program) -> usize {
                     }
                 }
             }
-            for succ in successors(inst, range.start + i, &range) {
+            for succ in inst.successors(range.start + i, &range) {
                 let j = succ - range.start;
                 let changed = match &mut state[j] {
                     None => {
@@ -81,7 +80,7 @@ pub(super) fn uninit_reads(prog: &Program) -> usize {
         }
         for (i, st) in state.iter().enumerate() {
             let Some(st) = st else { continue };
-            let (r, _) = slots(&prog.code[range.start + i]);
+            let (r, _) = prog.code[range.start + i].slots();
             count += r
                 .iter()
                 .filter(|&&s| st.get(s as usize / 64).is_none_or(|w| w >> (s % 64) & 1 == 0))
@@ -112,10 +111,10 @@ pub(super) fn dce(m: &Module) -> Option<Module> {
             let f = prog.funcs.iter().find(|f| f.name == name && f.defined)?;
             let start = f.start as usize;
             let code = prog.code.get(start..start + positions.len())?;
-            let read: HashSet<u32> = code.iter().flat_map(|i| slots(i).0).collect();
+            let read: HashSet<u32> = code.iter().flat_map(|i| i.slots().0).collect();
             for (inst, (p, k)) in code.iter().zip(&positions) {
-                let pure = is_pure(&inst.op);
-                if pure && slots(inst).1.iter().all(|s| !read.contains(s)) {
+                let pure = inst.op.is_pure();
+                if pure && inst.slots().1.iter().all(|s| !read.contains(s)) {
                     dead.entry(p.clone()).or_default().push(*k);
                 }
             }

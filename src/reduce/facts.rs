@@ -18,26 +18,22 @@
 //! - [`is_builtin_constant`] — `WARP_SZ`;
 //! - [`OpTy::literals`] — the constants the checker takes for an operand of a register type.
 //!
-//! On the decoded program:
-//! - [`slots`] — the register slots an instruction reads and writes;
-//! - [`successors`] — where control goes next;
-//! - [`is_pure`] — operations whose only effect is their results.
+//! The decoded program's facts (the register slots an instruction reads and writes, where control
+//! goes next, which operations are pure) are methods of `oracle::program::Inst` and `Op`.
 
 use super::sites::OpTy;
 use oracle::ast::{Expr, Instr, Operand, Stmt};
 use oracle::launch::LaunchFile;
-use oracle::program::{Addr, Arg, Callee, Inst, Op, RetTo, Src};
+use spec::catalog::catalog;
 use spec::types::{FloatFormat, Kind};
 
 // ---- on the AST ----
 
-/// Opcodes whose first operand is not a destination (`bar.red` has one; its operand 0 is
-/// taken for a source here, which only costs a candidate the checker rejects).
+/// Opcodes whose first operand is not a destination (the catalog's [`Catalog::writes_first`]).
+///
+/// [`Catalog::writes_first`]: spec::catalog::Catalog::writes_first
 pub(super) fn first_is_source(opcode: &str) -> bool {
-    matches!(
-        opcode,
-        "st" | "red" | "bar" | "barrier" | "brx" | "prefetch" | "prefetchu" | "nanosleep" | "bra" | "call"
-    )
+    !catalog().writes_first(opcode)
 }
 
 /// Registers an instruction writes (by name) and the names it reads.
@@ -61,16 +57,12 @@ pub(super) fn dest_and_sources(i: &Instr) -> (Vec<&str>, Vec<&str>) {
 pub(super) fn quiet(i: &Instr) -> bool {
     let memory = i.operands.iter().any(|o| matches!(o, Operand::Address(_)))
         && !i.mods.iter().any(|m| matches!(m.as_str(), "param" | "local"));
-    !memory
-        && !matches!(
-            i.opcode.as_str(),
-            "bar" | "barrier" | "bra" | "brx" | "call" | "ret" | "exit" | "trap" | "membar" | "fence"
-        )
+    !memory && !catalog().effects(&i.opcode).any()
 }
 
 /// A `bar`/`barrier` instruction.
 pub(super) fn is_barrier(s: &Stmt) -> bool {
-    matches!(s, Stmt::Instr(i) if matches!(i.opcode.as_str(), "bar" | "barrier"))
+    matches!(s, Stmt::Instr(i) if catalog().effects(&i.opcode).barrier)
 }
 
 /// A barrier, or a block containing one.
@@ -81,31 +73,35 @@ pub(super) fn contains_barrier(s: &Stmt) -> bool {
     }
 }
 
-/// The label an unconditional or guarded `bra` names, and whether it is unguarded.
+/// The label an unconditional or guarded branch names (its operand `tgt`, L16702: `bra`), and
+/// whether it is unguarded.
 pub(super) fn branch_target(s: &Stmt) -> Option<(&str, bool)> {
     match s {
-        Stmt::Instr(i) if i.opcode == "bra" => match i.operands.first() {
-            Some(Operand::Expr(Expr::Name(l))) => Some((l.as_str(), i.guard.is_none())),
-            _ => None,
-        },
+        Stmt::Instr(i) if catalog().effects(&i.opcode).branch && catalog().operand0_named(&i.opcode, "tgt") => {
+            match i.operands.first() {
+                Some(Operand::Expr(Expr::Name(l))) => Some((l.as_str(), i.guard.is_none())),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }
 
 /// An instruction after which control does not fall through (unless guarded).
 pub(super) fn ends_flow(s: &Stmt) -> bool {
-    matches!(s, Stmt::Instr(i) if matches!(i.opcode.as_str(), "bra" | "brx" | "ret" | "exit" | "trap"))
+    matches!(s, Stmt::Instr(i) if catalog().effects(&i.opcode).ends_flow())
 }
 
 /// `ret` or `exit` (in a kernel's body, the end of the thread).
 pub(super) fn ends_thread(i: &Instr) -> bool {
-    matches!(i.opcode.as_str(), "ret" | "exit")
+    catalog().effects(&i.opcode).returns
 }
 
 /// `call`, `bra` and `brx`: their operands are labels, functions and arguments, not values to
 /// replace.
 pub(super) fn is_call_or_branch(opcode: &str) -> bool {
-    matches!(opcode, "call" | "bra" | "brx")
+    let e = catalog().effects(opcode);
+    e.call || e.branch
 }
 
 /// `ld.param`: its destinations are parameters (pointers to buffers, `.param` results).
@@ -246,128 +242,6 @@ impl OpTy {
             _ => vec![],
         }
     }
-}
-
-// ---- on the decoded program ----
-
-/// Register slots an instruction reads and writes (the guard among the reads).
-pub(super) fn slots(inst: &Inst) -> (Vec<u32>, Vec<u32>) {
-    let mut r = Vec::new();
-    let mut w = Vec::new();
-    let src = |s: &Src, r: &mut Vec<u32>| {
-        if let Src::Reg(k) = s {
-            r.push(*k);
-        }
-    };
-    let addr = |a: &Addr, r: &mut Vec<u32>| {
-        if let Addr::Reg(k, _) = a {
-            r.push(*k);
-        }
-    };
-    let dst = |slot: u32, w: &mut Vec<u32>| {
-        if slot != u32::MAX {
-            w.push(slot);
-        }
-    };
-    if let Some((g, _)) = inst.guard {
-        r.push(g);
-    }
-    match &inst.op {
-        Op::Pure { dsts, srcs, .. } | Op::Warp { dsts, srcs, .. } => {
-            srcs.iter().for_each(|s| src(&s.src, &mut r));
-            dsts.iter().for_each(|d| dst(d.slot, &mut w));
-        }
-        Op::Fast { d, a, b, c, .. } => {
-            [a, b, c].into_iter().for_each(|s| src(s, &mut r));
-            dst(d.slot, &mut w);
-        }
-        Op::Ld { dsts, addr: a, .. } => {
-            addr(a, &mut r);
-            dsts.iter().for_each(|d| dst(d.slot, &mut w));
-        }
-        Op::St { srcs, addr: a, .. } => {
-            addr(a, &mut r);
-            srcs.iter().for_each(|s| src(s, &mut r));
-        }
-        Op::Cvta { d, a, .. } | Op::Isspacep { d, a, .. } => {
-            src(a, &mut r);
-            dst(d.slot, &mut w);
-        }
-        Op::Brx { index, .. } => src(index, &mut r),
-        Op::Call { callee, args, rets } => {
-            if let Callee::Indirect { fptr, .. } = callee {
-                src(fptr, &mut r);
-            }
-            for a in args {
-                if let Arg::Val(s) = a {
-                    src(s, &mut r);
-                }
-            }
-            for t in rets {
-                if let RetTo::Reg(d) = t {
-                    dst(d.slot, &mut w);
-                }
-            }
-        }
-        Op::Bar { id, count, pred, d, .. } => {
-            src(id, &mut r);
-            if let Some(c) = count {
-                src(c, &mut r);
-            }
-            if let Some((p, _)) = pred {
-                src(p, &mut r);
-            }
-            if let Some(d) = d {
-                dst(d.slot, &mut w);
-            }
-        }
-        Op::WarpSync { mask } => src(mask, &mut r),
-        Op::Atom { d, addr: a, b, c, .. } => {
-            addr(a, &mut r);
-            b.iter().for_each(|s| src(s, &mut r));
-            src(c, &mut r);
-            d.iter().for_each(|d| dst(d.slot, &mut w));
-        }
-        Op::Bra { .. } | Op::Ret | Op::Exit | Op::Trap | Op::Nop | Op::Unsupported { .. } => {}
-    }
-    (r, w)
-}
-
-/// The instructions control may reach after the one at `pc`, within its function's `range`.
-pub(super) fn successors(inst: &Inst, pc: usize, range: &std::ops::Range<usize>) -> Vec<usize> {
-    let mut v = Vec::new();
-    let next = pc + 1;
-    let guarded = inst.guard.is_some();
-    match &inst.op {
-        Op::Bra { target } => {
-            v.push(*target as usize);
-            if guarded {
-                v.push(next);
-            }
-        }
-        Op::Brx { targets, .. } => {
-            v.extend(targets.iter().map(|&t| t as usize));
-            if guarded {
-                v.push(next);
-            }
-        }
-        Op::Ret | Op::Exit | Op::Trap => {
-            if guarded {
-                v.push(next);
-            }
-        }
-        _ => v.push(next),
-    }
-    v.retain(|t| range.contains(t));
-    v
-}
-
-/// Operations without side effects: dead when nobody reads their results.
-pub(super) fn is_pure(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Pure { .. } | Op::Fast { .. } | Op::Ld { .. } | Op::Cvta { .. } | Op::Isspacep { .. }
-    )
 }
 
 #[cfg(test)]

@@ -853,6 +853,19 @@ impl Catalog {
         })
     }
 
+    /// Whether every form of `opcode` names its first operand `name` (the manual's operand
+    /// names: `bra`'s `tgt`, L16702, is a label; `brx.idx`'s first is an `index`).
+    pub fn operand0_named(&self, opcode: &str, name: &str) -> bool {
+        self.by_opcode.get(opcode).is_some_and(|rows| {
+            rows.iter().all(|&r| {
+                self.rows[r].forms.clone().all(|f| {
+                    let f = &self.forms[f];
+                    f.outputs.iter().chain(&f.inputs).next().is_some_and(|o| o.name == name)
+                })
+            })
+        })
+    }
+
     /// The section a form belongs to.
     pub fn section_of(&self, form: &Form) -> &Section {
         &self.sections[self.rows[form.row].section]
