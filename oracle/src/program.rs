@@ -57,33 +57,8 @@ pub struct PureIn {
     pub invert: bool,
 }
 
-/// Special registers (§10), with the component resolved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sreg {
-    Tid(u8),
-    Ntid(u8),
-    Ctaid(u8),
-    Nctaid(u8),
-    Laneid,
-    Warpid,
-    Nwarpid,
-    Smid,
-    Nsmid,
-    Gridid,
-    LanemaskEq,
-    LanemaskLe,
-    LanemaskLt,
-    LanemaskGe,
-    LanemaskGt,
-    Clock,
-    Clock64,
-    Globaltimer,
-    GlobaltimerLo,
-    GlobaltimerHi,
-    DynamicSmemSize,
-    TotalSmemSize,
-    Envreg(u8),
-}
+/// Special registers (§10), with the component resolved: the spec's table.
+pub use spec::sreg::Sreg;
 
 /// State spaces as addresses see them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

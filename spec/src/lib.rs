@@ -109,6 +109,7 @@ pub mod fp;
 pub mod half;
 pub mod int;
 pub mod logic;
+pub mod sreg;
 pub mod types;
 pub mod value;
 pub mod vector;

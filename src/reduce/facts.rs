@@ -13,8 +13,8 @@
 //! - [`is_call_or_branch`] — `call`/`bra`/`brx`, whose operands are not values;
 //! - [`is_param_load`], [`accesses_param`] — `ld.param` and `.param` accesses;
 //! - [`is_add64`] — the 64-bit `add` whose constant term folds into an address;
-//! - [`SREGS`], [`is_sreg`], [`sreg_type`], [`sreg_value`], [`last_thread_sreg`] — special
-//!   registers, their type and their values under a launch geometry;
+//! - [`is_sreg`], [`sreg_type`], [`sreg_value`], [`last_thread_sreg`] — special registers (the
+//!   spec's table, `spec::sreg`), their type and their values under a launch geometry;
 //! - [`is_builtin_constant`] — `WARP_SZ`;
 //! - [`OpTy::literals`] — the constants the checker takes for an operand of a register type.
 //!
@@ -25,7 +25,8 @@ use super::sites::OpTy;
 use oracle::ast::{Expr, Instr, Operand, Stmt};
 use oracle::launch::LaunchFile;
 use spec::catalog::catalog;
-use spec::types::{FloatFormat, Kind};
+use spec::sreg::Sreg;
+use spec::types::{FloatFormat, Kind, Type};
 
 // ---- on the AST ----
 
@@ -119,55 +120,25 @@ pub(super) fn is_add64(def: &Instr) -> bool {
     def.opcode == "add" && def.mods.iter().any(|m| matches!(m.as_str(), "s64" | "u64"))
 }
 
-/// Special register names (a name starting with one is a special register).
-const SREGS: [&str; 16] = [
-    "%tid",
-    "%ntid",
-    "%ctaid",
-    "%nctaid",
-    "%laneid",
-    "%warpid",
-    "%nwarpid",
-    "%smid",
-    "%nsmid",
-    "%gridid",
-    "%lanemask",
-    "%clock",
-    "%globaltimer",
-    "%envreg",
-    "%dynamic_smem_size",
-    "%total_smem_size",
-];
-
-/// Whether `n` names a special register.
+/// Whether `n` names a special register (§10: the spec's table).
 pub(super) fn is_sreg(n: &str) -> bool {
-    SREGS.iter().any(|s| n.starts_with(s))
+    spec::sreg::is_special(n)
 }
 
-/// The type a special register source is taken for.
-pub(super) fn sreg_type(n: &str) -> &'static str {
-    if n.contains("64") {
-        "u64"
-    } else {
-        "u32"
-    }
+/// The type a special register source is taken for (`None`: one the oracle does not execute).
+pub(super) fn sreg_type(n: &str) -> Option<Type> {
+    Sreg::parse(n).map(Sreg::ty)
 }
 
 /// The value of a special register that is the same in every thread of the launch: the
 /// geometry, and an index along a dimension of size 1.
 pub(super) fn sreg_value(n: &str, l: &LaunchFile) -> Option<u64> {
-    let (reg, c) = n.split_once('.')?;
-    let d = match c {
-        "x" => 0,
-        "y" => 1,
-        "z" => 2,
-        _ => return None,
-    };
-    Some(match reg {
-        "%ntid" => l.block[d] as u64,
-        "%nctaid" => l.grid[d] as u64,
-        "%tid" if l.block[d] == 1 => 0,
-        "%ctaid" if l.grid[d] == 1 => 0,
+    let dim = |c: u8| (c < 3).then_some(c as usize);
+    Some(match Sreg::parse(n)? {
+        Sreg::Ntid(c) => l.block[dim(c)?] as u64,
+        Sreg::Nctaid(c) => l.grid[dim(c)?] as u64,
+        Sreg::Tid(c) if l.block[dim(c)?] == 1 => 0,
+        Sreg::Ctaid(c) if l.grid[dim(c)?] == 1 => 0,
         _ => return None,
     })
 }
@@ -175,22 +146,16 @@ pub(super) fn sreg_value(n: &str, l: &LaunchFile) -> Option<u64> {
 /// The value of `%tid`, `%ctaid`, `%ntid`, `%nctaid` (`.x`/`.y`/`.z`) and `%laneid` in the
 /// last thread of the launch.
 pub(super) fn last_thread_sreg(n: &str, l: &LaunchFile) -> Option<u64> {
-    if n == "%laneid" {
-        let threads: u64 = l.block.iter().map(|&d| d as u64).product();
-        return Some(threads.checked_sub(1)? % 32);
-    }
-    let (reg, c) = n.split_once('.')?;
-    let d = match c {
-        "x" => 0,
-        "y" => 1,
-        "z" => 2,
-        _ => return None,
-    };
-    Some(match reg {
-        "%tid" => (l.block[d] as u64).checked_sub(1)?,
-        "%ctaid" => (l.grid[d] as u64).checked_sub(1)?,
-        "%ntid" => l.block[d] as u64,
-        "%nctaid" => l.grid[d] as u64,
+    let dim = |c: u8| (c < 3).then_some(c as usize);
+    Some(match Sreg::parse(n)? {
+        Sreg::Laneid => {
+            let threads: u64 = l.block.iter().map(|&d| d as u64).product();
+            threads.checked_sub(1)? % 32
+        }
+        Sreg::Tid(c) => (l.block[dim(c)?] as u64).checked_sub(1)?,
+        Sreg::Ctaid(c) => (l.grid[dim(c)?] as u64).checked_sub(1)?,
+        Sreg::Ntid(c) => l.block[dim(c)?] as u64,
+        Sreg::Nctaid(c) => l.grid[dim(c)?] as u64,
         _ => return None,
     })
 }

@@ -123,7 +123,7 @@ pub(super) fn sites(m: &Module) -> Vec<Site> {
                 let (reg, ty) = match o {
                     Operand::Expr(Expr::Name(n)) => match regs.ty(n) {
                         Some(t) => (Some(n.clone()), Type::parse(t)),
-                        None if is_sreg(n) => (None, Type::parse(sreg_type(n))),
+                        None if is_sreg(n) => (None, sreg_type(n)),
                         None => continue,
                     },
                     Operand::Not(p) if regs.ty(p).is_some() => (None, Type::parse("pred")),

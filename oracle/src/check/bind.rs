@@ -57,10 +57,7 @@ impl FuncCx<'_> {
         }
         // A second destination that is a predicate is written after `|` (`p|q`, `d|p`, L11178),
         // and `|` joins nothing else.
-        let second_pred = form
-            .outputs
-            .get(1)
-            .is_some_and(|o| o.ty.kind == Kind::Pred && !o.flags.cc);
+        let second_pred = form.pair_destination();
         for (n, o) in i.operands.iter().enumerate() {
             if let Operand::Pair(a, b) = o {
                 if n != 0 || !second_pred {

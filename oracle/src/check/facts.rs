@@ -2,9 +2,8 @@
 //! modifiers, special-register names, ptxas's message text) rather than from the catalog. The
 //! catalog accessor replaces them next; until then their logic stays as it is. They are:
 //!
-//! - special registers: [`sreg`] (those the oracle models, §10), [`sreg_type`] (their types),
-//!   [`unmodeled_sreg`] (those it does not model yet, by [`Unmodeled`] group; the cluster ones
-//!   need sm_90), [`reads_sregs`] (read by `mov` and `cvt` only), [`predefined`] (`WARP_SZ`);
+//! - special registers (their table is `spec::sreg`): [`reads_sregs`] (read by `mov` and `cvt`
+//!   only), [`predefined`] (`WARP_SZ`);
 //! - [`warp_kind`]: the warp collective a form is (`shfl`, `vote`, `match`, `redux`, `elect`,
 //!   `activemask`);
 //! - opcode rules: [`opcode_rules`] (`mad.f32` needs a rounding modifier on sm_20+, L8030;
@@ -22,125 +21,11 @@
 
 use super::errors::{terr, Result};
 use crate::ast::{Instr, Loc};
-use crate::program::{Addr, Space, Sreg, WarpKind};
+use crate::program::{Addr, Space, WarpKind};
 use spec::catalog::{Form, PtxVersion};
 use spec::types::Type;
-use std::fmt;
 
-/// What a special register the oracle does not model belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Unmodeled {
-    /// `%cluster_ctarank`, `%clusterid`, ... (§10.8-10.14; sm_90 and later).
-    Clusters,
-    /// `%aggr_smem_size`, `%reserved_smem_offset_*` (§10.29-10.32).
-    SmemReservations,
-    /// `%current_graph_exec` (§10.33).
-    Graphs,
-    /// `%pm0` ... `%pm7`, `%pm0_64` ... `%pm7_64` (§10.20-10.21).
-    PerfCounters,
-}
-
-impl fmt::Display for Unmodeled {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Unmodeled::Clusters => "clusters (§10.8-10.14)",
-            Unmodeled::SmemReservations => "shared-memory reservations (§10.29-10.32)",
-            Unmodeled::Graphs => "CUDA graphs (§10.33)",
-            Unmodeled::PerfCounters => "performance-monitoring counters (§10.20-10.21)",
-        })
-    }
-}
-
-/// The special register `n` names, if the oracle models it (§10; `%tid.x` ... `%envreg31`).
-pub(super) fn sreg(n: &str) -> Option<Sreg> {
-    let comp = |c: &str| match c {
-        "x" => Some(0),
-        "y" => Some(1),
-        "z" => Some(2),
-        // The fourth element of the v4 special registers reads 0 (L31857).
-        "w" => Some(3),
-        _ => None,
-    };
-    if let Some((base, c)) = n.split_once('.') {
-        let c = comp(c)?;
-        return Some(match base {
-            "%tid" => Sreg::Tid(c),
-            "%ntid" => Sreg::Ntid(c),
-            "%ctaid" => Sreg::Ctaid(c),
-            "%nctaid" => Sreg::Nctaid(c),
-            _ => return None,
-        });
-    }
-    Some(match n {
-        "%laneid" => Sreg::Laneid,
-        "%warpid" => Sreg::Warpid,
-        "%nwarpid" => Sreg::Nwarpid,
-        "%smid" => Sreg::Smid,
-        "%nsmid" => Sreg::Nsmid,
-        "%gridid" => Sreg::Gridid,
-        "%lanemask_eq" => Sreg::LanemaskEq,
-        "%lanemask_le" => Sreg::LanemaskLe,
-        "%lanemask_lt" => Sreg::LanemaskLt,
-        "%lanemask_ge" => Sreg::LanemaskGe,
-        "%lanemask_gt" => Sreg::LanemaskGt,
-        "%clock" => Sreg::Clock,
-        "%clock64" => Sreg::Clock64,
-        "%globaltimer" => Sreg::Globaltimer,
-        "%globaltimer_lo" => Sreg::GlobaltimerLo,
-        "%globaltimer_hi" => Sreg::GlobaltimerHi,
-        "%dynamic_smem_size" => Sreg::DynamicSmemSize,
-        "%total_smem_size" => Sreg::TotalSmemSize,
-        _ => {
-            let k: u8 = n.strip_prefix("%envreg")?.parse().ok()?;
-            if k > 31 {
-                return None;
-            }
-            Sreg::Envreg(k)
-        }
-    })
-}
-
-/// The type of a special register (§10).
-pub(super) fn sreg_type(s: Sreg) -> Type {
-    Type::parse(match s {
-        Sreg::Clock64 | Sreg::Globaltimer | Sreg::Gridid => "u64",
-        Sreg::Envreg(_) => "b32",
-        _ => "u32",
-    })
-    .unwrap()
-}
-
-/// Special registers of §10 the oracle does not model yet, with what they belong to: valid in
-/// PTX (ptxas takes them), so a read decodes to `Op::Unsupported` rather than a type error.
-pub(super) fn unmodeled_sreg(n: &str) -> Option<Unmodeled> {
-    let base = n
-        .split_once('.')
-        .map_or(n, |(b, c)| if matches!(c, "x" | "y" | "z" | "w") { b } else { n });
-    Some(match base {
-        "%cluster_ctarank"
-        | "%cluster_nctarank"
-        | "%clusterid"
-        | "%nclusterid"
-        | "%cluster_ctaid"
-        | "%cluster_nctaid"
-        | "%is_explicit_cluster" => Unmodeled::Clusters,
-        "%aggr_smem_size"
-        | "%reserved_smem_offset_begin"
-        | "%reserved_smem_offset_end"
-        | "%reserved_smem_offset_cap"
-        | "%reserved_smem_offset_0"
-        | "%reserved_smem_offset_1" => Unmodeled::SmemReservations,
-        "%current_graph_exec" => Unmodeled::Graphs,
-        _ if n.strip_prefix("%pm").is_some_and(|k| {
-            let k = k.strip_suffix("_64").unwrap_or(k);
-            k.len() == 1 && k.as_bytes()[0].is_ascii_digit() && k < "8"
-        }) =>
-        {
-            Unmodeled::PerfCounters
-        }
-        _ => return None,
-    })
-}
+pub use spec::sreg::Unmodeled;
 
 /// Special registers are read by `mov` and `cvt` only (§10).
 pub(super) fn reads_sregs(opcode: &str) -> bool {

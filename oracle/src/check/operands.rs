@@ -143,8 +143,8 @@ impl FuncCx<'_> {
             return terr(loc, format!("expected a register or constant of type `.{ty}`"));
         };
         if let Expr::Name(n) = e {
-            if let Some(s) = facts::sreg(n) {
-                let sty = facts::sreg_type(s);
+            if let Some(s) = Sreg::parse(n) {
+                let sty = s.ty();
                 // Special registers are read by mov and cvt only (§10); a 16-bit read of a
                 // 32-bit one is allowed for legacy code (L31875) and takes the low half.
                 if !facts::reads_sregs(at.opcode) {
@@ -161,7 +161,7 @@ impl FuncCx<'_> {
                 }
                 return Ok(Src::Sreg(s));
             }
-            if let Some(of) = facts::unmodeled_sreg(n) {
+            if let Some(of) = facts::Unmodeled::of(n) {
                 // §10.8-10.14: the cluster registers exist from sm_90 on (ptxas 12.9 refuses
                 // them below).
                 if of == Unmodeled::Clusters && self.ck.sm < 90 {

@@ -190,11 +190,7 @@ impl FuncCx<'_> {
             let mut names = Vec::new();
             o.names(&mut names);
             for n in names {
-                if self.lookup(n).is_none()
-                    && facts::sreg(n).is_none()
-                    && facts::unmodeled_sreg(n).is_none()
-                    && facts::predefined(n).is_none()
-                {
+                if self.lookup(n).is_none() && !spec::sreg::is_special(n) && facts::predefined(n).is_none() {
                     return terr(loc, format!("`{n}` is not declared"));
                 }
             }
@@ -220,8 +216,7 @@ impl FuncCx<'_> {
         let relaxed = facts::wider_registers(form.opcode);
         let one = |e: &Expr, ty: Type| -> Result<()> {
             let reg = matches!(e, Expr::Name(n) if matches!(self.lookup(n), Some(Sym::Reg { .. }))
-                || facts::sreg(n).is_some()
-                || facts::unmodeled_sreg(n).is_some());
+                || spec::sreg::is_special(n));
             let other_name = matches!(e, Expr::Name(_)) && !reg;
             // `mov.u32 d, avar` (fname, kernel) takes a name, not a register.
             if reg && matches!(slot[0].name, "avar" | "fname" | "kernel") {

@@ -389,6 +389,16 @@ impl Form {
         catalog().rows[self.row].flags.contains(&f)
     }
 
+    /// Whether the second destination is a predicate written after `|` (`setp`'s `p|q`,
+    /// `shfl.sync`'s `d|p`, L11178; not the implicit carry flag of `.cc`): the one place that
+    /// says how a pair of destinations is written.
+    pub fn pair_destination(&self) -> bool {
+        match &self.outputs[..] {
+            [first, second, ..] => second.ty.kind == crate::types::Kind::Pred && !second.flags.cc && !first.flags.cc,
+            _ => false,
+        }
+    }
+
     /// Whether the form exists in a module declaring `.version ptx` and `.target target`: the
     /// one availability rule, used by the type checker, the program generator and the backends.
     pub fn available(&self, ptx: PtxVersion, target: Target) -> bool {

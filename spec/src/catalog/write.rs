@@ -35,7 +35,7 @@ pub fn operand_list(form: &Form, outs: &[String], ins: &[Option<String>]) -> Str
             continue;
         }
         // A second destination that is a predicate joins the first with `|` (`p|q`, `d|p`).
-        if o.ty.kind == Kind::Pred && k > 0 && !form.outputs[k - 1].flags.cc {
+        if k == 1 && form.pair_destination() {
             if let Some(last) = dsts.pop() {
                 dsts.push((None, format!("{}|{text}", last.1)));
                 continue;

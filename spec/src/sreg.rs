@@ -1,0 +1,182 @@
+//! The special registers of §10 (L31844-32970): their names, components and types, and which of
+//! them the oracle does not execute yet. The type checker, the interpreter and the reducer all
+//! read special registers through this table.
+
+use crate::types::Type;
+use std::fmt;
+
+/// A special register the oracle executes, with its component resolved (`%tid.y` is
+/// `Tid(1)`; `.w`, component 3, of the v4 registers reads 0, L31857).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sreg {
+    /// `%tid` (§10.1): the thread's index in its CTA.
+    Tid(u8),
+    /// `%ntid` (§10.2): the CTA's dimensions.
+    Ntid(u8),
+    /// `%ctaid` (§10.6): the CTA's index in the grid.
+    Ctaid(u8),
+    /// `%nctaid` (§10.7): the grid's dimensions.
+    Nctaid(u8),
+    /// `%laneid` (§10.3).
+    Laneid,
+    /// `%warpid` (§10.4).
+    Warpid,
+    /// `%nwarpid` (§10.5).
+    Nwarpid,
+    /// `%smid` (§10.8).
+    Smid,
+    /// `%nsmid` (§10.9).
+    Nsmid,
+    /// `%gridid` (§10.10), 64 bits.
+    Gridid,
+    /// `%lanemask_eq` (§10.18).
+    LanemaskEq,
+    /// `%lanemask_le` (§10.19).
+    LanemaskLe,
+    /// `%lanemask_lt` (§10.20).
+    LanemaskLt,
+    /// `%lanemask_ge` (§10.21).
+    LanemaskGe,
+    /// `%lanemask_gt` (§10.22).
+    LanemaskGt,
+    /// `%clock` (§10.23).
+    Clock,
+    /// `%clock64` (§10.24).
+    Clock64,
+    /// `%globaltimer` (§10.28), 64 bits.
+    Globaltimer,
+    /// `%globaltimer_lo` (§10.28).
+    GlobaltimerLo,
+    /// `%globaltimer_hi` (§10.28).
+    GlobaltimerHi,
+    /// `%dynamic_smem_size` (§10.32).
+    DynamicSmemSize,
+    /// `%total_smem_size` (§10.30).
+    TotalSmemSize,
+    /// `%envreg0` ... `%envreg31` (§10.27).
+    Envreg(u8),
+}
+
+impl Sreg {
+    /// The special register `name` names, if the oracle executes it (`%tid.x`, `%laneid`,
+    /// `%envreg7`).
+    pub fn parse(name: &str) -> Option<Sreg> {
+        let comp = |c: &str| match c {
+            "x" => Some(0),
+            "y" => Some(1),
+            "z" => Some(2),
+            "w" => Some(3),
+            _ => None,
+        };
+        if let Some((base, c)) = name.split_once('.') {
+            let c = comp(c)?;
+            return Some(match base {
+                "%tid" => Sreg::Tid(c),
+                "%ntid" => Sreg::Ntid(c),
+                "%ctaid" => Sreg::Ctaid(c),
+                "%nctaid" => Sreg::Nctaid(c),
+                _ => return None,
+            });
+        }
+        Some(match name {
+            "%laneid" => Sreg::Laneid,
+            "%warpid" => Sreg::Warpid,
+            "%nwarpid" => Sreg::Nwarpid,
+            "%smid" => Sreg::Smid,
+            "%nsmid" => Sreg::Nsmid,
+            "%gridid" => Sreg::Gridid,
+            "%lanemask_eq" => Sreg::LanemaskEq,
+            "%lanemask_le" => Sreg::LanemaskLe,
+            "%lanemask_lt" => Sreg::LanemaskLt,
+            "%lanemask_ge" => Sreg::LanemaskGe,
+            "%lanemask_gt" => Sreg::LanemaskGt,
+            "%clock" => Sreg::Clock,
+            "%clock64" => Sreg::Clock64,
+            "%globaltimer" => Sreg::Globaltimer,
+            "%globaltimer_lo" => Sreg::GlobaltimerLo,
+            "%globaltimer_hi" => Sreg::GlobaltimerHi,
+            "%dynamic_smem_size" => Sreg::DynamicSmemSize,
+            "%total_smem_size" => Sreg::TotalSmemSize,
+            _ => {
+                let k: u8 = name.strip_prefix("%envreg")?.parse().ok()?;
+                if k > 31 {
+                    return None;
+                }
+                Sreg::Envreg(k)
+            }
+        })
+    }
+
+    /// Its type (the manual's "special register declared as ..." of each section).
+    pub fn ty(self) -> Type {
+        Type::parse(match self {
+            Sreg::Clock64 | Sreg::Globaltimer | Sreg::Gridid => "u64",
+            Sreg::Envreg(_) => "b32",
+            _ => "u32",
+        })
+        .expect("a special register's type is a type")
+    }
+}
+
+/// What a special register the oracle does not execute yet belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unmodeled {
+    /// `%cluster_ctarank`, `%clusterid`, ... (§10.8-10.14; sm_90 and later).
+    Clusters,
+    /// `%aggr_smem_size`, `%reserved_smem_offset_*` (§10.29-10.32).
+    SmemReservations,
+    /// `%current_graph_exec` (§10.33).
+    Graphs,
+    /// `%pm0` ... `%pm7`, `%pm0_64` ... `%pm7_64` (§10.20-10.21).
+    PerfCounters,
+}
+
+impl fmt::Display for Unmodeled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Unmodeled::Clusters => "clusters (§10.8-10.14)",
+            Unmodeled::SmemReservations => "shared-memory reservations (§10.29-10.32)",
+            Unmodeled::Graphs => "CUDA graphs (§10.33)",
+            Unmodeled::PerfCounters => "performance-monitoring counters (§10.20-10.21)",
+        })
+    }
+}
+
+impl Unmodeled {
+    /// The group of a special register of §10 the oracle does not execute yet: valid PTX (ptxas
+    /// takes it), so a read is "not executed yet" rather than a type error.
+    pub fn of(name: &str) -> Option<Unmodeled> {
+        let base = name
+            .split_once('.')
+            .map_or(name, |(b, c)| if matches!(c, "x" | "y" | "z" | "w") { b } else { name });
+        Some(match base {
+            "%cluster_ctarank"
+            | "%cluster_nctarank"
+            | "%clusterid"
+            | "%nclusterid"
+            | "%cluster_ctaid"
+            | "%cluster_nctaid"
+            | "%is_explicit_cluster" => Unmodeled::Clusters,
+            "%aggr_smem_size"
+            | "%reserved_smem_offset_begin"
+            | "%reserved_smem_offset_end"
+            | "%reserved_smem_offset_cap"
+            | "%reserved_smem_offset_0"
+            | "%reserved_smem_offset_1" => Unmodeled::SmemReservations,
+            "%current_graph_exec" => Unmodeled::Graphs,
+            _ if name.strip_prefix("%pm").is_some_and(|k| {
+                let k = k.strip_suffix("_64").unwrap_or(k);
+                k.len() == 1 && k.as_bytes()[0].is_ascii_digit() && k < "8"
+            }) =>
+            {
+                Unmodeled::PerfCounters
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// Whether `name` is a special register of §10 (executed by the oracle or not).
+pub fn is_special(name: &str) -> bool {
+    Sreg::parse(name).is_some() || Unmodeled::of(name).is_some()
+}
