@@ -80,6 +80,9 @@ fn native_thread(tid: u32, iters: u32) -> [u32; 4] {
     [r5, r6, f1.to_bits(), f2.to_bits()]
 }
 
+/// Runs the kernel on the oracle with `threads` threads (a positive multiple of 32, in CTAs of up
+/// to 1024) of `iters` loop iterations each, and natively; the report's lines, or an error when
+/// the outputs or the instruction count differ from the native computation's.
 pub fn oracle(threads: u32, iters: u32) -> Result<String, String> {
     if threads == 0 || !threads.is_multiple_of(32) {
         return Err("--threads must be a positive multiple of 32".into());

@@ -27,6 +27,8 @@ pub struct Settings {
     pub repro_dir: Option<PathBuf>,
     /// A hardware profile; with `strict`, results must also match its observations.
     pub profile: Option<Profile>,
+    /// Require the profile's observations too: its canonical NaN wherever any NaN is allowed,
+    /// and its observed results of approximate forms (read by [`load`]).
     pub strict: bool,
     /// Keep what the backend returned for recording a profile (approximate forms' results, the
     /// NaNs it returned).
@@ -50,6 +52,7 @@ impl Default for Settings {
 pub struct FormVectors {
     /// Index of the form in the catalog.
     pub form: usize,
+    /// The vectors, in file order.
     pub vectors: Vec<Vector>,
     /// Where they came from (a path, or `generated`).
     pub source: String,
@@ -68,30 +71,46 @@ pub struct Mismatch {
     pub wrong: Vec<String>,
 }
 
+/// A form's verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
+    /// Every vector's results in its acceptance set.
     Passed,
+    /// A result outside its acceptance set, a launch that failed or could not be built, or an
+    /// unreadable vector file.
     Failed,
+    /// Not run: beyond the backend's capabilities, the backend unavailable, or refused as
+    /// ptxas 12.9 refuses it.
     Skipped,
 }
 
 /// The outcome of one form.
 #[derive(Clone, Debug, Serialize)]
 pub struct FormReport {
+    /// The form key (`add.rn.f32`).
     pub form: String,
+    /// Its §9.7 family (`9.7.3`).
     pub family: &'static str,
+    /// Its section (`9.7.3.1`).
     pub section: &'static str,
+    /// The verdict.
     pub status: Status,
     /// Why it was skipped, or what the backend said when a launch failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Vectors in the form's file.
     pub vectors: usize,
+    /// Vectors whose results were all accepted.
     pub passed: usize,
+    /// Vectors with a rejected result, or in a launch that failed.
     pub failed: usize,
+    /// The first [`Settings::show`] mismatches.
     pub mismatches: Vec<Mismatch>,
+    /// The repro's directory (with [`Settings::repro_dir`]), or why it could not be written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repro: Option<String>,
+    /// Wall time spent on the form.
     pub seconds: f64,
     /// With [`Settings::record`]: an approximate form's vectors with what the backend returned
     /// as their exact results.
@@ -132,10 +151,15 @@ impl FormReport {
 /// Per-family totals.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Totals {
+    /// Forms passed.
     pub forms_passed: usize,
+    /// Forms failed.
     pub forms_failed: usize,
+    /// Forms skipped.
     pub forms_skipped: usize,
+    /// Vectors passed.
     pub vectors_passed: usize,
+    /// Vectors failed.
     pub vectors_failed: usize,
 }
 
@@ -151,10 +175,14 @@ impl Totals {
     }
 }
 
+/// One §9.7 family's totals.
 #[derive(Clone, Debug, Serialize)]
 pub struct FamilyReport {
+    /// The family's section number (`9.7.3`).
     pub id: &'static str,
+    /// Its heading in the manual.
     pub title: &'static str,
+    /// Its forms' and vectors' totals.
     #[serde(flatten)]
     pub totals: Totals,
 }
@@ -162,21 +190,30 @@ pub struct FamilyReport {
 /// A whole run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The backend's name ([`Backend::name`]).
     pub backend: String,
+    /// What ran the kernels ([`Backend::describe`]; empty when unavailable).
     pub device: String,
     /// Set when the backend could not run at all (every form skipped).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,
+    /// [`Settings::strict`].
     pub strict: bool,
+    /// The hardware profile's name, if one was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
+    /// Wall time of the run.
     pub seconds: f64,
+    /// Totals over every form.
     pub totals: Totals,
+    /// Per-family totals, in section order.
     pub families: Vec<FamilyReport>,
+    /// Every form, in the order given.
     pub forms: Vec<FormReport>,
 }
 
 impl Report {
+    /// No form failed (skipped forms do not count against a run).
     pub fn passed(&self) -> bool {
         self.totals.forms_failed == 0
     }

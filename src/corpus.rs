@@ -16,6 +16,7 @@ pub const VECTORS: &str = crate::vectors::DEFAULT_DIR;
 /// A directory found for a repository path, and where it was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Found {
+    /// The directory.
     pub dir: PathBuf,
     /// Whether it is the working directory's own (`./corpus/vectors`): nothing to mention.
     pub local: bool,

@@ -29,8 +29,10 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+/// Form counts of a family, a section or the catalog.
 #[derive(Serialize, Default, Clone, Debug, PartialEq, Eq)]
 pub struct Counts {
+    /// Forms counted.
     pub forms: usize,
     /// Forms whose value-level function the spec has.
     pub semantics: usize,
@@ -52,59 +54,89 @@ impl Counts {
     }
 }
 
+/// One §9.7 family's coverage.
 #[derive(Serialize)]
 pub struct FamilyCoverage {
+    /// The family's section number (`9.7.1`).
     pub id: &'static str,
+    /// Its heading in the manual.
     pub title: &'static str,
+    /// Instruction sections in the family.
     pub sections: usize,
+    /// Its forms' counts.
     #[serde(flatten)]
     pub counts: Counts,
 }
 
+/// One instruction section's coverage.
 #[derive(Serialize)]
 pub struct SectionCoverage {
+    /// The section number (`9.7.1.1`).
     pub id: &'static str,
+    /// The heading after the number (`add`).
     pub title: &'static str,
+    /// Its family's section number.
     pub family: &'static str,
     /// Line of the section heading in the PTX ISA 8.7 text.
     pub line: u32,
+    /// Its forms' counts.
     #[serde(flatten)]
     pub counts: Counts,
 }
 
+/// One form's coverage flags.
 #[derive(Serialize)]
 pub struct FormCoverage {
+    /// The instruction as PTX writes it (`add.sat.s32`).
     pub name: String,
+    /// Its one-line signature ([`Form::signature`]).
     pub signature: String,
+    /// Its section number.
     pub section: &'static str,
+    /// Its family's section number.
     pub family: &'static str,
+    /// How precisely the manual determines its result.
     pub class: Class,
+    /// Minimum PTX ISA version.
     pub ptx: String,
+    /// Minimum target.
     pub target: String,
+    /// The spec has its value-level function.
     pub semantics: bool,
+    /// The oracle executes it.
     pub executed: bool,
     /// Why the oracle does not execute the form (its message), when it does not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// The program generator emits it.
     pub generated: bool,
+    /// It has golden vectors.
     pub vectors: bool,
 }
 
 /// The generator configuration the `generated` column is for.
 #[derive(Serialize)]
 pub struct GeneratorSetting {
+    /// The generator's target.
     pub target: String,
+    /// The generator's PTX ISA version.
     pub ptx: String,
     /// Programs sampled for the constructs' forms.
     pub programs: u64,
 }
 
+/// The coverage of the whole catalog.
 #[derive(Serialize)]
 pub struct Report {
+    /// Counts over every form.
     pub total: Counts,
+    /// Per family, in section order.
     pub families: Vec<FamilyCoverage>,
+    /// Per section, in catalog order.
     pub sections: Vec<SectionCoverage>,
+    /// Per form, in catalog order.
     pub forms: Vec<FormCoverage>,
+    /// The configuration behind the `generated` flags.
     pub generator: GeneratorSetting,
     /// The golden-vector directory counted (`null`: none found).
     pub vectors_dir: Option<PathBuf>,
@@ -114,6 +146,8 @@ pub struct Report {
 pub const SAMPLED_PROGRAMS: u64 = 200;
 
 impl Report {
+    /// Computes every flag: asks the oracle about each form, samples [`SAMPLED_PROGRAMS`]
+    /// programs and looks for the golden vectors (a note on stderr when none are found).
     pub fn compute() -> Report {
         let cat = catalog();
         let vectors_dir = match crate::corpus::vectors() {

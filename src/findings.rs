@@ -108,15 +108,33 @@ pub enum WriteError {
     /// The directory's path has no final name (`..`, `/`).
     NotADirectoryName(PathBuf),
     /// A directory (the parent, or the temporary one) cannot be created.
-    Create { path: PathBuf, source: std::io::Error },
+    Create {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
     /// A file cannot be written.
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
     /// The existing directory cannot be moved aside to be replaced.
-    MoveAside { path: PathBuf, source: std::io::Error },
+    MoveAside {
+        /// The existing directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
     /// The temporary directory cannot be renamed into place.
     Rename {
+        /// The temporary directory.
         from: PathBuf,
+        /// The finding's directory.
         to: PathBuf,
+        /// The I/O error.
         source: std::io::Error,
     },
 }

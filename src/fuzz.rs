@@ -35,7 +35,9 @@ pub fn write_program(dir: &Path, name: &str, p: &Program) -> std::io::Result<()>
 /// A campaign's settings.
 #[derive(Clone, Debug)]
 pub struct Campaign {
+    /// The program generator's configuration.
     pub cfg: Config,
+    /// The campaign's seed: program `i` is `from_seed(program_seed(seed, i))`.
     pub seed: u64,
     /// Program numbers start here (to resume or replay).
     pub first: u64,
@@ -62,6 +64,7 @@ pub struct Campaign {
 /// One program whose results differ (or that the oracle itself could not run).
 #[derive(Clone, Debug)]
 pub struct Finding {
+    /// The program's number in the campaign.
     pub program: u64,
     /// Where it was written.
     pub dir: PathBuf,
@@ -74,6 +77,7 @@ pub struct Finding {
 /// What a campaign did.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
+    /// Programs run.
     pub programs: u64,
     /// Thread-instructions the oracle executed.
     pub executed: u64,
@@ -83,13 +87,16 @@ pub struct Summary {
     pub forms: std::collections::BTreeSet<usize>,
     /// Value forms the configuration allows.
     pub eligible: usize,
+    /// The findings written, in program order.
     pub findings: Vec<Finding>,
+    /// Wall time so far.
     pub seconds: f64,
     /// Why the campaign stopped early (the backend is unavailable), if it did.
     pub aborted: Option<String>,
 }
 
 impl Summary {
+    /// Programs per second.
     pub fn rate(&self) -> f64 {
         self.programs as f64 / self.seconds.max(1e-9)
     }

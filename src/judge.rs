@@ -18,14 +18,17 @@ use std::fmt;
 /// One difference between the expected and observed results.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mismatch {
+    /// The buffer's name.
     pub buffer: String,
     /// Byte offset in the buffer.
     pub offset: usize,
-    /// The thread whose record differs and the slot's index in the check (checked launches).
+    /// The thread whose record differs (checked launches).
     pub thread: Option<u64>,
+    /// The slot's index in the check (checked launches).
     pub slot: Option<usize>,
     /// The expected value (with its acceptance set where more than one value is accepted).
     pub expected: String,
+    /// The observed value (or the observed buffer's size, when the sizes differ).
     pub observed: String,
 }
 

@@ -115,6 +115,7 @@ impl Layout {
 /// One launch: the job, and which of the form's vectors its threads evaluate.
 #[derive(Clone, Debug)]
 pub struct Batch {
+    /// The launch.
     pub job: Job,
     /// Indices into the vectors given to [`build`], thread `t` evaluating `vectors[t]`.
     pub vectors: Vec<usize>,

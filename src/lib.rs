@@ -17,6 +17,8 @@
 //! backend), `trials` (libtest-mimic); all on by default. A project that only wants to judge its
 //! implementation depends on `ptxconf` with `default-features = false, features = ["trials"]`.
 
+#![deny(missing_docs)]
+
 pub mod backend;
 pub mod bench;
 pub mod compare;

@@ -21,6 +21,7 @@ use spec::vector::{form_by_key, form_key};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// Where a profile's observations came from.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Provenance {
@@ -34,12 +35,15 @@ pub struct Provenance {
     pub command: String,
 }
 
+/// A hardware profile: `profile.json`, and where its `observed/` files are.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
+    /// Its name (when recorded: the directory's name).
     pub name: String,
     /// The target the device reports (`sm_90`).
     pub target: String,
+    /// How it was recorded.
     pub provenance: Provenance,
     /// Format name → the NaN bits the device returns (`"f32": "0x7fffffff"`).
     #[serde(default)]
@@ -47,6 +51,7 @@ pub struct Profile {
     /// Forms whose observed results are in `observed/`.
     #[serde(default)]
     pub observed: Vec<String>,
+    /// The profile's directory (not stored in `profile.json`).
     #[serde(skip)]
     pub dir: PathBuf,
 }

@@ -168,9 +168,13 @@ pub struct Summary {
     pub forms: usize,
     /// Files whose bytes changed (or that were new).
     pub written: usize,
+    /// Vectors in all files.
     pub vectors: u64,
+    /// Vectors of exhaustively enumerated forms.
     pub exhaustive: u64,
+    /// Hard-case vectors.
     pub hard: u64,
+    /// Seeded random vectors.
     pub random: u64,
     /// Compressed bytes of all files of this run.
     pub bytes: u64,
@@ -182,6 +186,7 @@ pub struct Summary {
     pub largest: Vec<(String, u64, u64)>,
     /// Forms that could not be generated: (key, why). The CLI should exit non-zero on any.
     pub failed: Vec<(String, String)>,
+    /// Wall time.
     pub seconds: f64,
 }
 
@@ -274,7 +279,9 @@ fn delete_stale(dir: &Path, keep: &HashSet<PathBuf>) -> Result<Vec<PathBuf>, Str
 /// A file whose text differs from what its header regenerates.
 #[derive(Clone, Debug)]
 pub struct Mismatch {
+    /// The form key.
     pub key: String,
+    /// The file.
     pub path: PathBuf,
     /// 1-based line number of the first difference.
     pub line: usize,
@@ -289,6 +296,7 @@ pub struct Mismatch {
 pub struct VerifyReport {
     /// Files compared.
     pub checked: usize,
+    /// Files that differ from their regeneration.
     pub mismatched: Vec<Mismatch>,
     /// Keys of forms with semantics (matching the filters) that have no file.
     pub missing: Vec<String>,
@@ -297,6 +305,7 @@ pub struct VerifyReport {
 }
 
 impl VerifyReport {
+    /// Nothing mismatched, missing or unreadable.
     pub fn ok(&self) -> bool {
         self.mismatched.is_empty() && self.missing.is_empty() && self.errors.is_empty()
     }

@@ -23,6 +23,7 @@ const PIPE_GRACE: Duration = Duration::from_secs(2);
 /// Lines of stderr quoted in crash reports.
 const STDERR_TAIL_LINES: usize = 8;
 
+/// The `cmd:PROGRAM [ARGS...]` backend: one process per launch, killed at the per-launch timeout.
 pub struct Cmd {
     spec: String,
     exe: PathBuf,

@@ -125,6 +125,8 @@ struct State {
 // own thread first); the mutex serialises all use.
 unsafe impl Send for State {}
 
+/// The `cuda[:LIB]` backend: the loaded driver library and the first device's primary context.
+/// One launch at a time; `a`/`f` suffixed forms and those ptxas 12.9 rejects are skipped.
 pub struct Cuda {
     api: Api,
     lib: String,
@@ -263,8 +265,8 @@ fn open_default() -> Result<(dl::Library, String), String> {
 
 /// The newest PTX ISA version a driver of CUDA version `v` (`cuDriverGetVersion`, 12080 = 12.8)
 /// JIT-compiles, from the release table of the PTX ISA 8.7 manual (§13, L34560-L34775), capped
-/// at [`MAX_PTX`]. Per that table CUDA 12.6 brings no new ISA (still 8.5) and CUDA 12.7 (driver
-/// r565) brings 8.6. `None`: older than CUDA 8.0.
+/// at PTX ISA 8.7 (`MAX_PTX`). Per that table CUDA 12.6 brings no new ISA (still 8.5) and CUDA
+/// 12.7 (driver r565) brings 8.6. `None`: older than CUDA 8.0.
 pub fn max_ptx(v: c_int) -> Option<PtxVersion> {
     let (major, minor) = (v / 1000, (v % 1000) / 10);
     let p = match (major, minor) {

@@ -2,7 +2,8 @@
 //! geometry, buffers); a backend runs it and returns every buffer's bytes afterwards.
 //!
 //! - `oracle`: the built-in interpreter, in process ([`oracle`]);
-//! - `cuda[:LIB]`: any library exposing the CUDA driver API, loaded at run time ([`cuda`]);
+//! - `cuda[:LIB]`: any library exposing the CUDA driver API, loaded at run time (`cuda`, with
+//!   feature `cuda`);
 //! - `cmd:PROGRAM`: an external process speaking the launch protocol of `ptxconf run`
 //!   (launch JSON in, result JSON out), with a per-launch timeout ([`cmd`]).
 
@@ -23,10 +24,15 @@ pub use ::oracle::launch::{BufferSpec as JobBuffer, LaunchFile, ParamSpec as Job
 pub struct Job {
     /// The kernel's PTX module text.
     pub ptx: String,
+    /// The `.entry` to launch.
     pub entry: String,
+    /// Grid dimensions, in CTAs (x, y, z).
     pub grid: [u32; 3],
+    /// CTA dimensions, in threads (x, y, z).
     pub block: [u32; 3],
+    /// The buffers, allocated before the launch and read back after it.
     pub buffers: Vec<JobBuffer>,
+    /// The kernel's parameters, in declaration order.
     pub params: Vec<JobParam>,
     /// Dynamic shared memory per CTA, in bytes.
     pub shared_bytes: u32,
@@ -79,9 +85,18 @@ pub enum Failure {
     Unavailable(String),
     /// The implementation rejected or failed the kernel (`kind`: parse, type, launch, runtime,
     /// limit, or the driver's error name) — a failed form, with the message it gave.
-    Rejected { kind: String, message: String },
+    Rejected {
+        /// The error's class: `parse`, `type`, `launch`, `runtime`, `limit`, or a driver's
+        /// error name.
+        kind: String,
+        /// The implementation's message.
+        message: String,
+    },
     /// No reply within the per-launch timeout.
-    Timeout { seconds: f64 },
+    Timeout {
+        /// The timeout that ran out, in seconds.
+        seconds: f64,
+    },
     /// The process died or the library misbehaved (signal, exit without a reply).
     Crashed(String),
     /// A reply that does not follow the protocol.
@@ -161,12 +176,95 @@ impl Caps {
 
 /// A backend: something that runs [`Job`]s. Implementations are used from several threads at
 /// once when they say so ([`Backend::parallel`]).
+///
+/// # Examples
+///
+/// An implementation judged on one form's golden vectors (`add.s32`). Its `run` hands the launch
+/// to the built-in interpreter, where a real implementation compiles `job.ptx`, fills
+/// `job.buffers`, launches `job.entry` and reads every buffer back:
+///
+/// ```
+/// use ptxconf::backend::{oracle::Oracle, Backend, Buffers, Caps, Failure, Job, Options};
+/// use ptxconf::conform::{self, Settings, Status};
+/// use std::path::Path;
+///
+/// struct MyImpl {
+///     oracle: Oracle,
+///     caps: Caps,
+/// }
+///
+/// impl Backend for MyImpl {
+///     fn name(&self) -> String {
+///         "my-impl".into()
+///     }
+///     fn describe(&self) -> String {
+///         "my PTX implementation 0.1".into()
+///     }
+///     fn caps(&self) -> &Caps {
+///         &self.caps
+///     }
+///     fn run(&self, job: &Job) -> Result<Buffers, Failure> {
+///         self.oracle.run(job)
+///     }
+/// }
+///
+/// let oracle = Oracle::new(&Options::default());
+/// // Every target, PTX ISA up to 8.7, every family: the oracle's own capabilities.
+/// let caps = oracle.caps().clone();
+/// let backend = MyImpl { oracle, caps };
+///
+/// let settings = Settings::default();
+/// // The repository's golden vectors (from another crate, `ptxconf::corpus::vectors()` finds
+/// // them).
+/// let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors/9.7.1/add.s32.vec.gz");
+/// let vectors = conform::load(&path, &settings).expect("golden vectors of add.s32");
+/// let report = conform::check_form(&backend, &vectors, &settings);
+/// assert_eq!(report.form, "add.s32");
+/// assert_eq!(report.status, Status::Passed);
+/// assert!(report.vectors > 0);
+/// assert_eq!((report.passed, report.failed), (report.vectors, 0));
+/// ```
+///
+/// A backend that cannot run anything here (no device) says so with [`Failure::Unavailable`]:
+/// its forms are skipped, not failed.
+///
+/// ```
+/// use ptxconf::backend::{oracle::Oracle, Backend, Buffers, Caps, Failure, Job, Options};
+/// use ptxconf::conform::{self, Settings, Status};
+/// use std::path::Path;
+///
+/// struct NoDevice(Caps);
+///
+/// impl Backend for NoDevice {
+///     fn name(&self) -> String {
+///         "no-device".into()
+///     }
+///     fn describe(&self) -> String {
+///         "a GPU driver without a GPU".into()
+///     }
+///     fn caps(&self) -> &Caps {
+///         &self.0
+///     }
+///     fn run(&self, _: &Job) -> Result<Buffers, Failure> {
+///         Err(Failure::Unavailable("no device".into()))
+///     }
+/// }
+///
+/// let backend = NoDevice(Oracle::new(&Options::default()).caps().clone());
+/// let settings = Settings::default();
+/// let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/vectors/9.7.1/add.s32.vec.gz");
+/// let vectors = conform::load(&path, &settings).expect("golden vectors of add.s32");
+/// let report = conform::check_form(&backend, &vectors, &settings);
+/// assert_eq!(report.status, Status::Skipped);
+/// assert_eq!(report.reason.as_deref(), Some("no device"));
+/// ```
 pub trait Backend: Send + Sync {
     /// The name given on the command line (`oracle`, `cuda`, `cmd:./impl`).
     fn name(&self) -> String;
     /// A description of what runs the kernels, for reports and provenance (GPU, driver, CUDA
     /// version; the program's path).
     fn describe(&self) -> String;
+    /// What it can run; the forms it cannot are skipped, not failed.
     fn caps(&self) -> &Caps;
     /// How many launches may run at once.
     fn parallel(&self) -> usize {
@@ -182,7 +280,9 @@ pub use ::oracle::ptxas::rejected_forms as ptxas_rejects;
 
 /// A backend with capabilities declared on the command line instead of its own.
 pub struct WithCaps {
+    /// The backend that runs the launches.
     pub inner: Box<dyn Backend>,
+    /// The capabilities reported in place of `inner`'s.
     pub caps: Caps,
 }
 
@@ -209,9 +309,12 @@ impl Backend for WithCaps {
 pub struct Options {
     /// Per-launch timeout for `cmd:` backends, in seconds.
     pub timeout: f64,
-    /// Overrides of the declared capabilities (`--target`, `--ptx`, `--family`).
+    /// Override of the declared target (`--target`); the overrides replace what a backend
+    /// declares ([`WithCaps`]), or what a `cmd:` program is taken to support.
     pub target: Option<Target>,
+    /// Override of the newest PTX ISA version accepted (`--ptx`).
     pub ptx: Option<PtxVersion>,
+    /// Override of the §9.7 families implemented (`--family`).
     pub families: Option<Vec<String>>,
     /// Worker threads for in-process backends.
     pub jobs: usize,

@@ -3,12 +3,16 @@
 use super::{Backend, Buffers, Caps, Failure, Job, Options};
 use spec::catalog::PtxVersion;
 
+/// The `oracle` backend: every target, PTX ISA up to 8.7, every form of the manual's grammar
+/// (those ptxas rejects included); the interpreter's type checker enforces each kernel's own
+/// `.target` and `.version`.
 pub struct Oracle {
     caps: Caps,
     jobs: usize,
 }
 
 impl Oracle {
+    /// The oracle, running up to `opts.jobs` launches at once.
     pub fn new(opts: &Options) -> Oracle {
         Oracle {
             // The oracle runs every target and version the catalog knows; its type checker

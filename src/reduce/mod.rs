@@ -108,9 +108,19 @@ impl Case {
 #[derive(Debug)]
 pub enum LoadError {
     /// The launch file or the PTX file it names cannot be read.
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
     /// The launch file is not a valid launch.
-    Launch { path: PathBuf, error: oracle::error::Error },
+    Launch {
+        /// The launch file.
+        path: PathBuf,
+        /// What is wrong with it.
+        error: oracle::error::Error,
+    },
 }
 
 impl fmt::Display for LoadError {
