@@ -191,21 +191,12 @@ pub fn encode_hex(b: &[u8]) -> String {
     String::from_utf8(s).expect("hex digits are ASCII")
 }
 
-/// A scalar parameter's bits: decimal (negative as two's complement) or `0x` hex, fitting `bytes`.
+/// A scalar parameter's bits: decimal (negative as two's complement) or `0x` hex, fitting `bytes`
+/// (the spec's one rule for integer values written as text).
 fn scalar_bits(value: &str, bytes: usize) -> Option<u64> {
-    let v = if let Some(h) = value.strip_prefix("0x").or_else(|| value.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16).ok()?
-    } else if let Some(n) = value.strip_prefix('-') {
-        let m: u64 = n.parse().ok()?;
-        if bytes < 8 && m > 1u64 << (bytes * 8 - 1) {
-            return None;
-        }
-        m.wrapping_neg()
-    } else {
-        value.parse().ok()?
-    };
-    let fits = bytes >= 8 || v < 1u64 << (bytes * 8) || value.starts_with('-');
-    fits.then(|| if bytes >= 8 { v } else { v & ((1u64 << (bytes * 8)) - 1) })
+    spec::value::parse_integer(value, bytes as u32 * 8)
+        .ok()
+        .map(|v| v as u64)
 }
 
 /// Runs a launch whose PTX text is given.

@@ -22,7 +22,7 @@ use crate::catalog::{catalog, Class, Form, Operand};
 use crate::float::round::{from_f64, Rnd};
 use crate::float::Fmt;
 use crate::types::{FloatFormat, Kind};
-use crate::value::{err, Args, EvalError, Input, Outcome, Outcomes, Sel};
+use crate::value::{err, Args, EvalError, Input, IntegerError, Outcome, Outcomes, Sel};
 use std::fmt::Write as _;
 
 /// A semantics adapter: decodes the form's modifiers and calls the pure function for it.
@@ -193,29 +193,10 @@ fn parse_operand(w: &str, o: &Operand) -> Result<Input, EvalError> {
             return Ok(inp);
         }
     }
-    let (neg, digits) = match s.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, s),
-    };
-    let mag = if let Some(h) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
-        u128::from_str_radix(h, 16)
-    } else {
-        digits.parse::<u128>()
-    }
-    .map_err(|_| bad("is not a number (write hex as 0x.., or decimal)"))?;
-    let m = o.ty.mask();
-    let v = if neg {
-        if mag > 1u128 << (bits - 1).min(127) {
-            return Err(bad(&format!("does not fit in {bits} bits")));
-        }
-        mag.wrapping_neg() & m
-    } else {
-        if mag > m {
-            return Err(bad(&format!("does not fit in {bits} bits")));
-        }
-        mag
-    };
-    inp.bits = v;
+    inp.bits = crate::value::parse_integer(s, bits).map_err(|e| match e {
+        IntegerError::NotANumber => bad("is not a number (write hex as 0x.., or decimal)"),
+        IntegerError::TooWide => bad(&format!("does not fit in {bits} bits")),
+    })?;
     Ok(inp)
 }
 

@@ -462,3 +462,49 @@ mod tests {
 
     const F32_NAN: u128 = 0x7fc0_0000;
 }
+
+/// Why [`parse_integer`] refused a text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntegerError {
+    /// Neither decimal nor `0x` hex.
+    NotANumber,
+    /// The value does not fit the width (signed or unsigned).
+    TooWide,
+}
+
+/// An integer operand or parameter value written on a command line or in a launch file:
+/// decimal or `0x`/`0X` hex, optionally negative (two's complement), fitting `bits` bits as an
+/// unsigned or a signed value; its bits. (PTX's own constants, with octal, binary and the `U`
+/// suffix, are the lexer's.)
+///
+/// ```
+/// use spec::value::{parse_integer, IntegerError};
+/// assert_eq!(parse_integer("-1", 16), Ok(0xffff));
+/// assert_eq!(parse_integer("0x8000", 16), Ok(0x8000));
+/// assert_eq!(parse_integer("-32768", 16), Ok(0x8000));
+/// assert_eq!(parse_integer("-32769", 16), Err(IntegerError::TooWide));
+/// assert_eq!(parse_integer("65536", 16), Err(IntegerError::TooWide));
+/// assert_eq!(parse_integer("1e3", 16), Err(IntegerError::NotANumber));
+/// ```
+pub fn parse_integer(text: &str, bits: u32) -> Result<u128, IntegerError> {
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let mag = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        Some(h) => u128::from_str_radix(h, 16),
+        None => digits.parse::<u128>(),
+    }
+    .map_err(|_| IntegerError::NotANumber)?;
+    let mask = crate::types::mask(bits);
+    if neg {
+        if mag > 1u128 << (bits - 1).min(127) {
+            return Err(IntegerError::TooWide);
+        }
+        Ok(mag.wrapping_neg() & mask)
+    } else if mag > mask {
+        Err(IntegerError::TooWide)
+    } else {
+        Ok(mag)
+    }
+}

@@ -16,17 +16,15 @@
 //! - [`is_sreg`], [`sreg_type`], [`sreg_value`], [`last_thread_sreg`] — special registers (the
 //!   spec's table, `spec::sreg`), their type and their values under a launch geometry;
 //! - [`is_builtin_constant`] — `WARP_SZ`;
-//! - [`OpTy::literals`] — the constants the checker takes for an operand of a register type.
 //!
 //! The decoded program's facts (the register slots an instruction reads and writes, where control
 //! goes next, which operations are pure) are methods of `oracle::program::Inst` and `Op`.
 
-use super::sites::OpTy;
 use oracle::ast::{Expr, Instr, Operand, Stmt};
 use oracle::launch::LaunchFile;
 use spec::catalog::catalog;
 use spec::sreg::Sreg;
-use spec::types::{FloatFormat, Kind, Type};
+use spec::types::Type;
 
 // ---- on the AST ----
 
@@ -163,87 +161,4 @@ pub(super) fn last_thread_sreg(n: &str, l: &LaunchFile) -> Option<u64> {
 /// A name that is a built-in constant, not a variable (`WARP_SZ`).
 pub(super) fn is_builtin_constant(n: &str) -> bool {
     n == "WARP_SZ"
-}
-
-impl OpTy {
-    /// `v` written as constants the checker may accept for this operand, the register's own
-    /// kind first (a `.b32` register may be an integer or an f32 operand).
-    pub(super) fn literals(&self, v: u64) -> Vec<Expr> {
-        let bits = self.ty.bits();
-        let int = |v: u64| -> Expr {
-            if self.ty.kind == Kind::Signed && bits < 64 && v >> (bits - 1) & 1 == 1 {
-                let mag = (1u64 << bits) - v;
-                Expr::Unary(
-                    '-',
-                    Box::new(Expr::Int {
-                        value: mag,
-                        unsigned: false,
-                    }),
-                )
-            } else if self.ty.kind == Kind::Signed && bits == 64 && (v as i64) < 0 && v != 1 << 63 {
-                Expr::Unary(
-                    '-',
-                    Box::new(Expr::Int {
-                        value: (v as i64).unsigned_abs(),
-                        unsigned: false,
-                    }),
-                )
-            } else {
-                Expr::Int {
-                    value: v,
-                    unsigned: v > i64::MAX as u64,
-                }
-            }
-        };
-        match self.ty.kind {
-            Kind::Pred => vec![int(v & 1)],
-            Kind::Float(FloatFormat::F32) => vec![Expr::Float { bits: v, f32: true }],
-            Kind::Float(FloatFormat::F64) => vec![Expr::Float { bits: v, f32: false }],
-            // Narrow and packed float formats take no constants.
-            Kind::Float(_) => vec![],
-            Kind::Bits if bits == 32 => vec![int(v), Expr::Float { bits: v, f32: true }],
-            Kind::Bits if bits == 64 => vec![int(v), Expr::Float { bits: v, f32: false }],
-            _ if bits <= 64 => vec![int(v)],
-            _ => vec![],
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use spec::types::Type;
-
-    #[test]
-    fn literals_follow_the_register_type() {
-        let t = |s: &str| OpTy {
-            ty: Type::parse(s).unwrap(),
-        };
-        let p = |e: &Expr| oracle::print::expr(e);
-        assert_eq!(
-            t("f32").literals(0x3F80_0000).iter().map(p).collect::<Vec<_>>(),
-            ["0f3F800000"]
-        );
-        assert_eq!(
-            t("f64").literals(0).iter().map(p).collect::<Vec<_>>(),
-            ["0d0000000000000000"]
-        );
-        assert_eq!(t("s32").literals(0xFFFF_FFFF).iter().map(p).collect::<Vec<_>>(), ["-1"]);
-        assert_eq!(
-            t("u32").literals(0xFFFF_FFFF).iter().map(p).collect::<Vec<_>>(),
-            ["4294967295"]
-        );
-        assert_eq!(
-            t("b32").literals(7).iter().map(p).collect::<Vec<_>>(),
-            ["7", "0f00000007"]
-        );
-        assert_eq!(
-            t("u64").literals(u64::MAX).iter().map(p).collect::<Vec<_>>(),
-            ["18446744073709551615U"]
-        );
-        assert_eq!(t("s64").literals(u64::MAX).iter().map(p).collect::<Vec<_>>(), ["-1"]);
-        assert!(t("f16").literals(0).is_empty());
-        assert_eq!(t("pred").small_values(), [0, 1]);
-        assert_eq!(t("s16").small_values(), [0, 1, 0xFFFF]);
-    }
 }

@@ -61,7 +61,7 @@ impl Reducer<'_> {
                 }
                 let values = uniq;
                 for v in values {
-                    for lit in s.ty.literals(v) {
+                    for lit in oracle::check::literals(s.ty.ty, v) {
                         if self.try_edit(&s.list, s.stmt, |i| set_operand(i, s.operand, Operand::Expr(lit))) {
                             any = true;
                             continue 'again;

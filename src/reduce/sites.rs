@@ -238,3 +238,18 @@ pub(super) fn raw_addresses(m: &Module) -> usize {
     }
     n
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_values_of_each_kind() {
+        let t = |s: &str| OpTy {
+            ty: Type::parse(s).unwrap(),
+        };
+        assert_eq!(t("pred").small_values(), [0, 1]);
+        assert_eq!(t("s16").small_values(), [0, 1, 0xFFFF]);
+        assert_eq!(t("f32").small_values(), [0, 0x3F80_0000, 0xBF80_0000]);
+    }
+}

@@ -2,7 +2,7 @@
 //! format, and the `var+k` shape of an address constant.
 
 use crate::ast::Expr;
-use spec::types::{Kind, Type};
+use spec::types::{FloatFormat, Kind, Type};
 
 /// A constant expression's value (§4.6): 64-bit integer arithmetic, signed unless an operand is
 /// unsigned; `None` when it names something or divides by zero.
@@ -133,5 +133,109 @@ pub(super) fn addr_name_off(e: &Expr) -> Option<(&str, i64)> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// `v`, a value of an operand of type `ty`, written as the constants this checker accepts there
+/// (the inverse of its literal rules in `src`): the type's own notation first (a signed integer
+/// as `-1`, an unsigned one above `i64::MAX` with `U`, f32/f64 as `0f`/`0d` bit literals, a
+/// `.b32`/`.b64` operand also as a float literal), none where no constant is allowed (the
+/// narrow and packed float formats, 128-bit types).
+pub fn literals(ty: Type, v: u64) -> Vec<Expr> {
+    let bits = ty.bits();
+    let int = |v: u64| -> Expr {
+        if ty.kind == Kind::Signed && bits < 64 && v >> (bits - 1) & 1 == 1 {
+            let mag = (1u64 << bits) - v;
+            Expr::Unary(
+                '-',
+                Box::new(Expr::Int {
+                    value: mag,
+                    unsigned: false,
+                }),
+            )
+        } else if ty.kind == Kind::Signed && bits == 64 && (v as i64) < 0 && v != 1 << 63 {
+            Expr::Unary(
+                '-',
+                Box::new(Expr::Int {
+                    value: (v as i64).unsigned_abs(),
+                    unsigned: false,
+                }),
+            )
+        } else {
+            Expr::Int {
+                value: v,
+                unsigned: v > i64::MAX as u64,
+            }
+        }
+    };
+    match ty.kind {
+        Kind::Pred => vec![int(v & 1)],
+        Kind::Float(FloatFormat::F32) => vec![Expr::Float { bits: v, f32: true }],
+        Kind::Float(FloatFormat::F64) => vec![Expr::Float { bits: v, f32: false }],
+        // Narrow and packed float formats take no constants.
+        Kind::Float(_) => vec![],
+        Kind::Bits if bits == 32 => vec![int(v), Expr::Float { bits: v, f32: true }],
+        Kind::Bits if bits == 64 => vec![int(v), Expr::Float { bits: v, f32: false }],
+        _ if bits <= 64 => vec![int(v)],
+        _ => vec![],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_follow_the_register_type() {
+        let t = |s: &str, v: u64| -> Vec<String> {
+            literals(Type::parse(s).unwrap(), v)
+                .iter()
+                .map(crate::print::expr)
+                .collect()
+        };
+        assert_eq!(t("f32", 0x3F80_0000), ["0f3F800000"]);
+        assert_eq!(t("f64", 0), ["0d0000000000000000"]);
+        assert_eq!(t("s32", 0xFFFF_FFFF), ["-1"]);
+        assert_eq!(t("u32", 0xFFFF_FFFF), ["4294967295"]);
+        assert_eq!(t("b32", 7), ["7", "0f00000007"]);
+        assert_eq!(t("u64", u64::MAX), ["18446744073709551615U"]);
+        assert_eq!(t("s64", u64::MAX), ["-1"]);
+        assert!(t("f16", 0).is_empty());
+    }
+
+    /// Every literal `literals` writes is accepted by the checker as a source of its type and
+    /// runs to the value it stands for (`mov` copies it into a buffer).
+    #[test]
+    fn literals_are_accepted_and_mean_their_value() {
+        let cases: [(&str, &str, u64); 9] = [
+            ("s32", "b32", 0xFFFF_FFF9),
+            ("u32", "b32", 0xFFFF_FFFF),
+            ("b32", "b32", 0x4049_0FDB),
+            ("f32", "b32", 0xBF80_0000),
+            ("s64", "b64", 0x8000_0000_0000_0001),
+            ("u64", "b64", u64::MAX),
+            ("b64", "b64", 0x4009_21FB_5444_2D18),
+            ("f64", "b64", 0x7FF0_0000_0000_0000),
+            ("s16", "b16", 0x8000),
+        ];
+        for (ty, reg, v) in cases {
+            let bytes = Type::parse(ty).unwrap().bits() / 8;
+            for lit in literals(Type::parse(ty).unwrap(), v) {
+                let lit = crate::print::expr(&lit);
+                let ptx = format!(
+                    ".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out) {{\n\
+                     .reg .{reg} %r;\n.reg .b64 %a;\nld.param.u64 %a, [out];\nmov.{ty} %r, {lit};\n\
+                     st.global.{reg} [%a], %r;\nret;\n}}\n"
+                );
+                let launch = format!(
+                    r#"{{"ptx": "k.ptx", "entry": "k", "grid": [1,1,1], "block": [1,1,1],
+                        "buffers": [{{"name": "out", "size": {bytes}}}], "params": [{{"buffer": "out"}}]}}"#
+                );
+                let l = crate::launch::parse_launch(&launch).unwrap();
+                let (bufs, _) = crate::launch::run(&l, &ptx).unwrap_or_else(|e| panic!("{ty} {lit}: {e}"));
+                let got = bufs[0].1.iter().rev().fold(0u64, |a, &b| a << 8 | b as u64);
+                assert_eq!(got, v, "{ty} {lit}");
+            }
+        }
     }
 }

@@ -37,7 +37,7 @@ mod select;
 mod shape;
 mod symbols;
 
-pub use consts::const_int;
+pub use consts::{const_int, literals};
 
 use crate::ast::{Expr, Function, Init, Item, Loc, Module, VarDecl};
 use crate::error::Error;
