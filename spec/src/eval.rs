@@ -18,7 +18,7 @@
 //! acceptance set is wider than one value is followed by its tag (see [`crate::vector::tag`]: `any`,
 //! `oneof:0x..,0x..`, `nan`, `ulp:2@REF`, `lanes:nan/-`: the tags of [`crate::vector`]).
 
-use crate::catalog::{catalog, Class, Form, Operand};
+use crate::catalog::{catalog, Form, Operand, Sem};
 use crate::float::round::{from_f64, Rnd};
 use crate::float::Fmt;
 use crate::types::{FloatFormat, Kind};
@@ -28,29 +28,22 @@ use std::fmt::Write as _;
 /// A semantics adapter: decodes the form's modifiers and calls the pure function for it.
 pub type SemFn = fn(&Form, &Args) -> Outcomes;
 
-/// The semantics of a form, or `None` where the spec does not have them yet.
+/// The semantics of a form: the function of the spec module its catalog row names (`@sem`,
+/// [`Sem`]); `None` for the operational classes (memory, multi-thread, opaque and control forms,
+/// `mov.u32 d, avar` among them), which are the oracle's to execute, and where the module does
+/// not have the form yet (the catalog test `every_value_form_has_semantics` keeps that empty).
 pub fn semantics(form: &Form) -> Option<SemFn> {
-    // Only value-level forms are pure functions of their operands; memory, multi-thread, opaque
-    // and control forms (`mov.u32 d, avar` among them) are the oracle's to execute.
-    if !matches!(
-        form.class,
-        Class::BitExact | Class::ApproxBounded | Class::ApproxUnbounded
-    ) {
-        return None;
-    }
-    let fam = catalog().family_of(form).id;
-    match fam {
-        "9.7.1" => crate::int::semantics(form),
-        "9.7.2" => crate::extended::semantics(form),
-        "9.7.3" | "9.7.4" => crate::fp::semantics(form)
-            .or_else(|| crate::half::semantics(form))
-            .or_else(|| crate::approx::semantics(form)),
-        "9.7.5" | "9.7.7" => crate::half::semantics(form),
-        "9.7.6" => crate::compare::semantics(form),
-        "9.7.8" => crate::logic::semantics(form),
-        "9.7.9" => crate::data::semantics(form).or_else(|| crate::cvt::semantics(form)),
-        "9.7.18" => crate::video::semantics(form),
-        _ => None,
+    match catalog().rows[form.row].sem? {
+        Sem::Int => crate::int::semantics(form),
+        Sem::Extended => crate::extended::semantics(form),
+        Sem::Fp => crate::fp::semantics(form),
+        Sem::Approx => crate::approx::semantics(form),
+        Sem::Half => crate::half::semantics(form),
+        Sem::Compare => crate::compare::semantics(form),
+        Sem::Logic => crate::logic::semantics(form),
+        Sem::Data => crate::data::semantics(form),
+        Sem::Cvt => crate::cvt::semantics(form),
+        Sem::Video => crate::video::semantics(form),
     }
 }
 

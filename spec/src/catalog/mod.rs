@@ -11,6 +11,9 @@
 //! @section 9.7.1.1 add L5637
 //! add.<t:u16|u32|u64|s16|s32|s64> ; d:t = a:t b:t ; 1.0 ; sm_10 ; exact
 //! ```
+//! `@sem MODULE` names the spec module whose function gives the value-level rows after it (in
+//! that file) their semantics ([`Sem`]); every row of a value class (`exact`, `approx`,
+//! `approx-nobound`) must have one, and the other classes are the oracle's to execute.
 //! `@let NAME = text` defines text that later rows of the same file write as `$NAME` (a hint
 //! list, a shape list), so long lists are written once.
 //! `@fixed OPCODE MOD...` names modifiers that must be written right after the opcode, `@free
@@ -122,6 +125,50 @@ impl Effects {
     /// Changes control flow or synchronizes: anything but a plain computation or access.
     pub fn any(self) -> bool {
         self != Effects::default()
+    }
+}
+
+/// The spec module that gives a value-level row its semantics (`@sem` in the table): the one
+/// hop from a catalog row to its function ([`crate::eval::semantics`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sem {
+    /// Integer arithmetic, §9.7.1 ([`crate::int`]).
+    Int,
+    /// Extended-precision integer arithmetic with the carry flag, §9.7.2 ([`crate::extended`]).
+    Extended,
+    /// IEEE floating point, §9.7.3 ([`crate::fp`]).
+    Fp,
+    /// Approximate floating point (`.approx`, transcendental functions) ([`crate::approx`]).
+    Approx,
+    /// Half precision and packed f16x2/bf16x2, §9.7.4, 9.7.5, 9.7.7 ([`crate::half`]).
+    Half,
+    /// Comparison and selection, §9.7.6 ([`crate::compare`]).
+    Compare,
+    /// Logic and shift, §9.7.8 ([`crate::logic`]).
+    Logic,
+    /// Data movement of values (`mov`, `prmt`, ...), §9.7.9 ([`crate::data`]).
+    Data,
+    /// Conversion, §9.7.9.21 ([`crate::cvt`]).
+    Cvt,
+    /// Video instructions, §9.7.18 ([`crate::video`]).
+    Video,
+}
+
+impl Sem {
+    fn parse(s: &str) -> Option<Sem> {
+        Some(match s {
+            "int" => Sem::Int,
+            "extended" => Sem::Extended,
+            "fp" => Sem::Fp,
+            "approx" => Sem::Approx,
+            "half" => Sem::Half,
+            "compare" => Sem::Compare,
+            "logic" => Sem::Logic,
+            "data" => Sem::Data,
+            "cvt" => Sem::Cvt,
+            "video" => Sem::Video,
+            _ => return None,
+        })
     }
 }
 
@@ -332,6 +379,8 @@ pub struct Row {
     pub class: Class,
     /// The class flags written after it ([`ROW_FLAGS`]).
     pub flags: Vec<&'static str>,
+    /// The spec module of a value-level row (`@sem`); `None` for the operational classes.
+    pub sem: Option<Sem>,
     /// The table file it is written in (`integer.forms`).
     pub file: &'static str,
     /// Its line in that file.
@@ -519,6 +568,7 @@ impl Catalog {
         };
         for (file, text) in tables {
             let mut lets: Vec<(&'static str, &'static str)> = Vec::new();
+            let mut sem: Option<Sem> = None;
             for (i, raw) in text.lines().enumerate() {
                 let line = (i + 1) as u32;
                 let at = |e: String| format!("{file}:{line}: {e}");
@@ -558,6 +608,8 @@ impl Catalog {
                     let v = PtxVersion::parse(v).ok_or_else(|| at(format!("bad PTX version `{v}`")))?;
                     let t = Target::parse(t).ok_or_else(|| at(format!("bad target `{t}`")))?;
                     cat.hint_needs.push((h, v, t));
+                } else if let Some(rest) = l.strip_prefix("@sem") {
+                    sem = Some(Sem::parse(rest.trim()).ok_or_else(|| at(format!("unknown @sem `{}`", rest.trim())))?);
                 } else if let Some(rest) = l.strip_prefix("@free") {
                     cat.free.extend(rest.split_whitespace());
                 } else if let Some(rest) = l.strip_prefix("@repeat") {
@@ -607,7 +659,7 @@ impl Catalog {
                     });
                 } else {
                     let row = expand_lets(l, &lets).map_err(at)?;
-                    cat.add_row(file, line, row).map_err(at)?;
+                    cat.add_row(file, line, row, sem).map_err(at)?;
                 }
             }
         }
@@ -632,7 +684,7 @@ impl Catalog {
         Ok(cat)
     }
 
-    fn add_row(&mut self, file: &'static str, line: u32, l: &'static str) -> Result<(), String> {
+    fn add_row(&mut self, file: &'static str, line: u32, l: &'static str, sem: Option<Sem>) -> Result<(), String> {
         let section = self
             .sections
             .len()
@@ -666,6 +718,14 @@ impl Catalog {
         if let Some(bad) = flags.iter().find(|f| !ROW_FLAGS.contains(f)) {
             return Err(format!("unknown class flag `{bad}` (known: {})", ROW_FLAGS.join(", ")));
         }
+        // A value-level row is a pure function of its operands: it names the module with that
+        // function. The operational classes are executed by the oracle and name none.
+        let value = matches!(class, Class::BitExact | Class::ApproxBounded | Class::ApproxUnbounded);
+        let sem = if value {
+            Some(sem.ok_or_else(|| format!("a row of class `{class_tok}` needs an @sem above it"))?)
+        } else {
+            None
+        };
         let row_id = self.rows.len();
         let start = self.forms.len();
         let sec_id = self.sections[section].id;
@@ -709,6 +769,7 @@ impl Catalog {
             avail,
             class,
             flags,
+            sem,
             file,
             line,
             forms: start..self.forms.len(),
@@ -1050,7 +1111,7 @@ mod tests {
     fn lets_expand_and_undefined_names_are_errors() {
         let ok = Catalog::build(&[(
             "t.forms",
-            "@family 9.7.1 Integer\n@section 9.7.1.1 add L1\n@let T = u16|u32\nadd.<t:$T> ; d:t = a:t b:t ; 1.0 ; sm_10 ; exact\n",
+            "@family 9.7.1 Integer\n@sem int\n@section 9.7.1.1 add L1\n@let T = u16|u32\nadd.<t:$T> ; d:t = a:t b:t ; 1.0 ; sm_10 ; exact\n",
         )])
         .unwrap();
         assert_eq!(
@@ -1064,6 +1125,23 @@ mod tests {
         .err()
         .unwrap();
         assert!(e.contains("t.forms:3") && e.contains("`$T` is not defined"), "{e}");
+        // A value-level row names its semantics; an operational one need not.
+        let e = Catalog::build(&[(
+            "t.forms",
+            "@family 9.7.1 Integer\n@section 9.7.1.1 add L1\nadd.u32 ; d:u32 = a:u32 b:u32 ; 1.0 ; sm_10 ; exact\n",
+        )])
+        .err()
+        .unwrap();
+        assert!(e.contains("t.forms:3") && e.contains("needs an @sem"), "{e}");
+        let e = Catalog::build(&[("t.forms", "@family 9.7.1 Integer\n@sem nope\n")])
+            .err()
+            .unwrap();
+        assert!(e.contains("unknown @sem `nope`"), "{e}");
+        assert!(Catalog::build(&[(
+            "t.forms",
+            "@family 9.7.13 Sync\n@section 9.7.13.1 bar L1\nbar.sync ; = a:u32 ; 1.0 ; sm_10 ; multi-thread+barrier\n",
+        )])
+        .is_ok());
     }
 
     #[test]
