@@ -13,6 +13,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::rc::Rc;
+use std::sync::OnceLock;
 
 /// The kernel's entry name.
 pub const ENTRY: &str = "prog";
@@ -840,17 +841,6 @@ impl<'a, 'u> Builder<'a, 'u> {
     /// `atom` on a word of the thread's own scratch: the old value is the slot's, whatever the
     /// order of other threads (they touch other words).
     fn atomic(&mut self) -> Result<bool> {
-        const OPS: [(&str, u32); 9] = [
-            ("add.u32", 32),
-            ("add.u64", 64),
-            ("min.s32", 32),
-            ("max.u32", 32),
-            ("and.b32", 32),
-            ("or.b64", 64),
-            ("xor.b32", 32),
-            ("exch.b32", 32),
-            ("inc.u32", 32),
-        ];
         let written: Vec<u32> = (0..SLOTS)
             .filter(|&s| matches!(self.scratch[s as usize], Some((32 | 64, Det::Exact))))
             .collect();
@@ -860,7 +850,7 @@ impl<'a, 'u> Builder<'a, 'u> {
         let s = written[self.u.choose_index(written.len())?];
         let w = self.scratch[s as usize].expect("written").0;
         let cas = self.u.ratio(1, 5)?;
-        let ops: Vec<&str> = OPS.iter().filter(|(_, ow)| *ow == w).map(|(o, _)| *o).collect();
+        let ops: Vec<&str> = ATOM_OPS.iter().filter(|(_, ow)| *ow == w).map(|(o, _)| *o).collect();
         let op = if cas {
             format!("cas.b{w}")
         } else {
@@ -923,11 +913,10 @@ impl<'a, 'u> Builder<'a, 'u> {
 
     /// A `red` of every thread into a fresh shared counter, a barrier, and a read of the total.
     fn reduction(&mut self) -> Result<bool> {
-        const OPS: [&str; 6] = ["add.u32", "and.b32", "or.b32", "xor.b32", "min.u32", "max.s32"];
         if self.counters >= COUNTERS {
             return Ok(false);
         }
-        let op = OPS[self.u.choose_index(OPS.len())?];
+        let op = RED_OPS[self.u.choose_index(RED_OPS.len())?];
         if !self.available(&format!("red.shared.{op}")) {
             return Ok(false);
         }
@@ -963,8 +952,9 @@ impl<'a, 'u> Builder<'a, 'u> {
         const MASK: &str = "0xffffffff";
         match self.u.int_in_range(0..=5u8)? {
             0 => {
-                let modes = ["up", "down", "bfly", "idx"];
-                let m = modes[self.u.choose_index(4)?];
+                static MODES: OnceLock<Vec<&'static str>> = OnceLock::new();
+                let modes = MODES.get_or_init(|| modes_of("shfl.sync"));
+                let m = modes[self.u.choose_index(modes.len())?];
                 if !self.available(&format!("shfl.sync.{m}.b32")) {
                     return Ok(false);
                 }
@@ -977,8 +967,9 @@ impl<'a, 'u> Builder<'a, 'u> {
                 self.line(&format!("shfl.sync.{m}.b32 {d}, {}, {lane}, {clamp}, {MASK}", a.name));
             }
             1 => {
-                let modes = ["all", "any", "uni"];
-                let m = modes[self.u.choose_index(3)?];
+                static MODES: OnceLock<Vec<&'static str>> = OnceLock::new();
+                let modes = MODES.get_or_init(|| modes_of("vote.sync"));
+                let m = modes[self.u.choose_index(modes.len())?];
                 return self.warp_unary(&format!("vote.sync.{m}.pred"), 1, 1);
             }
             2 => return self.warp_unary("vote.sync.ballot.b32", 1, 32),
@@ -987,8 +978,7 @@ impl<'a, 'u> Builder<'a, 'u> {
                 return self.warp_unary(&format!("match.any.sync.b{w}"), w, 32);
             }
             4 => {
-                let ops = ["add.u32", "min.s32", "max.u32", "and.b32", "or.b32", "xor.b32"];
-                let op = ops[self.u.choose_index(ops.len())?];
+                let op = REDUX_OPS[self.u.choose_index(REDUX_OPS.len())?];
                 return self.warp_unary(&format!("redux.sync.{op}"), 32, 32);
             }
             _ => {
@@ -1257,5 +1247,70 @@ impl<'a, 'u> Builder<'a, 'u> {
         s.push_str(&self.b.text);
         s.push_str("}\n");
         Ok((s, inputs, stride))
+    }
+}
+
+/// The generator's choice of `atom.global` operations (with their width) on a thread's own
+/// scratch word, whose old value is the word's whatever other threads do (plus `cas`): a sample
+/// of the catalog's, kept fixed so that a seed gives the same programs; each is checked to be a
+/// catalog form (`sampled_operations_are_catalog_forms`).
+const ATOM_OPS: [(&str, u32); 9] = [
+    ("add.u32", 32),
+    ("add.u64", 64),
+    ("min.s32", 32),
+    ("max.u32", 32),
+    ("and.b32", 32),
+    ("or.b64", 64),
+    ("xor.b32", 32),
+    ("exch.b32", 32),
+    ("inc.u32", 32),
+];
+
+/// The generator's choice of `red.shared` operations into a shared counter (order-independent
+/// ones, so the total is determined).
+const RED_OPS: [&str; 6] = ["add.u32", "and.b32", "or.b32", "xor.b32", "min.u32", "max.s32"];
+
+/// The generator's choice of `redux.sync` operations.
+const REDUX_OPS: [&str; 6] = ["add.u32", "min.s32", "max.u32", "and.b32", "or.b32", "xor.b32"];
+
+/// The `.mode` choices the catalog lists for the forms whose name starts with `prefix.` (`shfl.sync`:
+/// up, down, bfly, idx; `vote.sync`: all, any, uni), in the table's order.
+fn modes_of(prefix: &str) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = Vec::new();
+    for f in &catalog().forms {
+        if let Some(m) = f
+            .var("mode")
+            .filter(|_| f.name.starts_with(prefix) && f.name[prefix.len()..].starts_with('.'))
+        {
+            if !v.contains(&m) {
+                v.push(m);
+            }
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod sample_tests {
+    use super::*;
+    use spec::catalog::{PtxVersion, Target};
+
+    /// Every operation the generator samples names a catalog form available on sm_90 (an entry
+    /// that named none would silently never be emitted), and the modes come from the catalog.
+    #[test]
+    fn sampled_operations_are_catalog_forms() {
+        let cat = catalog();
+        let (ptx, target) = (PtxVersion(8, 7), Target::parse("sm_90").unwrap());
+        let names = ATOM_OPS
+            .iter()
+            .map(|(o, _)| format!("atom.global.{o}"))
+            .chain(RED_OPS.iter().map(|o| format!("red.shared.{o}")))
+            .chain(REDUX_OPS.iter().map(|o| format!("redux.sync.{o}")));
+        for n in names {
+            let found = cat.lookup(&n).unwrap_or_else(|e| panic!("{n}: {}", e.0));
+            assert!(found.forms.iter().any(|&i| cat.forms[i].available(ptx, target)), "{n}");
+        }
+        assert_eq!(modes_of("shfl.sync"), ["up", "down", "bfly", "idx"]);
+        assert_eq!(modes_of("vote.sync"), ["all", "any", "uni"]);
     }
 }
