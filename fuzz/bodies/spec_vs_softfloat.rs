@@ -23,7 +23,7 @@
 #[path = "../../generators/tests/softfloat_ref/mod.rs"]
 mod softfloat_ref;
 
-use generators::float::IntType;
+use generators::float::{IntType, Layout};
 use ptxconf::fuzz_targets::{Finding, Reach};
 use softfloat_ref::*;
 use spec::value::{Args, Input, Outcome};
@@ -140,9 +140,9 @@ impl Bytes<'_> {
 /// Values where rounding, flushing and conversion change behaviour.
 fn special(fp: Fp, k: u8) -> u64 {
     let f = fp.format();
-    let (mb, emax, bias) = (f.man_bits as u64, f.exp_all_ones(), f.bias());
-    let man_all = f.man_mask();
-    let p = |e: u64, man: u64| f.pack(false, e, man);
+    let (mb, emax, bias) = (f.man_bits as u64, f.exp_all_ones(), f.bias() as u64);
+    let man_all = f.man_all_ones();
+    let p = |e: u64, man: u64| f.encode(false, e, man);
     let vals = [
         0,
         1,                                     // smallest subnormal
@@ -176,7 +176,7 @@ fn special(fp: Fp, k: u8) -> u64 {
     ];
     let v = vals[(k & 0x7f) as usize % vals.len()];
     if k & 0x80 != 0 {
-        v | f.sign_bit()
+        v | f.sign_mask()
     } else {
         v
     }
@@ -215,21 +215,21 @@ fn operand(b: &mut Bytes, ty: Ty, prev: Option<u64>) -> u64 {
         Ty::F(fp) => {
             let f = fp.format();
             match tag % 4 {
-                0 => b.bits(f.width()) & f.mask(),
+                0 => b.bits(f.width()) & f.width_mask(),
                 1 => special(fp, b.byte()),
                 2 => {
                     // A chosen exponent, spread over the whole range, and a random fraction.
                     let e = b.bits(16) % (f.exp_all_ones() + 1);
-                    let man = b.bits(f.man_bits) & f.man_mask();
-                    f.pack(tag & 4 != 0, e, man)
+                    let man = b.bits(f.man_bits) & f.man_all_ones();
+                    f.encode(tag & 4 != 0, e, man)
                 }
                 _ => {
                     // A neighbour of the previous operand, possibly negated: sums that cancel.
                     let p = prev.unwrap_or_else(|| one(f));
                     let delta = b.byte() as i8 as i64;
-                    let n = (p as i64).wrapping_add(delta) as u64 & f.mask();
+                    let n = (p as i64).wrapping_add(delta) as u64 & f.width_mask();
                     if tag & 4 != 0 {
-                        n ^ f.sign_bit()
+                        n ^ f.sign_mask()
                     } else {
                         n
                     }

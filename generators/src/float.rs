@@ -18,21 +18,15 @@
 //! never `rand`'s distributions (which may change between releases).
 //!
 //! Bit patterns are returned as `u64` holding the format's encoding in the low bits (sign at
-//! `exp_bits + man_bits`).
+//! `exp_bits + man_bits`). Formats are the spec's ([`Fmt`], e.g. `Fmt::of(FloatFormat::F32)`);
+//! the generators read them through [`Layout`], their IEEE interchange view.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use spec::float::Fmt;
 
-/// A binary interchange-style floating-point format: 1 sign bit, `exp_bits` biased exponent bits,
-/// `man_bits` explicitly stored significand bits (the leading bit is implicit), IEEE 754 encodings
-/// for subnormals, infinities and NaNs (the top stored significand bit set means a quiet NaN).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Format {
-    pub exp_bits: u32,
-    pub man_bits: u32,
-}
-
-/// What an encoding denotes.
+/// What an encoding denotes in the IEEE view of [`Layout`] (quiet and signaling NaNs apart,
+/// which the spec's [`spec::float::format::Class`] does not tell).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FloatClass {
     Zero,
@@ -43,64 +37,81 @@ pub enum FloatClass {
     SignalingNan,
 }
 
-impl Format {
-    pub const F16: Format = Format::new(5, 10);
-    pub const BF16: Format = Format::new(8, 7);
-    pub const F32: Format = Format::new(8, 23);
-    pub const F64: Format = Format::new(11, 52);
+/// The encodings of a spec format as the generators draw them: 1 sign bit at
+/// `exp_bits + man_bits`, `exp_bits` biased exponent bits, `man_bits` stored significand bits, in
+/// a `u64`, with IEEE 754's placement of subnormals (exponent field 0), infinities and NaNs
+/// (exponent field all ones; the top stored significand bit set means a quiet NaN).
+///
+/// Only [`Fmt::exp_bits`] and [`Fmt::man_bits`] are read (the exponent bias is [`Fmt::bias`]), so
+/// the view is the format's storage only when that is `1 + exp_bits + man_bits` bits, signed,
+/// without padding ([`is_interchange`]): the hard cases and operand streams require it, and
+/// callers pick such a format for the others (f32 for tf32). The special encodings are placed
+/// IEEE-style whatever [`Fmt::special`] says: for e4m3 the all-ones exponent is its top binade
+/// (finite) and its NaN, patterns worth testing all the same.
+///
+/// Method names differ from [`Fmt`]'s own (`pack`, `mask`, `is_nan`, `max_finite`, ...), which
+/// work on `u128` storage with the format's real specials and stay the ones to use for values.
+pub trait Layout {
+    /// Width of the encoding, `1 + exp_bits + man_bits`.
+    fn width(&self) -> u32;
+    /// All ones in the [`width`](Layout::width) low bits.
+    fn width_mask(&self) -> u64;
+    /// The all-ones exponent field (infinities and NaNs).
+    fn exp_all_ones(&self) -> u64;
+    /// The all-ones stored significand field.
+    fn man_all_ones(&self) -> u64;
+    /// The sign bit.
+    fn sign_mask(&self) -> u64;
+    /// The quiet bit of a NaN (the top stored significand bit).
+    fn quiet_bit(&self) -> u64;
+    /// Encodes sign, biased exponent field and stored significand (each masked to its field).
+    fn encode(&self, sign: bool, exp: u64, man: u64) -> u64;
+    /// Whether the sign bit of `bits` is set.
+    fn sign(&self, bits: u64) -> bool;
+    /// The biased exponent field.
+    fn exp_field(&self, bits: u64) -> u64;
+    /// The stored significand field.
+    fn man_field(&self, bits: u64) -> u64;
+    /// What `bits` denotes.
+    fn class(&self, bits: u64) -> FloatClass;
+    /// The infinity of the given sign.
+    fn infinity(&self, sign: bool) -> u64;
+}
 
-    pub const fn new(exp_bits: u32, man_bits: u32) -> Format {
-        assert!(exp_bits >= 2 && man_bits >= 2 && 1 + exp_bits + man_bits <= 64);
-        Format { exp_bits, man_bits }
-    }
-    /// Total width in bits.
-    pub const fn width(self) -> u32 {
+impl Layout for Fmt {
+    fn width(&self) -> u32 {
         1 + self.exp_bits + self.man_bits
     }
-    /// Exponent bias (`2^(exp_bits-1) - 1`).
-    pub const fn bias(self) -> u64 {
-        (1 << (self.exp_bits - 1)) - 1
+    fn width_mask(&self) -> u64 {
+        mask(self.width())
     }
-    /// The all-ones exponent field (infinities and NaNs).
-    pub const fn exp_all_ones(self) -> u64 {
+    fn exp_all_ones(&self) -> u64 {
         (1 << self.exp_bits) - 1
     }
-    pub const fn sign_bit(self) -> u64 {
-        1 << (self.exp_bits + self.man_bits)
-    }
-    pub const fn man_mask(self) -> u64 {
+    fn man_all_ones(&self) -> u64 {
         (1 << self.man_bits) - 1
     }
-    /// The quiet bit of a NaN (the top stored significand bit).
-    pub const fn quiet_bit(self) -> u64 {
+    fn sign_mask(&self) -> u64 {
+        1 << (self.exp_bits + self.man_bits)
+    }
+    fn quiet_bit(&self) -> u64 {
         1 << (self.man_bits - 1)
     }
-    /// Mask of all bits of the format.
-    pub const fn mask(self) -> u64 {
-        if self.width() == 64 {
-            u64::MAX
-        } else {
-            (1 << self.width()) - 1
-        }
-    }
-    /// Encodes sign, biased exponent field and stored significand (each masked to its field).
-    pub const fn pack(self, sign: bool, exp: u64, man: u64) -> u64 {
-        (if sign { self.sign_bit() } else { 0 })
+    fn encode(&self, sign: bool, exp: u64, man: u64) -> u64 {
+        (if sign { self.sign_mask() } else { 0 })
             | ((exp & self.exp_all_ones()) << self.man_bits)
-            | (man & self.man_mask())
+            | (man & self.man_all_ones())
     }
-    pub const fn sign(self, bits: u64) -> bool {
-        bits & self.sign_bit() != 0
+    fn sign(&self, bits: u64) -> bool {
+        bits & self.sign_mask() != 0
     }
-    /// The biased exponent field.
-    pub const fn exp_field(self, bits: u64) -> u64 {
+    fn exp_field(&self, bits: u64) -> u64 {
         (bits >> self.man_bits) & self.exp_all_ones()
     }
-    /// The stored significand field.
-    pub const fn man_field(self, bits: u64) -> u64 {
-        bits & self.man_mask()
+    fn man_field(&self, bits: u64) -> u64 {
+        bits & self.man_all_ones()
     }
-    pub const fn class(self, bits: u64) -> FloatClass {
+    fn class(&self, bits: u64) -> FloatClass {
         let (e, m) = (self.exp_field(bits), self.man_field(bits));
         if e == 0 {
             if m == 0 {
@@ -120,28 +131,40 @@ impl Format {
             FloatClass::Normal
         }
     }
-    pub const fn is_nan(self, bits: u64) -> bool {
-        self.exp_field(bits) == self.exp_all_ones() && self.man_field(bits) != 0
+    fn infinity(&self, sign: bool) -> u64 {
+        self.encode(sign, self.exp_all_ones(), 0)
     }
-    pub const fn is_subnormal(self, bits: u64) -> bool {
-        self.exp_field(bits) == 0 && self.man_field(bits) != 0
-    }
-    /// The largest finite value, positive.
-    pub const fn max_finite(self) -> u64 {
-        self.pack(false, self.exp_all_ones() - 1, self.man_mask())
-    }
-    pub const fn infinity(self, sign: bool) -> u64 {
-        self.pack(sign, self.exp_all_ones(), 0)
-    }
+}
+
+/// Whether `f`'s storage is its [`Layout`] view: `1 + exp_bits + man_bits` bits (at most 64),
+/// signed, no padding, and at least 2 exponent and 2 significand bits (the hard cases need a
+/// quiet bit below the top and a normal binade between zero and the top). True for f16, bf16,
+/// f32, f64, e5m2, e4m3, e3m2 and e2m3; false for tf32 (padded), ue8m0 and ue4m3 (unsigned) and
+/// e2m1 (one significand bit).
+pub const fn is_interchange(f: &Fmt) -> bool {
+    f.exp_bits >= 2
+        && f.man_bits >= 2
+        && f.bits == 1 + f.exp_bits + f.man_bits
+        && f.bits <= 64
+        && f.pad == 0
+        && f.signed
+}
+
+/// Panics unless [`is_interchange`]: the generators' operands would not be `f`'s encodings.
+fn check(f: &Fmt) {
+    assert!(is_interchange(f), "{:?} is not an interchange layout", f.format);
 }
 
 /// Exponent fields worth testing: the subnormal/normal boundary, around 1.0, where values stop
 /// having a fractional part (`bias + man_bits`), the integer-conversion thresholds 2^7 ... 2^64
 /// (int↔float saturation and rounding), the top of the range and the infinity/NaN field.
-pub fn exponent_choices(f: Format) -> Vec<u64> {
-    let (b, top) = (f.bias(), f.exp_all_ones());
+pub fn exponent_choices(f: &Fmt) -> Vec<u64> {
+    let (b, top) = (f.bias() as u64, f.exp_all_ones());
     let m = f.man_bits as u64;
-    let mut v = vec![0, 1, 2, b - 2, b - 1, b, b + 1, b + 2, top - 2, top - 1, top];
+    // `b - 2` wraps for a 2-bit exponent (bias 1) and is dropped below, as release builds always
+    // did; debug builds used to panic there.
+    let b2 = b.wrapping_sub(2);
+    let mut v = vec![0, 1, 2, b2, b - 1, b, b + 1, b + 2, top - 2, top - 1, top];
     for e in [b + m - 1, b + m, b + m + 1] {
         v.push(e);
     }
@@ -178,28 +201,28 @@ pub fn significand_patterns(man_bits: u32) -> Vec<u64> {
 /// The most important values of a format, first in [`hard_cases`]: signed zeros, the smallest and
 /// largest subnormals, the smallest normal, ±1 and its neighbours, the largest finite value,
 /// infinities, and quiet and signaling NaNs with small and full payloads.
-pub fn special_values(f: Format) -> Vec<u64> {
-    let (b, top, all) = (f.bias(), f.exp_all_ones(), f.man_mask());
+pub fn special_values(f: &Fmt) -> Vec<u64> {
+    let (b, top, all) = (f.bias() as u64, f.exp_all_ones(), f.man_all_ones());
     let q = f.quiet_bit();
     let mut v = Vec::new();
     for s in [false, true] {
         v.extend([
-            f.pack(s, 0, 0),
-            f.pack(s, 0, 1),
-            f.pack(s, 0, all),
-            f.pack(s, 1, 0),
-            f.pack(s, b, 0),
-            f.pack(s, b, 1),
-            f.pack(s, b - 1, all),
-            f.pack(s, b, q), // 1.5: ties when rounding to an integer
-            f.pack(s, b - 1, 0),
-            f.pack(s, top - 1, all),
-            f.pack(s, top, 0),
-            f.pack(s, top, q),
-            f.pack(s, top, q | 1),
-            f.pack(s, top, all),
-            f.pack(s, top, 1),
-            f.pack(s, top, all >> 1),
+            f.encode(s, 0, 0),
+            f.encode(s, 0, 1),
+            f.encode(s, 0, all),
+            f.encode(s, 1, 0),
+            f.encode(s, b, 0),
+            f.encode(s, b, 1),
+            f.encode(s, b - 1, all),
+            f.encode(s, b, q), // 1.5: ties when rounding to an integer
+            f.encode(s, b - 1, 0),
+            f.encode(s, top - 1, all),
+            f.encode(s, top, 0),
+            f.encode(s, top, q),
+            f.encode(s, top, q | 1),
+            f.encode(s, top, all),
+            f.encode(s, top, 1),
+            f.encode(s, top, all >> 1),
         ]);
     }
     dedup_keep_order(&mut v);
@@ -210,33 +233,35 @@ pub fn special_values(f: Format) -> Vec<u64> {
 /// [`significand_patterns`] (which includes infinities and NaNs with payloads) in a fixed shuffled
 /// order, without duplicates. A prefix of any length is therefore a spread-out sample, which is how
 /// cross products of pairs and triples are kept small ([`cross_product`]).
-pub fn hard_cases(f: Format) -> Vec<u64> {
-    memo(&HARD, f, hard_cases_of)
+pub fn hard_cases(f: &Fmt) -> Vec<u64> {
+    check(f);
+    memo(&HARD, (f.exp_bits, f.man_bits), || hard_cases_of(f))
 }
 
 /// The results of a pure list-building function, kept per key: the program generator asks for
 /// the same formats' hard cases thousands of times while it probes forms.
-fn memo<K: Copy + Eq + std::hash::Hash>(cache: &'static Memo<K>, k: K, make: fn(K) -> Vec<u64>) -> Vec<u64> {
+fn memo<K: Copy + Eq + std::hash::Hash>(cache: &'static Memo<K>, k: K, make: impl FnOnce() -> Vec<u64>) -> Vec<u64> {
     let m = cache.get_or_init(Default::default);
     if let Some(v) = m.lock().expect("memo lock").get(&k) {
         return v.clone();
     }
-    let v = make(k);
+    let v = make();
     m.lock().expect("memo lock").insert(k, v.clone());
     v
 }
 
 type Memo<K> = std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<K, Vec<u64>>>>;
-static HARD: Memo<Format> = std::sync::OnceLock::new();
+/// Hard cases by `(exp_bits, man_bits)`, all they depend on.
+static HARD: Memo<(u32, u32)> = std::sync::OnceLock::new();
 static INT_HARD: Memo<IntType> = std::sync::OnceLock::new();
 
-fn hard_cases_of(f: Format) -> Vec<u64> {
+fn hard_cases_of(f: &Fmt) -> Vec<u64> {
     let mut v = special_values(f);
     let mut rest = Vec::new();
     for s in [false, true] {
         for &e in &exponent_choices(f) {
             for &m in &significand_patterns(f.man_bits) {
-                rest.push(f.pack(s, e, m));
+                rest.push(f.encode(s, e, m));
             }
         }
     }
@@ -355,25 +380,27 @@ const fn mask(n: u32) -> u64 {
 /// patterns and structured random values, plus nearby pairs and fma triples.
 #[derive(Clone, Debug)]
 pub struct FloatGen {
-    f: Format,
+    f: Fmt,
     hard: Vec<u64>,
     patterns: Vec<u64>,
     rng: Stream,
 }
 
 impl FloatGen {
-    /// A generator for format `f`; `seed` selects the sequence.
-    pub fn new(f: Format, seed: u64) -> FloatGen {
+    /// A generator for format `f` (an [`is_interchange`] one, else it panics); `seed` selects
+    /// the sequence.
+    pub fn new(f: &Fmt, seed: u64) -> FloatGen {
+        check(f);
         FloatGen {
-            f,
+            f: *f,
             hard: hard_cases(f),
             patterns: significand_patterns(f.man_bits),
             rng: Stream::new(seed, 1),
         }
     }
 
-    pub fn format(&self) -> Format {
-        self.f
+    pub fn format(&self) -> &Fmt {
+        &self.f
     }
 
     /// An exponent field weighted toward the extremes: a quarter near zero (subnormal and tiny
@@ -407,12 +434,12 @@ impl FloatGen {
     pub fn operand(&mut self) -> u64 {
         match self.rng.below(8) {
             0 => self.rng.pick(&self.hard),
-            1..=3 => self.rng.next_u64() & self.f.mask(),
+            1..=3 => self.rng.next_u64() & self.f.width_mask(),
             _ => {
                 let s = self.rng.bool();
                 let e = self.exponent();
                 let m = self.significand();
-                self.f.pack(s, e, m)
+                self.f.encode(s, e, m)
             }
         }
     }
@@ -426,11 +453,11 @@ impl FloatGen {
         let ea = f.exp_field(a) as i64;
         let e = (ea + self.rng.range(-d, d)).clamp(0, f.exp_all_ones() as i64 - 1) as u64;
         let m = match self.rng.below(3) {
-            0 => f.man_field(a).wrapping_add(self.rng.range(-4, 4) as u64) & f.man_mask(),
+            0 => f.man_field(a).wrapping_add(self.rng.range(-4, 4) as u64) & f.man_all_ones(),
             1 => self.rng.runs(f.man_bits),
-            _ => self.rng.next_u64() & f.man_mask(),
+            _ => self.rng.next_u64() & f.man_all_ones(),
         };
-        f.pack(self.rng.bool(), e, m)
+        f.encode(self.rng.bool(), e, m)
     }
 
     /// A pair: half independent operands, half a nearby second operand ([`FloatGen::near`]).
@@ -469,7 +496,7 @@ impl FloatGen {
         } else {
             let lead = 127 - p.leading_zeros();
             let bits = if lead >= m { p >> (lead - m) } else { p << (m - lead) };
-            bits as u64 & f.man_mask()
+            bits as u64 & f.man_all_ones()
         };
         let (ea, eb) = (f.exp_field(a).max(1) as i64, f.exp_field(b).max(1) as i64);
         let d = if self.rng.bool() {
@@ -478,8 +505,8 @@ impl FloatGen {
             self.rng.range(-(m as i64 + 3), m as i64 + 3)
         };
         let ec = (ea + eb - f.bias() as i64 + d).clamp(0, f.exp_all_ones() as i64 - 1) as u64;
-        let mc = top.wrapping_add(self.rng.range(-3, 3) as u64) & f.man_mask();
-        [a, b, f.pack(self.rng.bool(), ec, mc)]
+        let mc = top.wrapping_add(self.rng.range(-3, 3) as u64) & f.man_all_ones();
+        [a, b, f.encode(self.rng.bool(), ec, mc)]
     }
 
     /// `arity` operands (1, 2 or 3) for an operation of that arity: [`FloatGen::operand`],
@@ -499,7 +526,7 @@ impl FloatGen {
 /// The operand sets of a float test of `arity` operands: the cross product of a prefix of
 /// [`hard_cases`] sized to at most half of `n` (all hard cases when `arity` is 1 and they fit),
 /// then random sets from [`FloatGen::operands`] until `n` sets in all.
-pub fn float_cases(f: Format, arity: usize, seed: u64, n: u64) -> impl Iterator<Item = [u64; 3]> {
+pub fn float_cases(f: &Fmt, arity: usize, seed: u64, n: u64) -> impl Iterator<Item = [u64; 3]> {
     let hard = cross_product(&hard_cases(f), arity, (n / 2).max(1));
     let take_hard = hard.len().min(n as usize);
     let mut gen = FloatGen::new(f, seed);
@@ -558,7 +585,7 @@ impl IntType {
 /// f32, f64) the values where int→float conversion starts rounding: 2^k + 2^(k-p) (a tie that
 /// rounds to even, down), 2^k + 3·2^(k-p) (a tie that rounds up) and their neighbours ±1.
 pub fn int_hard_cases(t: IntType) -> Vec<u64> {
-    memo(&INT_HARD, t, int_hard_cases_of)
+    memo(&INT_HARD, t, || int_hard_cases_of(t))
 }
 
 fn int_hard_cases_of(t: IntType) -> Vec<u64> {
@@ -637,11 +664,18 @@ pub fn int_cases(t: IntType, seed: u64, n: u64) -> Box<dyn Iterator<Item = u64>>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spec::float::format::Special;
+    use spec::types::FloatFormat;
     use std::collections::HashSet;
 
-    const FORMATS: [Format; 4] = [Format::F16, Format::BF16, Format::F32, Format::F64];
+    const FORMATS: [&Fmt; 4] = [
+        Fmt::of(FloatFormat::F16),
+        Fmt::of(FloatFormat::Bf16),
+        Fmt::of(FloatFormat::F32),
+        Fmt::of(FloatFormat::F64),
+    ];
 
-    fn classes(f: Format, v: impl IntoIterator<Item = u64>) -> HashSet<(FloatClass, bool)> {
+    fn classes(f: &Fmt, v: impl IntoIterator<Item = u64>) -> HashSet<(FloatClass, bool)> {
         v.into_iter().map(|x| (f.class(x), f.sign(x))).collect()
     }
 
@@ -655,19 +689,46 @@ mod tests {
     ];
 
     #[test]
-    fn format_encodings() {
-        let f = Format::F32;
-        assert_eq!(f.bias(), 127);
-        assert_eq!(f.max_finite(), f32::MAX.to_bits() as u64);
+    fn layout_encodings() {
+        let f = Fmt::of(FloatFormat::F32);
+        assert_eq!(f.width(), 32);
+        assert_eq!(
+            f.encode(false, f.exp_all_ones() - 1, f.man_all_ones()),
+            f32::MAX.to_bits() as u64
+        );
         assert_eq!(f.infinity(true), f32::NEG_INFINITY.to_bits() as u64);
-        assert_eq!(f.pack(false, 127, 0), 1.0f32.to_bits() as u64);
+        assert_eq!(f.encode(false, 127, 0), 1.0f32.to_bits() as u64);
         assert_eq!(f.class(f32::NAN.to_bits() as u64), FloatClass::QuietNan);
         assert_eq!(f.class(0x7f80_0001), FloatClass::SignalingNan);
         assert_eq!(f.class(1), FloatClass::Subnormal);
-        assert_eq!(Format::F64.mask(), u64::MAX);
-        assert_eq!(Format::F64.max_finite(), f64::MAX.to_bits());
-        assert_eq!(Format::F16.max_finite(), 0x7bff);
-        assert_eq!(Format::BF16.max_finite(), 0x7f7f);
+        assert_eq!(Fmt::of(FloatFormat::F64).width_mask(), u64::MAX);
+        // The view agrees with the spec's own encodings on the interchange formats.
+        for ff in FloatFormat::NAMES.map(|(_, f)| f) {
+            let f = Fmt::of(ff);
+            if !is_interchange(f) {
+                assert!(matches!(
+                    ff,
+                    FloatFormat::Tf32 | FloatFormat::Ue8m0 | FloatFormat::Ue4m3 | FloatFormat::E2m1
+                ));
+                continue;
+            }
+            assert_eq!(u128::from(f.width_mask()), f.mask(), "{ff:?}");
+            for bits in hard_cases(f) {
+                let (neg, e, m) = f.fields(bits.into());
+                assert_eq!(
+                    (neg, u64::from(e), m as u64),
+                    (f.sign(bits), f.exp_field(bits), f.man_field(bits))
+                );
+                assert_eq!(f.pack(neg, e, m), u128::from(f.encode(neg, e.into(), m as u64)));
+                if f.special == Special::Ieee {
+                    let nan = matches!(f.class(bits), FloatClass::QuietNan | FloatClass::SignalingNan);
+                    assert_eq!(nan, f.is_nan(bits.into()), "{ff:?} {bits:#x}");
+                }
+            }
+            if f.special == Special::Ieee {
+                assert_eq!(f.inf(true), Some(f.infinity(true).into()), "{ff:?}");
+            }
+        }
     }
 
     #[test]
@@ -680,7 +741,7 @@ mod tests {
                     assert!(c.contains(&(cl, s)), "{f:?} lacks {cl:?} sign {s}");
                 }
             }
-            assert!(h.iter().all(|&x| x & !f.mask() == 0));
+            assert!(h.iter().all(|&x| x & !f.width_mask() == 0));
             assert_eq!(h.len(), h.iter().collect::<HashSet<_>>().len(), "duplicates");
             // The prefix used by small cross products still has every class.
             let c = classes(f, special_values(f));
@@ -732,7 +793,7 @@ mod tests {
     fn sequence_is_pinned() {
         let mut s = Stream::new(1, 0);
         let first: Vec<u64> = (0..2).map(|_| s.next_u64()).collect();
-        let mut g = FloatGen::new(Format::F32, 1);
+        let mut g = FloatGen::new(Fmt::of(FloatFormat::F32), 1);
         let ops: Vec<u64> = (0..4).map(|_| g.operand()).collect();
         let got = format!("{first:x?} {ops:x?}");
         assert_eq!(got, PINNED, "the random sequence changed");
@@ -741,7 +802,7 @@ mod tests {
 
     #[test]
     fn nearby_operands_are_near() {
-        let f = Format::F32;
+        let f = Fmt::of(FloatFormat::F32);
         let mut g = FloatGen::new(f, 3);
         for _ in 0..10_000 {
             let a = g.operand();
@@ -753,7 +814,7 @@ mod tests {
 
     #[test]
     fn fma_addend_is_often_near_the_product() {
-        let f = Format::F64;
+        let f = Fmt::of(FloatFormat::F64);
         let mut g = FloatGen::new(f, 5);
         let mut near = 0;
         for _ in 0..10_000 {
@@ -769,13 +830,13 @@ mod tests {
 
     #[test]
     fn cross_products_respect_the_budget() {
-        let h = hard_cases(Format::F32);
+        let h = hard_cases(Fmt::of(FloatFormat::F32));
         assert_eq!(cross_product(&h, 1, 1 << 40).len(), h.len());
         let p = cross_product(&h, 2, 50_000);
         assert!(p.len() <= 50_000 && p.len() > 40_000, "{}", p.len());
         let t = cross_product(&h, 3, 50_000);
         assert!(t.len() <= 50_000 && t.len() > 30_000, "{}", t.len());
-        let n = float_cases(Format::F16, 2, 9, 100_000).count();
+        let n = float_cases(Fmt::of(FloatFormat::F16), 2, 9, 100_000).count();
         assert_eq!(n, 100_000);
     }
 

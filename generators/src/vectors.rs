@@ -78,8 +78,9 @@
 //! FNV-1a (written out; std's hasher is not stable across releases) and mixes it with the seed;
 //! every random axis draws from its own [`Stream`]. Same seed, same vectors, byte for byte.
 
-use crate::float::{self, FloatGen, Format, IntGen, IntType, Stream};
+use crate::float::{self, FloatGen, IntGen, IntType, Layout, Stream};
 use spec::catalog::{Form, Operand};
+use spec::float::Fmt;
 use spec::types::{FloatFormat, Kind};
 use spec::value::{Args, Input, Sel};
 use spec::vector::{form_key, has_dsel, Vector};
@@ -274,21 +275,17 @@ struct FloatGroup {
     members: Vec<usize>,
 }
 
-/// The IEEE-like view of a lane format used for hard cases and random operands; `None` for the
-/// formats without one ([`Format`] needs ≥ 2 exponent and mantissa bits).
-fn ieee_view(f: FloatFormat) -> Option<Format> {
-    Some(match f {
-        FloatFormat::F16 => Format::F16,
-        FloatFormat::Bf16 => Format::BF16,
-        // tf32 lives in an f32 register (spec Fmt TF32: pad 13); f32 operands cover its inputs.
-        FloatFormat::Tf32 | FloatFormat::F32 => Format::F32,
-        FloatFormat::F64 => Format::F64,
-        FloatFormat::E5m2 => Format::new(5, 2),
-        FloatFormat::E4m3 | FloatFormat::Ue4m3 => Format::new(4, 3),
-        FloatFormat::E3m2 => Format::new(3, 2),
-        FloatFormat::E2m3 => Format::new(2, 3),
-        FloatFormat::E2m1 | FloatFormat::Ue8m0 => return None,
-    })
+/// The spec format whose [`Layout`] view gives a lane format's hard cases and random operands:
+/// the format itself, f32 for tf32 (it lives in an f32 register, spec `TF32` with pad 13; f32
+/// operands cover its inputs), e4m3's layout for ue4m3; `None` for the formats without one
+/// (e2m1's single significand bit, ue8m0: [`float::is_interchange`]).
+fn ieee_view(f: FloatFormat) -> Option<&'static Fmt> {
+    let view = match f {
+        FloatFormat::Tf32 => FloatFormat::F32,
+        FloatFormat::Ue4m3 => FloatFormat::E4m3,
+        other => other,
+    };
+    Some(Fmt::of(view)).filter(|fm| float::is_interchange(fm))
 }
 
 fn dedup(v: &mut Vec<u128>) {
@@ -597,7 +594,7 @@ fn bits_axis(
         Kind::Float(f) => {
             let lane = float_lane_hard(f, ty.lane_bits);
             let one = ieee_view(f)
-                .map(|fm| u128::from(fm.pack(false, fm.bias(), 0)))
+                .map(|fm| u128::from(fm.encode(false, fm.bias() as u64, 0)))
                 .unwrap_or(1);
             ax.hard = packed_hard(&lane, ty.lane_bits, ty.lanes, one);
             let g = match groups.iter().position(|g| g.format == f && g.lanes == ty.lanes) {

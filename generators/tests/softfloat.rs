@@ -19,11 +19,12 @@
 
 mod softfloat_ref;
 
-use generators::float::{float_cases, int_cases, Format, IntType};
+use generators::float::{float_cases, int_cases, IntType, Layout};
 use softfloat_ref::*;
 use softfloat_wrapper::{Float, RoundingMode, F32};
 use spec::catalog::{catalog, Form};
 use spec::eval::SemFn;
+use spec::float::Fmt;
 use spec::value::{Accept, Args, Input, Outcome, Outcomes};
 use std::sync::atomic::{AtomicUsize, Ordering as AtOrd};
 use std::sync::Mutex;
@@ -340,8 +341,8 @@ fn long_run() {
 // Self-checks of the harness: SoftFloat against the host FPU, the rounding function against
 // SoftFloat, the exact bf16 path (run on f16) against SoftFloat, float→int against Rust's `as`.
 
-fn same_or_both_nan(f: Format, a: u64, b: u64) -> bool {
-    a == b || (f.is_nan(a) && f.is_nan(b))
+fn same_or_both_nan(f: &Fmt, a: u64, b: u64) -> bool {
+    a == b || (f.is_nan(a.into()) && f.is_nan(b.into()))
 }
 
 #[test]
@@ -391,7 +392,7 @@ fn selfcheck_round_to_matches_softfloat() {
         for (src, dst) in [(Fp::F64, Fp::F32), (Fp::F64, Fp::F16), (Fp::F32, Fp::F16)] {
             let (sf, df) = (src.format(), dst.format());
             for [x, _, _] in float_cases(sf, 1, 11 + r as u64, 200_000) {
-                if sf.is_nan(x) {
+                if sf.is_nan(x.into()) {
                     continue;
                 }
                 let v = exact_f64(src, x);
@@ -420,7 +421,7 @@ fn selfcheck_round_to_matches_softfloat() {
 #[test]
 fn selfcheck_exact_arith_matches_softfloat_on_f16() {
     // The bf16 reference is format-generic: run on f16, every mode, it must be SoftFloat.
-    let f = Format::F16;
+    let f = Fp::F16.format();
     for op in [Op::Add, Op::Sub, Op::Mul, Op::Fma] {
         for r in RNDS {
             for x in float_cases(f, op.arity(), 21 + r as u64, 100_000) {
@@ -496,10 +497,12 @@ fn selfcheck_reference_spot_values() {
         0x8000,
         "x - x = -0 rounding down"
     );
-    assert!(Format::BF16.is_nan(exact_arith(bf, Op::Fma, &[0x7f80, 0, 0x3f80], Rnd::N)));
+    assert!(bf
+        .format()
+        .is_nan(exact_arith(bf, Op::Fma, &[0x7f80, 0, 0x3f80], Rnd::N).into()));
     // TwoSum keeps a far-away addend's sign: 1 + 2^-100 rounds up under .rp.
-    assert_eq!(round_f64(Format::BF16, 1.0, 2f64.powi(-100), Rnd::P), 0x3f81);
-    assert_eq!(round_f64(Format::BF16, 1.0, -(2f64.powi(-100)), Rnd::Z), 0x3f7f);
+    assert_eq!(round_f64(bf.format(), 1.0, 2f64.powi(-100), Rnd::P), 0x3f81);
+    assert_eq!(round_f64(bf.format(), 1.0, -(2f64.powi(-100)), Rnd::Z), 0x3f7f);
     // Integers to bf16: 257 is a tie (even: 256), 259 rounds up to 260.
     assert_eq!(int_to_float(IntType::new(32, true), 257, bf, Rnd::N), 0x4380);
     assert_eq!(int_to_float(IntType::new(32, true), 259, bf, Rnd::N), 0x4382);

@@ -2,9 +2,11 @@
 //! hard cases first, coverage of the sweeps the issue asks for (every lop3 LUT, every prmt
 //! selector, every video selector), valid operands only, and lines that parse back equal.
 
-use generators::float::{hard_cases, Format};
+use generators::float::hard_cases;
 use generators::vectors::{budget, form_seed, generate, Generated, Level};
 use spec::catalog::{catalog, Form};
+use spec::float::Fmt;
+use spec::types::FloatFormat;
 use spec::value::Sel;
 use spec::vector::{form_by_key, format_file, parse_file};
 use std::collections::HashSet;
@@ -81,7 +83,10 @@ fn exhaustive_forms_enumerate_every_operand() {
 #[test]
 fn hard_cases_come_first() {
     let g = gen("add.rn.f32", Level::Golden);
-    let hard: HashSet<u128> = hard_cases(Format::F32).into_iter().map(u128::from).collect();
+    let hard: HashSet<u128> = hard_cases(Fmt::of(FloatFormat::F32))
+        .into_iter()
+        .map(u128::from)
+        .collect();
     assert!(g.counts.hard > 100 && g.counts.random > 50, "{:?}", g.counts);
     let (h, r) = g.vectors.split_at(g.counts.hard as usize);
     assert!(h.iter().all(|v| v.ins.iter().all(|i| hard.contains(&i.bits))));

@@ -3,11 +3,12 @@
 
 use super::facts::{facts, Det};
 use super::{Config, Program, PTX_FILE};
-use crate::float::{self, Format, IntType};
+use crate::float::{self, IntType};
 use arbitrary::{Result, Unstructured};
 use oracle::launch::{BufferSpec, Check, JudgeIn, LaunchFile, ParamSpec, Slot};
 use spec::catalog::{catalog, write, Class, Form, PtxVersion, Target};
-use spec::types::Kind;
+use spec::float::Fmt;
+use spec::types::{FloatFormat, Kind};
 use spec::value::{Args, Input};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -383,20 +384,20 @@ fn make_pool(width: u32, kind: u8) -> Vec<u128> {
             .map(u128::from)
             .collect()
     };
-    let floats = |f: Format| -> Vec<u128> { float::hard_cases(f).into_iter().map(u128::from).collect() };
+    let floats = |f: FloatFormat| -> Vec<u128> { float::hard_cases(Fmt::of(f)).into_iter().map(u128::from).collect() };
     let pack2 = |v: Vec<u128>, lane: u32| -> Vec<u128> {
         (0..v.len()).map(|i| v[i] | v[(i * 5 + 3) % v.len()] << lane).collect()
     };
     match (width, kind % 3) {
         (8, _) => (0..=255).collect(),
-        (16, 0) => floats(Format::F16),
-        (16, 1) => floats(Format::BF16),
+        (16, 0) => floats(FloatFormat::F16),
+        (16, 1) => floats(FloatFormat::Bf16),
         (16, _) => ints(16),
-        (32, 0) => floats(Format::F32),
-        (32, 1) => pack2(floats(Format::F16), 16),
+        (32, 0) => floats(FloatFormat::F32),
+        (32, 1) => pack2(floats(FloatFormat::F16), 16),
         (32, _) => ints(32),
-        (64, 0) => floats(Format::F64),
-        (64, 1) => pack2(floats(Format::F32), 32),
+        (64, 0) => floats(FloatFormat::F64),
+        (64, 1) => pack2(floats(FloatFormat::F32), 32),
         (64, _) => ints(64),
         (_, _) => pack2(ints(64), 64),
     }
@@ -1063,9 +1064,9 @@ impl<'a, 'u> Builder<'a, 'u> {
             let det = if self.u.arbitrary()? {
                 Det::Loose {
                     format: match w {
-                        16 => spec::types::FloatFormat::F16,
-                        32 => spec::types::FloatFormat::F32,
-                        _ => spec::types::FloatFormat::F64,
+                        16 => FloatFormat::F16,
+                        32 => FloatFormat::F32,
+                        _ => FloatFormat::F64,
                     },
                     lane_bits: w,
                 }

@@ -28,8 +28,10 @@
 //! NaN); an f64 NaN made from non-NaN operands (∞−∞, 0×∞) only needs to be a NaN. Packed results
 //! are judged lane by lane, then as a whole by `Outcome::accepts`.
 
-use generators::float::{Format, IntType};
+use generators::float::{IntType, Layout};
 use softfloat_wrapper::{Float, RoundingMode, F16, F32, F64};
+use spec::float::Fmt;
+use spec::types::FloatFormat;
 use spec::value::{Outcome, Outcomes};
 use std::cmp::Ordering;
 
@@ -45,8 +47,9 @@ pub enum Fp {
 }
 
 impl Fp {
-    pub fn format(self) -> Format {
-        [Format::F16, Format::BF16, Format::F32, Format::F64][self as usize]
+    /// The spec's description of the format (read through [`Layout`] here).
+    pub fn format(self) -> &'static Fmt {
+        Fmt::of([FloatFormat::F16, FloatFormat::Bf16, FloatFormat::F32, FloatFormat::F64][self as usize])
     }
     pub fn name(self) -> &'static str {
         ["f16", "bf16", "f32", "f64"][self as usize]
@@ -149,14 +152,14 @@ pub const OPS: [(&str, Op); 8] = [
 ];
 
 /// 1.0.
-pub fn one(f: Format) -> u64 {
-    f.pack(false, f.bias(), 0)
+pub fn one(f: &Fmt) -> u64 {
+    f.encode(false, f.bias() as u64, 0)
 }
 
 /// Subnormals to signed zeros (`.ftz`).
-pub fn flush(f: Format, x: u64) -> u64 {
-    if f.is_subnormal(x) {
-        x & f.sign_bit()
+pub fn flush(f: &Fmt, x: u64) -> u64 {
+    if f.is_subnormal(x.into()) {
+        x & f.sign_mask()
     } else {
         x
     }
@@ -164,8 +167,8 @@ pub fn flush(f: Format, x: u64) -> u64 {
 
 /// `.sat`: [+0.0, 1.0], NaN and −0.0 to +0.0 (L7141, L7590; the spec may accept −0.0 too, but its
 /// model must be +0.0).
-pub fn saturate(f: Format, x: u64) -> u64 {
-    if f.is_nan(x) || f.sign(x) {
+pub fn saturate(f: &Fmt, x: u64) -> u64 {
+    if f.is_nan(x.into()) || f.sign(x) {
         0
     } else {
         x.min(one(f)) // positive encodings order like their values
@@ -173,8 +176,8 @@ pub fn saturate(f: Format, x: u64) -> u64 {
 }
 
 /// A NaN quieted, keeping its payload, as every operation returns it; other values as they are.
-fn quiet(f: Format, x: u64) -> u64 {
-    if f.is_nan(x) {
+fn quiet(f: &Fmt, x: u64) -> u64 {
+    if f.is_nan(x.into()) {
         x | f.quiet_bit()
     } else {
         x
@@ -182,8 +185,8 @@ fn quiet(f: Format, x: u64) -> u64 {
 }
 
 /// A quiet NaN of the format (any NaN does for the expectation of an unspecified NaN).
-fn qnan(f: Format) -> u64 {
-    f.pack(false, f.exp_all_ones(), f.quiet_bit())
+fn qnan(f: &Fmt) -> u64 {
+    f.encode(false, f.exp_all_ones(), f.quiet_bit())
 }
 
 /// A bf16 as the f32 it is the top half of (exact); NaNs stay NaNs.
@@ -275,7 +278,7 @@ pub fn sf_convert(src: Fp, dst: Fp, x: u64, r: Rnd) -> u64 {
     if dst == Fp::Bf16 {
         let (sf, df) = (src.format(), dst.format());
         let v = exact_f64(src, x);
-        return if sf.is_nan(x) {
+        return if sf.is_nan(x.into()) {
             qnan(df)
         } else if v.is_infinite() {
             df.infinity(v < 0.0)
@@ -287,7 +290,7 @@ pub fn sf_convert(src: Fp, dst: Fp, x: u64, r: Rnd) -> u64 {
         let w = bf16_to_f32(x);
         return if dst == Fp::F32 {
             // The widening itself; a NaN comes back quieted like any operation's.
-            quiet(Format::F32, w)
+            quiet(Fp::F32.format(), w)
         } else {
             sf_convert(Fp::F32, dst, w, r)
         };
@@ -309,14 +312,14 @@ pub fn sf_convert(src: Fp, dst: Fp, x: u64, r: Rnd) -> u64 {
 
 /// Rounds the exact value `(-1)^sign × mag × 2^exp` to format `f` in mode `r`: subnormals,
 /// overflow to infinity or the largest finite value by mode, signed zeros. `mag < 2^100`.
-pub fn round_to(f: Format, sign: bool, mag: u128, exp: i32, r: Rnd) -> u64 {
-    let s = if sign { f.sign_bit() } else { 0 };
+pub fn round_to(f: &Fmt, sign: bool, mag: u128, exp: i32, r: Rnd) -> u64 {
+    let s = if sign { f.sign_mask() } else { 0 };
     if mag == 0 {
         return s;
     }
     assert!(mag < 1 << 100);
     let mb = f.man_bits as i32;
-    let emin = 1 - f.bias() as i32; // unbiased exponent of the smallest normal
+    let emin = f.emin(); // unbiased exponent of the smallest normal
     let e = exp + (127 - mag.leading_zeros() as i32); // unbiased exponent of the value
     let q = e.max(emin) - mb; // weight of the last significand bit kept
     let shift = q - exp; // bits of `mag` below it
@@ -345,7 +348,11 @@ pub fn round_to(f: Format, sign: bool, mag: u128, exp: i32, r: Rnd) -> u64 {
             Rnd::M => sign,
             Rnd::P => !sign,
         };
-        return s | if inf { f.infinity(false) } else { f.max_finite() };
+        return s | if inf {
+            f.infinity(false)
+        } else {
+            f.max_finite(false) as u64
+        };
     }
     s | enc as u64
 }
@@ -354,11 +361,11 @@ pub fn round_to(f: Format, sign: bool, mag: u128, exp: i32, r: Rnd) -> u64 {
 /// The correction only matters for its sign: `v`'s significand is taken in quarter-ulp units,
 /// nudged by one unit toward `e`, which keeps its order against every rounding boundary of a
 /// format narrower than f64.
-pub fn round_f64(f: Format, v: f64, e: f64, r: Rnd) -> u64 {
+pub fn round_f64(f: &Fmt, v: f64, e: f64, r: Rnd) -> u64 {
     assert!(v.is_finite() && e.is_finite());
     if v == 0.0 {
         assert_eq!(e, 0.0);
-        return if v.is_sign_negative() { f.sign_bit() } else { 0 };
+        return if v.is_sign_negative() { f.sign_mask() } else { 0 };
     }
     let b = v.to_bits();
     let (field, frac) = ((b >> 52) & 0x7ff, b & ((1 << 52) - 1));
@@ -400,7 +407,7 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
 /// well inside f64's: f16 and bf16), rounded once to the format by [`round_to`].
 pub fn exact_arith(fp: Fp, op: Op, x: &[u64], r: Rnd) -> u64 {
     let f = fp.format();
-    if x[..op.arity()].iter().any(|&v| f.is_nan(v)) {
+    if x[..op.arity()].iter().any(|&v| f.is_nan(v.into())) {
         return qnan(f);
     }
     let v = |i: usize| exact_f64(fp, x[i]);
@@ -435,7 +442,7 @@ pub fn exact_arith(fp: Fp, op: Op, x: &[u64], r: Rnd) -> u64 {
         } else {
             r == Rnd::M
         };
-        return if neg { f.sign_bit() } else { 0 };
+        return if neg { f.sign_mask() } else { 0 };
     }
     round_f64(f, s, e, r)
 }
@@ -472,7 +479,7 @@ fn integral_value(fp: Fp, x: u64) -> i128 {
 
 /// PTX float→int: NaN → 0, else round to an integral value, then clamp to the destination.
 pub fn float_to_int(fp: Fp, x: u64, t: IntType, r: Rnd) -> u64 {
-    if fp.format().is_nan(x) {
+    if fp.format().is_nan(x.into()) {
         return 0;
     }
     let v = integral_value(fp, sf_round_integral(fp, x, r));
@@ -483,7 +490,7 @@ pub fn float_to_int(fp: Fp, x: u64, t: IntType, r: Rnd) -> u64 {
 pub fn int_to_float(t: IntType, x: u64, fp: Fp, r: Rnd) -> u64 {
     let v = t.value(x);
     if fp == Fp::Bf16 {
-        return round_to(Format::BF16, v < 0, v.unsigned_abs(), 0, r);
+        return round_to(Fp::Bf16.format(), v < 0, v.unsigned_abs(), 0, r);
     }
     sf_from_int(fp, v, r)
 }
@@ -529,7 +536,7 @@ pub enum Ref {
 }
 
 /// `.ftz` on a result (`ftz`), then `.sat`.
-fn finish(f: Format, out: u64, ftz: bool, sat: bool) -> u64 {
+fn finish(f: &Fmt, out: u64, ftz: bool, sat: bool) -> u64 {
     let out = if ftz { flush(f, out) } else { out };
     if sat {
         saturate(f, out)
@@ -561,7 +568,7 @@ impl Ref {
                     Op::Fma => [widen(x[0]), widen(x[1]), x[2]],
                     _ => [widen(x[0]), x[1], 0],
                 };
-                finish(Format::F32, sf_arith(op, Fp::F32, r, &ins), false, sat)
+                finish(Fp::F32.format(), sf_arith(op, Fp::F32, r, &ins), false, sat)
             }
             Ref::IntToFloat { t, fp, r, sat } => finish(fp.format(), int_to_float(t, x[0], fp, r), false, sat),
             Ref::FloatToInt { fp, t, r, ftz } => {
@@ -842,29 +849,29 @@ pub fn verdict(c: &Check, op: impl Fn(usize, usize) -> u64, out: &Outcome, want:
         return Some("model wider than the destination".into());
     }
     for (l, &w) in want.iter().enumerate() {
-        let model = (out.model >> (l as u32 * width)) as u64 & f.mask();
+        let model = (out.model >> (l as u32 * width)) as u64 & f.width_mask();
         let at = if c.lanes > 1 {
             format!("lane {l}: ")
         } else {
             String::new()
         };
-        if !f.is_nan(w) {
+        if !f.is_nan(w.into()) {
             if model != w {
                 return Some(format!("{at}model differs"));
             }
             continue;
         }
-        if !f.is_nan(model) {
+        if !f.is_nan(model.into()) {
             return Some(format!("{at}expected a NaN"));
         }
         if fp == Fp::F64 {
             // The quieted input NaNs, widened to f64 where the source is narrower.
             let quieted: Vec<u64> = (c.srcs.iter().enumerate())
                 .filter_map(|(i, t)| match *t {
-                    Ty::F(s) if s.format().is_nan(op(i, l)) => {
+                    Ty::F(s) if s.format().is_nan(op(i, l).into()) => {
                         let (sf, x) = (s.format(), op(i, l));
                         let payload = (sf.man_field(x) | sf.quiet_bit()) << (52 - sf.man_bits);
-                        Some(f.pack(sf.sign(x), f.exp_all_ones(), payload))
+                        Some(f.encode(sf.sign(x), f.exp_all_ones(), payload))
                     }
                     _ => None,
                 })
@@ -882,7 +889,7 @@ pub fn verdict(c: &Check, op: impl Fn(usize, usize) -> u64, out: &Outcome, want:
     }
     if out.accepts(pack(width, want)) {
         None
-    } else if want.iter().any(|&w| f.is_nan(w)) {
+    } else if want.iter().any(|&w| f.is_nan(w.into())) {
         Some("SoftFloat's NaN is not in the spec's acceptance set".into())
     } else {
         Some("model not in its own acceptance set".into())
