@@ -3,6 +3,7 @@
 //! The native result is also the check: both must produce the same bytes.
 
 use oracle::exec::{Launch, Limits, Machine};
+use std::fmt;
 use std::time::Instant;
 
 /// Per thread: a 32-bit LCG and xorshift mix, and an f32 recurrence (fma, mul, add) whose values
@@ -80,16 +81,72 @@ fn native_thread(tid: u32, iters: u32) -> [u32; 4] {
     [r5, r6, f1.to_bits(), f2.to_bits()]
 }
 
+/// Why [`oracle()`] could not measure, or found the oracle wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BenchError {
+    /// The thread count is not a positive multiple of 32.
+    Threads {
+        /// The count given.
+        threads: u32,
+    },
+    /// The oracle could not parse the kernel.
+    Parse(oracle::parse::ParseError),
+    /// The oracle's type checker rejected the kernel.
+    Check(oracle::error::Error),
+    /// The oracle could not load the checked kernel.
+    Load(oracle::error::Error),
+    /// The oracle failed running the kernel.
+    Run(oracle::error::Error),
+    /// The oracle's output differs from the native computation's.
+    OutputDiffers {
+        /// The first byte that differs.
+        byte: usize,
+    },
+    /// The oracle executed another number of thread-instructions than the kernel has.
+    InstructionCount {
+        /// Thread-instructions executed.
+        executed: u64,
+        /// Thread-instructions the kernel takes.
+        expected: u64,
+    },
+}
+
+impl fmt::Display for BenchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BenchError::Threads { .. } => f.write_str("--threads must be a positive multiple of 32"),
+            BenchError::Parse(e) => write!(f, "{e}"),
+            BenchError::Check(e) | BenchError::Load(e) | BenchError::Run(e) => write!(f, "{e}"),
+            BenchError::OutputDiffers { byte } => {
+                write!(f, "the oracle's output differs from the native build's at byte {byte}")
+            }
+            BenchError::InstructionCount { executed, expected } => {
+                write!(f, "executed {executed} thread-instructions, expected {expected}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BenchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BenchError::Parse(e) => Some(e),
+            BenchError::Check(e) | BenchError::Load(e) | BenchError::Run(e) => Some(e),
+            BenchError::Threads { .. } | BenchError::OutputDiffers { .. } | BenchError::InstructionCount { .. } => None,
+        }
+    }
+}
+
 /// Runs the kernel on the oracle with `threads` threads (a positive multiple of 32, in CTAs of up
 /// to 1024) of `iters` loop iterations each, and natively; the report's lines, or an error when
 /// the outputs or the instruction count differ from the native computation's.
-pub fn oracle(threads: u32, iters: u32) -> Result<String, String> {
+pub fn oracle(threads: u32, iters: u32) -> Result<String, BenchError> {
     if threads == 0 || !threads.is_multiple_of(32) {
-        return Err("--threads must be a positive multiple of 32".into());
+        return Err(BenchError::Threads { threads });
     }
-    let module = oracle::parse::parse(KERNEL).map_err(|e| e.to_string())?;
-    let prog = oracle::check::check(&module).map_err(|e| e.to_string())?;
-    let mut m = Machine::new(&prog).map_err(|e| e.to_string())?;
+    let module = oracle::parse::parse(KERNEL).map_err(BenchError::Parse)?;
+    let prog = oracle::check::check(&module).map_err(BenchError::Check)?;
+    let mut m = Machine::new(&prog).map_err(BenchError::Load)?;
     let out = m.alloc("out", vec![0u8; threads as usize * 16]);
     let mut params = out.to_le_bytes().to_vec();
     params.extend_from_slice(&iters.to_le_bytes());
@@ -103,7 +160,7 @@ pub fn oracle(threads: u32, iters: u32) -> Result<String, String> {
         limits: Limits::default(),
     };
     let t0 = Instant::now();
-    let stats = m.run(&launch).map_err(|e| e.to_string())?;
+    let stats = m.run(&launch).map_err(BenchError::Run)?;
     let t_oracle = t0.elapsed().as_secs_f64();
 
     let t1 = Instant::now();
@@ -117,16 +174,14 @@ pub fn oracle(threads: u32, iters: u32) -> Result<String, String> {
     let got = m.buffer(out).unwrap_or_default();
     if got != native.as_slice() {
         let first = got.iter().zip(&native).position(|(a, b)| a != b).unwrap_or(0);
-        return Err(format!(
-            "the oracle's output differs from the native build's at byte {first}"
-        ));
+        return Err(BenchError::OutputDiffers { byte: first });
     }
     let expected = threads as u64 * (BODY * iters as u64 + OUTSIDE);
     if stats.thread_instructions != expected {
-        return Err(format!(
-            "executed {} thread-instructions, expected {expected}",
-            stats.thread_instructions
-        ));
+        return Err(BenchError::InstructionCount {
+            executed: stats.thread_instructions,
+            expected,
+        });
     }
     let rate = stats.thread_instructions as f64 / t_oracle;
     Ok(format!(

@@ -6,7 +6,7 @@
 //! ([`tight_timeout`]).
 
 use crate::backend::{Backend, Failure, Job};
-use crate::judge::{self, Mismatch};
+use crate::judge::{self, JudgeError, Mismatch};
 use crate::reduce::Case;
 use std::fmt;
 use std::time::Instant;
@@ -18,8 +18,8 @@ pub enum Difference {
     Mismatch(Vec<Mismatch>),
     /// The backend gave no result.
     Failure(Failure),
-    /// The results cannot be compared (a buffer missing or of another size).
-    Incomparable(String),
+    /// The results cannot be compared (a buffer missing, a malformed check).
+    Incomparable(JudgeError),
     /// No difference.
     Same,
 }

@@ -405,7 +405,8 @@ fn write_repro(dir: &Path, form: &Form, fv: &FormVectors, failing: &[usize]) -> 
     std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
     let vectors: Vec<Vector> = failing.iter().map(|&i| fv.vectors[i].clone()).collect();
     let all: Vec<usize> = (0..vectors.len()).collect();
-    let batch = kernel::build(form, &vectors, &all, vectors.len().max(1))?
+    let batch = kernel::build(form, &vectors, &all, vectors.len().max(1))
+        .map_err(|e| e.to_string())?
         .into_iter()
         .next()
         .ok_or("no vectors")?;

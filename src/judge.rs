@@ -12,7 +12,7 @@ use oracle::launch::{Check, JudgeIn, Slot};
 use spec::catalog::catalog;
 use spec::float::Fmt;
 use spec::types::FloatFormat;
-use spec::value::{Args, Input, Sel};
+use spec::value::{Args, EvalError, Input, Sel};
 use std::fmt;
 
 /// One difference between the expected and observed results.
@@ -42,9 +42,124 @@ impl fmt::Display for Mismatch {
     }
 }
 
+/// Why [`compare`] could not compare two results: a buffer missing, or a malformed check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JudgeError {
+    /// One of the results has no buffer of this name.
+    NoBuffer {
+        /// The buffer's name.
+        name: String,
+    },
+    /// The check's record stride is 0.
+    ZeroStride,
+    /// A check slot does not lie within the record.
+    SlotOutsideStride {
+        /// The slot's index.
+        slot: usize,
+        /// Its size in bytes.
+        bytes: u32,
+        /// Its offset in the record.
+        offset: u32,
+        /// The record's size in bytes.
+        stride: u32,
+    },
+    /// A NaN-loose slot names no float format.
+    UnknownFormat {
+        /// The name written.
+        format: String,
+    },
+    /// A NaN-loose slot's lanes do not divide it.
+    LanesDoNotDivide {
+        /// The lane width in bits.
+        lane_bits: u32,
+        /// The slot's size in bytes.
+        bytes: u32,
+    },
+    /// A judged slot names no form.
+    UnknownForm {
+        /// The form key written.
+        form: String,
+    },
+    /// The spec could not evaluate a judged slot's form on the observed inputs.
+    Eval {
+        /// The form key.
+        form: String,
+        /// The spec's error.
+        source: EvalError,
+    },
+    /// A judged slot names a destination its form does not have.
+    NoDestination {
+        /// The form key.
+        form: String,
+        /// The destination's index.
+        output: u32,
+    },
+    /// A judged input names a slot the check does not have.
+    NoSlot {
+        /// The slot's index.
+        slot: u32,
+    },
+    /// A judged input's slot lies outside the record.
+    SlotOutsideRecord {
+        /// The slot's index.
+        slot: u32,
+    },
+    /// A judged input's immediate is not hex.
+    BadImmediate {
+        /// The immediate as written.
+        imm: String,
+    },
+    /// A judged input names neither or both of `slot` and `imm`.
+    InputSource,
+    /// A judged input's selector is not one.
+    BadSelector {
+        /// The selector as written.
+        sel: String,
+    },
+}
+
+impl fmt::Display for JudgeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JudgeError::NoBuffer { name } => write!(f, "the results have no buffer `{name}`"),
+            JudgeError::ZeroStride => f.write_str("the check's stride is 0"),
+            JudgeError::SlotOutsideStride {
+                slot,
+                bytes,
+                offset,
+                stride,
+            } => write!(
+                f,
+                "check slot {slot} ({bytes} bytes at {offset}) does not fit a {stride}-byte record"
+            ),
+            JudgeError::UnknownFormat { format } => write!(f, "check: `{format}` is not a float format"),
+            JudgeError::LanesDoNotDivide { lane_bits, bytes } => {
+                write!(f, "check: lanes of {lane_bits} bits do not divide a {bytes}-byte slot")
+            }
+            JudgeError::UnknownForm { form } => write!(f, "check: no form `{form}`"),
+            JudgeError::Eval { form, source } => write!(f, "check: `{form}` on the observed inputs: {source}"),
+            JudgeError::NoDestination { form, output } => write!(f, "check: `{form}` has no destination {output}"),
+            JudgeError::NoSlot { slot } => write!(f, "check: no slot {slot}"),
+            JudgeError::SlotOutsideRecord { slot } => write!(f, "check: slot {slot} lies outside the record"),
+            JudgeError::BadImmediate { imm } => write!(f, "check: `{imm}` is not a hex immediate"),
+            JudgeError::InputSource => f.write_str("check: a judged input names exactly one of `slot` and `imm`"),
+            JudgeError::BadSelector { sel } => write!(f, "check: `{sel}` is not a selector"),
+        }
+    }
+}
+
+impl std::error::Error for JudgeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            JudgeError::Eval { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
 /// Compares `observed` with `expected`; an error when the two cannot be compared at all (a
 /// buffer missing or of another size, a malformed check).
-pub fn compare(check: Option<&Check>, expected: &Buffers, observed: &Buffers) -> Result<Vec<Mismatch>, String> {
+pub fn compare(check: Option<&Check>, expected: &Buffers, observed: &Buffers) -> Result<Vec<Mismatch>, JudgeError> {
     match check {
         None => {
             let mut out = Vec::new();
@@ -61,11 +176,11 @@ pub fn compare(check: Option<&Check>, expected: &Buffers, observed: &Buffers) ->
     }
 }
 
-fn find<'a>(bufs: &'a Buffers, name: &str) -> Result<&'a [u8], String> {
+fn find<'a>(bufs: &'a Buffers, name: &str) -> Result<&'a [u8], JudgeError> {
     bufs.iter()
         .find(|(n, _)| n == name)
         .map(|(_, d)| d.as_slice())
-        .ok_or_else(|| format!("the results have no buffer `{name}`"))
+        .ok_or_else(|| JudgeError::NoBuffer { name: name.to_string() })
 }
 
 /// Byte-for-byte comparison, reported per differing aligned 4-byte word.
@@ -114,20 +229,22 @@ fn format_named(name: &str) -> Option<FloatFormat> {
     FloatFormat::NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
 }
 
-fn signature(c: &Check, exp: &[u8], obs: &[u8]) -> Result<Vec<Mismatch>, String> {
+fn signature(c: &Check, exp: &[u8], obs: &[u8]) -> Result<Vec<Mismatch>, JudgeError> {
     if exp.len() != obs.len() {
         return Ok(bytewise(&c.buffer, exp, obs));
     }
     if c.stride == 0 {
-        return Err("the check's stride is 0".into());
+        return Err(JudgeError::ZeroStride);
     }
     for (k, s) in c.slots.iter().enumerate() {
         let (off, bytes) = s.span();
         if bytes == 0 || bytes > 16 || off + bytes > c.stride {
-            return Err(format!(
-                "check slot {k} ({bytes} bytes at {off}) does not fit a {}-byte record",
-                c.stride
-            ));
+            return Err(JudgeError::SlotOutsideStride {
+                slot: k,
+                bytes,
+                offset: off,
+                stride: c.stride,
+            });
         }
     }
     let mut out = Vec::new();
@@ -163,7 +280,7 @@ fn judge(
     ov: u128,
     expected_record: &[u8],
     observed_record: &[u8],
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, JudgeError> {
     let show = |bytes: u32, v: u128| format!("{v:#0w$x}", w = 2 + 2 * bytes as usize);
     Ok(match s {
         Slot::Exact { bytes, .. } => (ev != ov).then(|| show(*bytes, ev)),
@@ -173,11 +290,14 @@ fn judge(
             lane_bits,
             ..
         } => {
-            let f = format_named(format).ok_or_else(|| format!("check: `{format}` is not a float format"))?;
+            let f = format_named(format).ok_or_else(|| JudgeError::UnknownFormat { format: format.clone() })?;
             let fmt = Fmt::of(f);
             let lb = *lane_bits;
             if lb == 0 || lb > bytes * 8 || (bytes * 8) % lb != 0 {
-                return Err(format!("check: lanes of {lb} bits do not divide a {bytes}-byte slot"));
+                return Err(JudgeError::LanesDoNotDivide {
+                    lane_bits: lb,
+                    bytes: *bytes,
+                });
             }
             let mask = if lb >= 128 { u128::MAX } else { (1u128 << lb) - 1 };
             let lanes = 0..bytes * 8 / lb;
@@ -210,12 +330,12 @@ fn judge(
             if ev == ov && same_inputs {
                 return Ok(None);
             }
-            let idx = spec::vector::form_by_key(form).ok_or_else(|| format!("check: no form `{form}`"))?;
+            let idx = spec::vector::form_by_key(form).ok_or_else(|| JudgeError::UnknownForm { form: form.clone() })?;
             let form_ref = &catalog().forms[idx];
             let inputs = ins
                 .iter()
                 .map(|i| judge_input(c, i, observed_record))
-                .collect::<Result<Vec<Input>, String>>()?;
+                .collect::<Result<Vec<Input>, JudgeError>>()?;
             let outs = spec::eval::eval(
                 form_ref,
                 &Args {
@@ -223,10 +343,14 @@ fn judge(
                     dsel: None,
                 },
             )
-            .map_err(|e| format!("check: `{form}` on the observed inputs: {e}"))?;
-            let o = outs
-                .get(*output as usize)
-                .ok_or_else(|| format!("check: `{form}` has no destination {output}"))?;
+            .map_err(|source| JudgeError::Eval {
+                form: form.clone(),
+                source,
+            })?;
+            let o = outs.get(*output as usize).ok_or_else(|| JudgeError::NoDestination {
+                form: form.clone(),
+                output: *output,
+            })?;
             let ty = form_ref.outputs[*output as usize].ty;
             (!o.accepts(ov)).then(|| {
                 format!(
@@ -239,22 +363,22 @@ fn judge(
     })
 }
 
-fn judge_input(c: &Check, i: &JudgeIn, rec: &[u8]) -> Result<Input, String> {
+fn judge_input(c: &Check, i: &JudgeIn, rec: &[u8]) -> Result<Input, JudgeError> {
     let bits = match (i.slot, &i.imm) {
         (Some(k), None) => {
-            let s = c.slots.get(k as usize).ok_or_else(|| format!("check: no slot {k}"))?;
+            let s = c.slots.get(k as usize).ok_or(JudgeError::NoSlot { slot: k })?;
             let (off, bytes) = s.span();
-            read(rec, off, bytes).ok_or_else(|| format!("check: slot {k} lies outside the record"))?
+            read(rec, off, bytes).ok_or(JudgeError::SlotOutsideRecord { slot: k })?
         }
         (None, Some(h)) => {
             let t = h.strip_prefix("0x").unwrap_or(h);
-            u128::from_str_radix(t, 16).map_err(|_| format!("check: `{h}` is not a hex immediate"))?
+            u128::from_str_radix(t, 16).map_err(|_| JudgeError::BadImmediate { imm: h.clone() })?
         }
-        _ => return Err("check: a judged input names exactly one of `slot` and `imm`".into()),
+        _ => return Err(JudgeError::InputSource),
     };
     let sel = match &i.sel {
         None => None,
-        Some(s) => Some(Sel::parse(s).ok_or_else(|| format!("check: `{s}` is not a selector"))?),
+        Some(s) => Some(Sel::parse(s).ok_or_else(|| JudgeError::BadSelector { sel: s.clone() })?),
     };
     Ok(Input {
         bits,
@@ -340,8 +464,22 @@ mod tests {
     #[test]
     fn malformed_checks_are_errors() {
         let c = check(vec![Slot::Exact { offset: 2, bytes: 4 }]);
-        assert!(compare(Some(&c), &bufs(&[0]), &bufs(&[0])).is_err());
+        let e = compare(Some(&c), &bufs(&[0]), &bufs(&[0])).unwrap_err();
+        assert_eq!(
+            e,
+            JudgeError::SlotOutsideStride {
+                slot: 0,
+                bytes: 4,
+                offset: 2,
+                stride: 4
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "check slot 0 (4 bytes at 2) does not fit a 4-byte record"
+        );
         let c = check(vec![Slot::Exact { offset: 0, bytes: 4 }]);
-        assert!(compare(Some(&c), &bufs(&[0]), &vec![]).is_err());
+        let e = compare(Some(&c), &bufs(&[0]), &vec![]).unwrap_err();
+        assert_eq!(e.to_string(), "the results have no buffer `sig`");
     }
 }

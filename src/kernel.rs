@@ -17,7 +17,7 @@ use spec::types::Kind;
 use spec::value::Sel;
 use spec::vector::Vector;
 use std::collections::HashMap;
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 /// Threads per block.
 const BLOCK: u32 = 128;
@@ -159,16 +159,77 @@ pub fn header_for(form: &Form) -> (PtxVersion, Target) {
     (ptx, target)
 }
 
+/// Why [`build`] could not make a form's kernels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// An index of `pick` is past the end of `vectors`.
+    VectorOutOfRange {
+        /// The index.
+        index: usize,
+    },
+    /// A vector has more inputs, or another number of outputs, than the form has operands.
+    OperandMismatch {
+        /// The vector's index.
+        index: usize,
+        /// The form's PTX name.
+        form: String,
+    },
+    /// `pick` is empty: there is nothing to run.
+    NoVectors,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::VectorOutOfRange { index } => write!(f, "vector {index} out of range"),
+            BuildError::OperandMismatch { index, form } => write!(f, "vector {index} does not have {form}'s operands"),
+            BuildError::NoVectors => f.write_str("no vectors to run"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Why [`Batch::decode`] could not read a launch's results.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The backend returned no `out` buffer.
+    NoOutBuffer,
+    /// The `out` buffer is not one record per thread.
+    OutSize {
+        /// Its size in bytes.
+        found: usize,
+        /// The size the launch's threads fill.
+        expected: usize,
+    },
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::NoOutBuffer => f.write_str("the backend returned no `out` buffer"),
+            DecodeError::OutSize { found, expected } => {
+                write!(f, "the `out` buffer has {found} bytes, expected {expected}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
 /// Builds the launches that evaluate `vectors` (the subset `pick`, in order) of `form`, at most
 /// `max_threads` vectors per launch.
-pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize) -> Result<Vec<Batch>, String> {
+pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize) -> Result<Vec<Batch>, BuildError> {
     let mut variants: Vec<Variant> = Vec::new();
     let mut index: HashMap<Variant, u32> = HashMap::new();
     let mut of_vector = Vec::with_capacity(pick.len());
     for &i in pick {
-        let v = vectors.get(i).ok_or_else(|| format!("vector {i} out of range"))?;
+        let v = vectors.get(i).ok_or(BuildError::VectorOutOfRange { index: i })?;
         if v.ins.len() > form.inputs.len() || v.outs.len() != form.outputs.len() {
-            return Err(format!("vector {i} does not have {}'s operands", form.name));
+            return Err(BuildError::OperandMismatch {
+                index: i,
+                form: form.name.clone(),
+            });
         }
         let var = Variant::of(form, v);
         let n = *index.entry(var.clone()).or_insert_with(|| {
@@ -235,19 +296,18 @@ pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize
 
 impl Batch {
     /// Every destination's bits, per thread, from the buffers the backend returned.
-    pub fn decode(&self, form: &Form, bufs: &Buffers) -> Result<Vec<Vec<u128>>, String> {
+    pub fn decode(&self, form: &Form, bufs: &Buffers) -> Result<Vec<Vec<u128>>, DecodeError> {
         let out = bufs
             .iter()
             .find(|(n, _)| n == "out")
             .map(|(_, b)| b)
-            .ok_or("the backend returned no `out` buffer")?;
+            .ok_or(DecodeError::NoOutBuffer)?;
         let stride = self.layout.out_stride as usize;
         if out.len() != self.vectors.len() * stride {
-            return Err(format!(
-                "the `out` buffer has {} bytes, expected {}",
-                out.len(),
-                self.vectors.len() * stride
-            ));
+            return Err(DecodeError::OutSize {
+                found: out.len(),
+                expected: self.vectors.len() * stride,
+            });
         }
         Ok(out
             .chunks(stride)
@@ -311,7 +371,7 @@ fn operands(form: &Form, var: &Variant) -> String {
 }
 
 /// The kernel: `conform(.param .u64 in, .param .u64 out, .param .u32 n)`.
-fn module(form: &Form, variants: &[Variant], layout: &Layout) -> Result<String, String> {
+fn module(form: &Form, variants: &[Variant], layout: &Layout) -> Result<String, BuildError> {
     let (ptx, target) = header_for(form);
     let mut s = String::new();
     let _ = writeln!(
@@ -386,7 +446,7 @@ fn module(form: &Form, variants: &[Variant], layout: &Layout) -> Result<String, 
         t
     };
     if variants.len() <= 1 {
-        s.push_str(&instr(variants.first().ok_or("no vectors to run")?));
+        s.push_str(&instr(variants.first().ok_or(BuildError::NoVectors)?));
     } else {
         let off = layout.variant.expect("variant slot");
         let _ = writeln!(s, "\tld.global.u32 %var, [%ia+{off}];");

@@ -290,7 +290,7 @@ fn default_jobs(jobs: Option<usize>) -> usize {
 
 /// Prints a command's report and exits 0 when it found nothing wrong, 1 when it did, 2 when it
 /// could not run.
-fn finish(res: Result<(String, bool), String>) -> ExitCode {
+fn finish(res: Result<(String, bool), impl std::fmt::Display>) -> ExitCode {
     match res {
         Ok((report, ok)) => {
             print!("{report}");

@@ -19,6 +19,8 @@ use spec::catalog::catalog;
 use spec::types::FloatFormat;
 use spec::vector::{form_by_key, form_key};
 use std::collections::BTreeMap;
+use std::fmt;
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// Where a profile's observations came from.
@@ -56,17 +58,123 @@ pub struct Profile {
     pub dir: PathBuf,
 }
 
+/// Why a profile could not be read, written or recorded.
+#[derive(Debug)]
+pub enum ProfileError {
+    /// `profile.json` could not be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// `profile.json` is not a profile.
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The JSON error.
+        source: serde_json::Error,
+    },
+    /// `canonical_nan` names a format that is not a float format.
+    UnknownFormat {
+        /// The file.
+        path: PathBuf,
+        /// The name written.
+        format: String,
+    },
+    /// A `canonical_nan` value that is not `0x` and hex digits.
+    NotHex {
+        /// The file.
+        path: PathBuf,
+        /// The value written.
+        bits: String,
+    },
+    /// The profile's directory could not be created.
+    CreateDir {
+        /// The directory.
+        dir: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// `profile.json` could not be written.
+    Write {
+        /// The profile's directory.
+        dir: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// The `observed/` directory could not be created.
+    CreateObserved {
+        /// The directory.
+        dir: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// An observed vector file could not be written.
+    WriteObserved {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProfileError::Read { path, source } => write!(f, "{}: {source}", path.display()),
+            ProfileError::Json { path, source } => write!(f, "{}: {source}", path.display()),
+            ProfileError::UnknownFormat { path, format } => {
+                write!(f, "{}: unknown format `{format}`", path.display())
+            }
+            ProfileError::NotHex { path, bits } => write!(f, "{}: `{bits}` is not 0x-hex", path.display()),
+            ProfileError::CreateDir { dir, source } | ProfileError::Write { dir, source } => {
+                write!(f, "{}: {source}", dir.display())
+            }
+            ProfileError::CreateObserved { source, .. } | ProfileError::WriteObserved { source, .. } => {
+                write!(f, "{source}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ProfileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ProfileError::Read { source, .. }
+            | ProfileError::CreateDir { source, .. }
+            | ProfileError::Write { source, .. }
+            | ProfileError::CreateObserved { source, .. }
+            | ProfileError::WriteObserved { source, .. } => Some(source),
+            ProfileError::Json { source, .. } => Some(source),
+            ProfileError::UnknownFormat { .. } | ProfileError::NotHex { .. } => None,
+        }
+    }
+}
+
 impl Profile {
     /// Reads `DIR/profile.json`.
-    pub fn load(dir: &Path) -> Result<Profile, String> {
+    pub fn load(dir: &Path) -> Result<Profile, ProfileError> {
         let path = dir.join("profile.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut p: Profile = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|source| ProfileError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let mut p: Profile = serde_json::from_str(&text).map_err(|source| ProfileError::Json {
+            path: path.clone(),
+            source,
+        })?;
         for (f, bits) in &p.canonical_nan {
             if format_named(f).is_none() {
-                return Err(format!("{}: unknown format `{f}`", path.display()));
+                return Err(ProfileError::UnknownFormat {
+                    path,
+                    format: f.clone(),
+                });
             }
-            parse_hex(bits).ok_or_else(|| format!("{}: `{bits}` is not 0x-hex", path.display()))?;
+            parse_hex(bits).ok_or_else(|| ProfileError::NotHex {
+                path: path.clone(),
+                bits: bits.clone(),
+            })?;
         }
         p.dir = dir.to_path_buf();
         Ok(p)
@@ -86,10 +194,16 @@ impl Profile {
     }
 
     /// Writes `profile.json` into `dir`.
-    pub fn save(&self, dir: &Path) -> Result<(), String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    pub fn save(&self, dir: &Path) -> Result<(), ProfileError> {
+        std::fs::create_dir_all(dir).map_err(|source| ProfileError::CreateDir {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
         let text = serde_json::to_string_pretty(self).expect("profile serializes") + "\n";
-        std::fs::write(dir.join("profile.json"), text).map_err(|e| format!("{}: {e}", dir.display()))
+        std::fs::write(dir.join("profile.json"), text).map_err(|source| ProfileError::Write {
+            dir: dir.to_path_buf(),
+            source,
+        })
     }
 }
 
@@ -104,7 +218,13 @@ fn parse_hex(s: &str) -> Option<u128> {
 /// Writes what the backend returned in a run with [`crate::conform::Settings::record`] as a
 /// profile in `dir`: the canonical NaN of every format where all NaNs it returned agreed, and the
 /// results of approximate forms as exact vectors.
-pub fn record(dir: &Path, backend: &str, command: &str, report: &Report, b: &dyn Backend) -> Result<Profile, String> {
+pub fn record(
+    dir: &Path,
+    backend: &str,
+    command: &str,
+    report: &Report,
+    b: &dyn Backend,
+) -> Result<Profile, ProfileError> {
     let cat = catalog();
     let mut nans: std::collections::BTreeMap<&str, Vec<u128>> = Default::default();
     for f in &report.forms {
@@ -155,10 +275,14 @@ pub fn record(dir: &Path, backend: &str, command: &str, report: &Report, b: &dyn
         };
         let form = &cat.forms[i];
         let vs = obs;
-        std::fs::create_dir_all(&observed_dir).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(&observed_dir).map_err(|source| ProfileError::CreateObserved {
+            dir: observed_dir.clone(),
+            source,
+        })?;
         let header = vec![("observed".to_string(), profile.provenance.device.clone())];
         let path = observed_dir.join(format!("{}.vec", form_key(form)));
-        std::fs::write(&path, spec::vector::format_file(form, &header, vs)).map_err(|e| e.to_string())?;
+        std::fs::write(&path, spec::vector::format_file(form, &header, vs))
+            .map_err(|source| ProfileError::WriteObserved { path, source })?;
         profile.observed.push(form_key(form));
     }
     profile.save(dir)?;

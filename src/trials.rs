@@ -25,11 +25,59 @@
 
 use crate::backend::Backend;
 use crate::conform::{check_form, FormVectors, Settings, Status};
-use crate::vectors;
+use crate::vectors::{self, VectorsError};
 use libtest_mimic::{Arguments, Failed, Trial};
 use spec::catalog::catalog;
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// Why a [`Suite`] could not be made or turned into trials.
+#[derive(Debug)]
+pub enum SuiteError {
+    /// No golden-vector directory was found.
+    NotFound {
+        /// The places looked in.
+        looked: Vec<PathBuf>,
+    },
+    /// The golden-vector directory could not be listed.
+    List(VectorsError),
+    /// The directory has no golden-vector files.
+    Empty {
+        /// The directory.
+        dir: PathBuf,
+    },
+}
+
+impl fmt::Display for SuiteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SuiteError::NotFound { looked } => write!(
+                f,
+                "no golden vectors ({}) found; looked in {}",
+                vectors::DEFAULT_DIR,
+                crate::corpus::looked_in(looked)
+            ),
+            SuiteError::List(e) => write!(f, "{e}"),
+            SuiteError::Empty { dir } => write!(f, "no golden vectors in {}", dir.display()),
+        }
+    }
+}
+
+impl std::error::Error for SuiteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SuiteError::List(e) => Some(e),
+            SuiteError::NotFound { .. } | SuiteError::Empty { .. } => None,
+        }
+    }
+}
+
+impl From<VectorsError> for SuiteError {
+    fn from(e: VectorsError) -> SuiteError {
+        SuiteError::List(e)
+    }
+}
 
 /// The golden vectors to run and how to judge them.
 #[derive(Clone, Debug)]
@@ -46,14 +94,8 @@ pub struct Suite {
 impl Suite {
     /// The repository's golden vectors, found as `ptxconf conform` finds them (the working
     /// directory, the executable's ancestors, the ptxconf source tree, or `$PTXCONF_CORPUS`).
-    pub fn golden() -> Result<Suite, String> {
-        let found = crate::corpus::vectors().map_err(|looked| {
-            format!(
-                "no golden vectors ({}) found; looked in {}",
-                vectors::DEFAULT_DIR,
-                crate::corpus::looked_in(&looked)
-            )
-        })?;
+    pub fn golden() -> Result<Suite, SuiteError> {
+        let found = crate::corpus::vectors().map_err(|looked| SuiteError::NotFound { looked })?;
         Ok(Suite::at(&found.dir))
     }
 
@@ -74,11 +116,11 @@ impl Suite {
     }
 
     /// One trial per form with golden vectors, in file order (family, then form key).
-    pub fn trials(&self, backend: Arc<dyn Backend>) -> Result<Vec<Trial>, String> {
+    pub fn trials(&self, backend: Arc<dyn Backend>) -> Result<Vec<Trial>, SuiteError> {
         let cat = catalog();
         let paths = vectors::list(&self.dir)?;
         if paths.is_empty() {
-            return Err(format!("no golden vectors in {}", self.dir.display()));
+            return Err(SuiteError::Empty { dir: self.dir.clone() });
         }
         Ok(paths
             .into_iter()

@@ -10,9 +10,10 @@ use flate2::read::GzDecoder;
 use flate2::{Compression, GzBuilder};
 use generators::vectors::{generate as generate_form, Generated, Level};
 use spec::catalog::{catalog, Class, Form};
-use spec::vector::{form_by_key, form_key, format_file, parse_file, VectorFile};
+use spec::vector::{form_by_key, form_key, format_file, parse_file, FileError, VectorFile};
 use std::collections::HashSet;
-use std::io::{Read, Write};
+use std::fmt;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -74,49 +75,241 @@ fn header(form: &Form, seed: u64, level: Level, g: &Generated) -> Vec<(String, S
     .collect()
 }
 
+/// Why a golden-vector file or directory could not be read, written or generated.
+#[derive(Debug)]
+pub enum VectorsError {
+    /// A file could not be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A `.vec.gz` file is not gzip (or is truncated).
+    Decompress {
+        /// The file.
+        path: PathBuf,
+        /// The decoder's error.
+        source: io::Error,
+    },
+    /// A file is not a vector file.
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and on which line.
+        source: FileError,
+    },
+    /// A directory could not be listed.
+    ReadDir {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// An entry of a directory being listed could not be read.
+    DirEntry {
+        /// The directory.
+        dir: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A directory could not be created.
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A file could not be written.
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A stale file could not be deleted.
+    Remove {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// Compressing a file's text failed.
+    Compress {
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// No form has this key.
+    UnknownKey {
+        /// The key given.
+        key: String,
+    },
+    /// The form has no file in the directory.
+    NoFile {
+        /// The form's key.
+        key: String,
+        /// Where its file would be.
+        path: PathBuf,
+    },
+    /// The form has no semantics in the spec, so no golden vectors.
+    NoSemantics {
+        /// The form's key.
+        key: String,
+    },
+    /// The generator could not generate the form's vectors.
+    Generate {
+        /// The form's key.
+        key: String,
+        /// The generator's message.
+        message: String,
+    },
+    /// A file's header has no `# form:` line.
+    NoFormLine {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A file's `# form:` line names no form.
+    UnknownForm {
+        /// The file.
+        path: PathBuf,
+        /// The key written.
+        key: String,
+    },
+    /// A file's header has no numeric `# seed:` line.
+    NoSeed {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A file's header has no `# level:` line naming a level.
+    NoLevel {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl fmt::Display for VectorsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VectorsError::Read { path, source }
+            | VectorsError::Decompress { path, source }
+            | VectorsError::ReadDir { path, source }
+            | VectorsError::CreateDir { path, source }
+            | VectorsError::Write { path, source }
+            | VectorsError::Remove { path, source } => write!(f, "{}: {source}", path.display()),
+            VectorsError::Parse { path, source } => write!(f, "{}:{source}", path.display()),
+            VectorsError::DirEntry { source, .. } | VectorsError::Compress { source } => write!(f, "{source}"),
+            VectorsError::UnknownKey { key } => write!(f, "no form has the key `{key}`"),
+            VectorsError::NoFile { key, path } => write!(
+                f,
+                "{}: no vector file (generate it with `ptxconf vectors generate {key}`)",
+                path.display()
+            ),
+            VectorsError::NoSemantics { key } => {
+                write!(f, "`{key}` has no semantics in the spec, so no golden vectors")
+            }
+            VectorsError::Generate { message, .. } => f.write_str(message),
+            VectorsError::NoFormLine { .. } => f.write_str("no `# form:` line"),
+            VectorsError::UnknownForm { key, .. } => write!(f, "unknown form `{key}`"),
+            VectorsError::NoSeed { .. } => f.write_str("no numeric `# seed:` line"),
+            VectorsError::NoLevel { .. } => f.write_str("no `# level:` line (one or golden)"),
+        }
+    }
+}
+
+impl std::error::Error for VectorsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            VectorsError::Read { source, .. }
+            | VectorsError::Decompress { source, .. }
+            | VectorsError::ReadDir { source, .. }
+            | VectorsError::DirEntry { source, .. }
+            | VectorsError::CreateDir { source, .. }
+            | VectorsError::Write { source, .. }
+            | VectorsError::Remove { source, .. }
+            | VectorsError::Compress { source } => Some(source),
+            VectorsError::Parse { source, .. } => Some(source),
+            VectorsError::UnknownKey { .. }
+            | VectorsError::NoFile { .. }
+            | VectorsError::NoSemantics { .. }
+            | VectorsError::Generate { .. }
+            | VectorsError::NoFormLine { .. }
+            | VectorsError::UnknownForm { .. }
+            | VectorsError::NoSeed { .. }
+            | VectorsError::NoLevel { .. } => None,
+        }
+    }
+}
+
 /// The text of a form's file.
-fn render(form: &Form, seed: u64, level: Level) -> Result<(String, Generated), String> {
-    let g = generate_form(form, seed, level)?;
+fn render(form: &Form, seed: u64, level: Level) -> Result<(String, Generated), VectorsError> {
+    let g = generate_form(form, seed, level).map_err(|message| VectorsError::Generate {
+        key: form_key(form),
+        message,
+    })?;
     Ok((format_file(form, &header(form, seed, level, &g), &g.vectors), g))
 }
 
-fn gzip(text: &str) -> Result<Vec<u8>, String> {
+fn gzip(text: &str) -> Result<Vec<u8>, VectorsError> {
     let mut e = GzBuilder::new().mtime(0).write(Vec::new(), Compression::best());
-    e.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
-    e.finish().map_err(|e| e.to_string())
+    e.write_all(text.as_bytes())
+        .map_err(|source| VectorsError::Compress { source })?;
+    e.finish().map_err(|source| VectorsError::Compress { source })
 }
 
-fn gunzip(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn gunzip(path: &Path) -> Result<String, VectorsError> {
+    let bytes = std::fs::read(path).map_err(|source| VectorsError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut s = String::new();
     GzDecoder::new(&bytes[..])
         .read_to_string(&mut s)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|source| VectorsError::Decompress {
+            path: path.to_path_buf(),
+            source,
+        })?;
     Ok(s)
 }
 
 /// Reads and parses one file: gzip (`.vec.gz`, the corpus) or plain text (`.vec`, a repro's
 /// failing vectors or a profile's observations).
-pub fn load(path: &Path) -> Result<VectorFile, String> {
+pub fn load(path: &Path) -> Result<VectorFile, VectorsError> {
     let text = if path.extension().is_some_and(|e| e == "gz") {
         gunzip(path)?
     } else {
-        std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?
+        std::fs::read_to_string(path).map_err(|source| VectorsError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?
     };
-    parse_file(&text).map_err(|e| format!("{}:{e}", path.display()))
+    parse_file(&text).map_err(|source| VectorsError::Parse {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Every `.vec.gz` file under `dir` (one level of family folders), sorted.
-pub fn list(dir: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn list(dir: &Path) -> Result<Vec<PathBuf>, VectorsError> {
     let mut out = Vec::new();
-    let rd = |d: &Path| std::fs::read_dir(d).map_err(|e| format!("{}: {e}", d.display()));
+    let rd = |d: &Path| {
+        std::fs::read_dir(d).map_err(|source| VectorsError::ReadDir {
+            path: d.to_path_buf(),
+            source,
+        })
+    };
+    let entry = |d: &Path, e: io::Result<std::fs::DirEntry>| {
+        e.map(|e| e.path()).map_err(|source| VectorsError::DirEntry {
+            dir: d.to_path_buf(),
+            source,
+        })
+    };
     for fam in rd(dir)? {
-        let fam = fam.map_err(|e| e.to_string())?.path();
+        let fam = entry(dir, fam)?;
         if !fam.is_dir() {
             continue;
         }
         for f in rd(&fam)? {
-            let f = f.map_err(|e| e.to_string())?.path();
+            let f = entry(&fam, f)?;
             if f.to_str().is_some_and(|s| s.ends_with(SUFFIX)) {
                 out.push(f);
             }
@@ -132,7 +325,7 @@ pub fn key_of(path: &Path) -> Option<&str> {
 }
 
 /// Catalog indices of the forms that have a file under `dir`, sorted.
-pub fn forms_with_vectors(dir: &Path) -> Result<Vec<usize>, String> {
+pub fn forms_with_vectors(dir: &Path) -> Result<Vec<usize>, VectorsError> {
     let mut v: Vec<usize> = list(dir)?.iter().filter_map(|p| form_by_key(key_of(p)?)).collect();
     v.sort_unstable();
     v.dedup();
@@ -214,7 +407,7 @@ fn parallel<T: Send>(n: usize, jobs: usize, work: impl Fn(usize) -> T + Sync) ->
 /// Writes the file of every form with semantics that matches `filters` into `dir`, `jobs` forms
 /// at a time (the output does not depend on `jobs`). Without filters, `.vec.gz` files of forms
 /// no longer generated are deleted.
-pub fn generate(dir: &Path, seed: u64, level: Level, filters: &[String], jobs: usize) -> Result<Summary, String> {
+pub fn generate(dir: &Path, seed: u64, level: Level, filters: &[String], jobs: usize) -> Result<Summary, VectorsError> {
     let t0 = std::time::Instant::now();
     let cat = catalog();
     let forms = selected(filters);
@@ -222,16 +415,26 @@ pub fn generate(dir: &Path, seed: u64, level: Level, filters: &[String], jobs: u
     let results: Vec<One> = parallel(forms.len(), jobs, |k| {
         let form = &cat.forms[forms[k]];
         let key = form_key(form);
-        let fail = |e: String| (key.clone(), e);
+        let fail = |e: VectorsError| (key.clone(), e.to_string());
         let (text, g) = render(form, seed, level).map_err(fail)?;
         let bytes = gzip(&text).map_err(fail)?;
         let path = path_of(dir, form);
         let changed = std::fs::read(&path).map_or(true, |old| old != bytes);
         if changed {
             if let Some(p) = path.parent() {
-                std::fs::create_dir_all(p).map_err(|e| fail(format!("{}: {e}", p.display())))?;
+                std::fs::create_dir_all(p).map_err(|source| {
+                    fail(VectorsError::CreateDir {
+                        path: p.to_path_buf(),
+                        source,
+                    })
+                })?;
             }
-            std::fs::write(&path, &bytes).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+            std::fs::write(&path, &bytes).map_err(|source| {
+                fail(VectorsError::Write {
+                    path: path.clone(),
+                    source,
+                })
+            })?;
         }
         Ok((key, bytes.len() as u64, g.vectors.len() as u64, g, changed))
     });
@@ -265,11 +468,14 @@ pub fn generate(dir: &Path, seed: u64, level: Level, filters: &[String], jobs: u
 }
 
 /// Deletes the `.vec.gz` files under `dir` that are not in `keep`; returns them.
-fn delete_stale(dir: &Path, keep: &HashSet<PathBuf>) -> Result<Vec<PathBuf>, String> {
+fn delete_stale(dir: &Path, keep: &HashSet<PathBuf>) -> Result<Vec<PathBuf>, VectorsError> {
     let mut deleted = Vec::new();
     for p in list(dir)? {
         if !keep.contains(&p) {
-            std::fs::remove_file(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            std::fs::remove_file(&p).map_err(|source| VectorsError::Remove {
+                path: p.clone(),
+                source,
+            })?;
             deleted.push(p);
         }
     }
@@ -321,16 +527,20 @@ fn header_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     })
 }
 
-fn check_file(path: &Path) -> Result<Option<Mismatch>, String> {
+fn check_file(path: &Path) -> Result<Option<Mismatch>, VectorsError> {
     let text = gunzip(path)?;
-    let key = header_field(&text, "form").ok_or("no `# form:` line")?;
-    let form = &catalog().forms[form_by_key(key).ok_or_else(|| format!("unknown form `{key}`"))?];
+    let path_buf = || path.to_path_buf();
+    let key = header_field(&text, "form").ok_or_else(|| VectorsError::NoFormLine { path: path_buf() })?;
+    let form = &catalog().forms[form_by_key(key).ok_or_else(|| VectorsError::UnknownForm {
+        path: path_buf(),
+        key: key.to_string(),
+    })?];
     let seed: u64 = header_field(&text, "seed")
         .and_then(|s| s.parse().ok())
-        .ok_or("no numeric `# seed:` line")?;
+        .ok_or_else(|| VectorsError::NoSeed { path: path_buf() })?;
     let level = header_field(&text, "level")
         .and_then(Level::parse)
-        .ok_or("no `# level:` line (one or golden)")?;
+        .ok_or_else(|| VectorsError::NoLevel { path: path_buf() })?;
     let (want, _) = render(form, seed, level)?;
     if want == text {
         return Ok(None);
@@ -366,7 +576,7 @@ fn check_file(path: &Path) -> Result<Option<Mismatch>, String> {
 
 /// Regenerates every file under `dir` that matches `filters` from the seed and level in its own
 /// header and compares the decompressed text byte for byte; lists forms without a file.
-pub fn verify(dir: &Path, filters: &[String], jobs: usize) -> Result<VerifyReport, String> {
+pub fn verify(dir: &Path, filters: &[String], jobs: usize) -> Result<VerifyReport, VectorsError> {
     let cat = catalog();
     let files: Vec<PathBuf> = list(dir)?
         .into_iter()
@@ -388,7 +598,7 @@ pub fn verify(dir: &Path, filters: &[String], jobs: usize) -> Result<VerifyRepor
         match res {
             Ok(None) => {}
             Ok(Some(m)) => r.mismatched.push(m),
-            Err(e) => r.errors.push((p.clone(), e)),
+            Err(e) => r.errors.push((p.clone(), e.to_string())),
         }
     }
     Ok(r)
@@ -396,28 +606,28 @@ pub fn verify(dir: &Path, filters: &[String], jobs: usize) -> Result<VerifyRepor
 
 /// The text of one form's file: `key` is a form key (`add.rn.f32`, `mov.b32~i2`) or a path to a
 /// `.vec.gz` file.
-pub fn cat(dir: &Path, key: &str) -> Result<String, String> {
+pub fn cat(dir: &Path, key: &str) -> Result<String, VectorsError> {
     if key.ends_with(SUFFIX) && Path::new(key).is_file() {
         return gunzip(Path::new(key));
     }
-    let i = form_by_key(key).ok_or_else(|| format!("no form has the key `{key}`"))?;
+    let i = form_by_key(key).ok_or_else(|| VectorsError::UnknownKey { key: key.to_string() })?;
     let path = path_of(dir, &catalog().forms[i]);
     if !path.is_file() {
-        return Err(format!(
-            "{}: no vector file (generate it with `ptxconf vectors generate {key}`)",
-            path.display()
-        ));
+        return Err(VectorsError::NoFile {
+            key: key.to_string(),
+            path,
+        });
     }
     gunzip(&path)
 }
 
 /// The text of one form's committed golden file, generated in memory (what `cat` prints when
 /// there is no corpus directory): the golden level and [`DEFAULT_SEED`].
-pub fn golden_text(key: &str) -> Result<String, String> {
-    let i = form_by_key(key).ok_or_else(|| format!("no form has the key `{key}`"))?;
+pub fn golden_text(key: &str) -> Result<String, VectorsError> {
+    let i = form_by_key(key).ok_or_else(|| VectorsError::UnknownKey { key: key.to_string() })?;
     let form = &catalog().forms[i];
     if spec::eval::semantics(form).is_none() {
-        return Err(format!("`{key}` has no semantics in the spec, so no golden vectors"));
+        return Err(VectorsError::NoSemantics { key: key.to_string() });
     }
     Ok(render(form, DEFAULT_SEED, Level::Golden)?.0)
 }
@@ -488,8 +698,36 @@ mod tests {
         std::fs::remove_file(&p).unwrap();
         let r = verify(&dir, &s(&["add.rn.f32"]), 1).unwrap();
         assert_eq!(r.missing, vec!["add.rn.f32".to_string()]);
-        assert!(cat(&dir, "add.rn.f32").is_err());
-        assert!(cat(&dir, "no.such.form").is_err());
+        let e = cat(&dir, "add.rn.f32").unwrap_err();
+        assert!(
+            matches!(&e, VectorsError::NoFile { key, .. } if key == "add.rn.f32"),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: no vector file (generate it with `ptxconf vectors generate add.rn.f32`)",
+                p.display()
+            )
+        );
+        let e = cat(&dir, "no.such.form").unwrap_err();
+        assert_eq!(e.to_string(), "no form has the key `no.such.form`");
+        // A file that is not a vector file: the path, then the line.
+        let bad = dir.join("bad.vec");
+        std::fs::write(&bad, "# ptxconf golden vectors 1\n# form: add.rn.f32\n1 2 3 exact\n").unwrap();
+        let e = load(&bad).unwrap_err();
+        assert!(
+            matches!(&e, VectorsError::Parse { source, .. } if source.line() == Some(3)),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!("{}:3: operand a: `1` is not 8 hex digits", bad.display())
+        );
+        std::fs::remove_file(&bad).unwrap();
+        let e = load(&dir.join("none.vec")).unwrap_err();
+        assert!(matches!(e, VectorsError::Read { .. }), "{e:?}");
+        assert!(std::error::Error::source(&e).is_some());
         // Stale files go (only a full generate calls this).
         let keep: HashSet<PathBuf> = list(&dir).unwrap().into_iter().skip(1).collect();
         let gone = delete_stale(&dir, &keep).unwrap();

@@ -866,7 +866,12 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
         };
         let r = match space {
-            Space::Global => self.m.global.find(a, len).map(|(k, off)| (Area::Global(k), off)),
+            Space::Global => self
+                .m
+                .global
+                .find(a, len)
+                .map(|(k, off)| (Area::Global(k), off))
+                .map_err(|e| e.to_string()),
             Space::Shared => within(0, self.shared.len(), "block's shared memory").map(|o| (Area::Shared, o)),
             Space::Const if write => Err("`.const` memory is read-only".into()),
             Space::Const => within(0, self.m.constant.len(), "constant bank").map(|o| (Area::Const, o)),

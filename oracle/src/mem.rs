@@ -118,9 +118,53 @@ pub fn is_in(space: Space, addr: u64) -> bool {
     }
 }
 
+/// A global access that no allocation holds ([`Global::find`]); the interpreter reports it as a
+/// runtime error at the instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AccessError {
+    /// The access starts in an allocation (or the guard gap after it) and runs past its end.
+    PastEnd {
+        /// The address accessed.
+        addr: u64,
+        /// The access size in bytes.
+        len: usize,
+        /// The allocation's name.
+        region: String,
+        /// The allocation's size in bytes.
+        size: usize,
+        /// The allocation's base address.
+        base: u64,
+    },
+    /// The address is in no allocation.
+    Unmapped {
+        /// The address accessed.
+        addr: u64,
+    },
+}
+
+impl std::fmt::Display for AccessError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AccessError::PastEnd {
+                addr,
+                len,
+                region,
+                size,
+                base,
+            } => write!(
+                f,
+                "global address {addr:#x} (+{len} bytes) runs past the end of `{region}` ({size} bytes at {base:#x})"
+            ),
+            AccessError::Unmapped { addr } => write!(f, "global address {addr:#x} is not in any allocation"),
+        }
+    }
+}
+
+impl std::error::Error for AccessError {}
+
 impl Global {
     /// The allocation holding `[addr, addr+len)` and the offset in it.
-    pub fn find(&self, addr: u64, len: usize) -> Result<(usize, usize), String> {
+    pub fn find(&self, addr: u64, len: usize) -> Result<(usize, usize), AccessError> {
         let i = self.regions.partition_point(|r| r.base <= addr);
         if i > 0 {
             let r = &self.regions[i - 1];
@@ -129,14 +173,15 @@ impl Global {
                 return Ok((i - 1, off as usize));
             }
             if off < r.data.len() as u64 + GUARD {
-                return Err(format!(
-                    "global address {addr:#x} (+{len} bytes) runs past the end of `{}` ({} bytes at {:#x})",
-                    r.name,
-                    r.data.len(),
-                    r.base
-                ));
+                return Err(AccessError::PastEnd {
+                    addr,
+                    len,
+                    region: r.name.clone(),
+                    size: r.data.len(),
+                    base: r.base,
+                });
             }
         }
-        Err(format!("global address {addr:#x} is not in any allocation"))
+        Err(AccessError::Unmapped { addr })
     }
 }

@@ -15,8 +15,9 @@
 //! `PTXCONF_PTXAS_NO_SITE=1` ignores python's site-packages (to exercise the install on a machine
 //! that has the wheel).
 
+use std::fmt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -119,6 +120,103 @@ fn remedy(cache: Option<&Path>) -> String {
     )
 }
 
+/// Why [`install`] could not install the pinned wheel's ptxas.
+#[derive(Debug)]
+pub enum InstallError {
+    /// None of `PTXCONF_CACHE`, `XDG_CACHE_HOME`, `HOME` is set.
+    NoCacheDir,
+    /// The cache directory could not be created.
+    CreateCache {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Another process held the install lock for longer than any install takes.
+    LockTimeout {
+        /// The lock directory.
+        path: PathBuf,
+    },
+    /// The install lock could not be created.
+    CreateLock {
+        /// The lock directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// `python3 -m pip` could not be started.
+    RunPip {
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// `pip install` failed.
+    PipFailed {
+        /// The temporary directory it installed into.
+        target: PathBuf,
+        /// Its exit status.
+        status: ExitStatus,
+        /// The last lines it printed (stderr, then stdout), in order.
+        tail: Vec<String>,
+    },
+    /// The wheel installed, but holds no ptxas where expected.
+    NoPtxas {
+        /// Where ptxas was expected.
+        path: PathBuf,
+    },
+    /// The finished install could not be moved into place.
+    Rename {
+        /// The temporary directory.
+        from: PathBuf,
+        /// The install directory.
+        to: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+impl fmt::Display for InstallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InstallError::NoCacheDir => f.write_str("no cache directory: set PTXCONF_CACHE, XDG_CACHE_HOME or HOME"),
+            InstallError::CreateCache { path, source } => write!(f, "cannot create {}: {source}", path.display()),
+            InstallError::LockTimeout { path } => {
+                write!(f, "gave up waiting for the install lock {}", path.display())
+            }
+            InstallError::CreateLock { path, source } => {
+                write!(f, "cannot create the lock {}: {source}", path.display())
+            }
+            InstallError::RunPip { source } => write!(f, "cannot run `python3 -m pip`: {source}"),
+            InstallError::PipFailed { target, status, tail } => write!(
+                f,
+                "`python3 -m pip install --target {} {WHEEL}=={WHEEL_VERSION}` failed ({status}):\n  {}",
+                target.display(),
+                tail.join("\n  ")
+            ),
+            InstallError::NoPtxas { path } => {
+                write!(f, "{WHEEL}=={WHEEL_VERSION} installed, but has no {}", path.display())
+            }
+            InstallError::Rename { from, to, source } => {
+                write!(f, "cannot move {} to {}: {source}", from.display(), to.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for InstallError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            InstallError::CreateCache { source, .. }
+            | InstallError::CreateLock { source, .. }
+            | InstallError::RunPip { source }
+            | InstallError::Rename { source, .. } => Some(source),
+            InstallError::NoCacheDir
+            | InstallError::LockTimeout { .. }
+            | InstallError::PipFailed { .. }
+            | InstallError::NoPtxas { .. } => None,
+        }
+    }
+}
+
 /// A lock held as a directory (`mkdir` is atomic): released on drop.
 struct LockDir(PathBuf);
 
@@ -149,7 +247,7 @@ fn stale(lock: &Path) -> bool {
 
 /// Takes the install lock, or returns `Ok(None)` when another process finished the install while
 /// this one waited.
-fn lock(cache: &Path, done: &Path) -> Result<Option<LockDir>, String> {
+fn lock(cache: &Path, done: &Path) -> Result<Option<LockDir>, InstallError> {
     let path = cache.join(format!("{WHEEL}-{WHEEL_VERSION}.lock"));
     let t0 = Instant::now();
     let mut said = false;
@@ -176,21 +274,24 @@ fn lock(cache: &Path, done: &Path) -> Result<Option<LockDir>, String> {
                     said = true;
                 }
                 if t0.elapsed() > Duration::from_secs(30 * 60) {
-                    return Err(format!("gave up waiting for the install lock {}", path.display()));
+                    return Err(InstallError::LockTimeout { path });
                 }
                 std::thread::sleep(Duration::from_millis(250));
             }
-            Err(e) => return Err(format!("cannot create the lock {}: {e}", path.display())),
+            Err(source) => return Err(InstallError::CreateLock { path, source }),
         }
     }
 }
 
 /// Installs the pinned wheel into the suite's cache (unless there already) and returns its ptxas.
-pub fn install() -> Result<PathBuf, String> {
-    let cache = cache_dir().ok_or("no cache directory: set PTXCONF_CACHE, XDG_CACHE_HOME or HOME")?;
+pub fn install() -> Result<PathBuf, InstallError> {
+    let cache = cache_dir().ok_or(InstallError::NoCacheDir)?;
     let dir = install_dir(&cache);
     let exe = ptxas_in(&dir);
-    std::fs::create_dir_all(&cache).map_err(|e| format!("cannot create {}: {e}", cache.display()))?;
+    std::fs::create_dir_all(&cache).map_err(|source| InstallError::CreateCache {
+        path: cache.clone(),
+        source,
+    })?;
     let Some(_lock) = lock(&cache, &exe)? else {
         return Ok(exe);
     };
@@ -219,27 +320,24 @@ pub fn install() -> Result<PathBuf, String> {
         .env("PYTHONNOUSERSITE", "1")
         .env("PIP_USER", "0")
         .output()
-        .map_err(|e| format!("cannot run `python3 -m pip`: {e}"))?;
-    let fail = |why: String| {
+        .map_err(|source| InstallError::RunPip { source })?;
+    let fail = |why: InstallError| {
         let _ = std::fs::remove_dir_all(&tmp);
         Err(why)
     };
     if !out.status.success() {
         let said = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
         let said = said.trim();
-        let tail: Vec<&str> = said.lines().rev().take(6).collect();
-        return fail(format!(
-            "`python3 -m pip install --target {} {WHEEL}=={WHEEL_VERSION}` failed ({}):\n  {}",
-            tmp.display(),
-            out.status,
-            tail.into_iter().rev().collect::<Vec<_>>().join("\n  ")
-        ));
+        let mut tail: Vec<String> = said.lines().rev().take(6).map(str::to_string).collect();
+        tail.reverse();
+        return fail(InstallError::PipFailed {
+            target: tmp.clone(),
+            status: out.status,
+            tail,
+        });
     }
     if !ptxas_in(&tmp).is_file() {
-        return fail(format!(
-            "{WHEEL}=={WHEEL_VERSION} installed, but has no {}",
-            ptxas_in(&tmp).display()
-        ));
+        return fail(InstallError::NoPtxas { path: ptxas_in(&tmp) });
     }
     if let Err(e) = std::fs::rename(&tmp, &dir) {
         // Someone installed it without the lock (by hand): keep theirs.
@@ -247,7 +345,11 @@ pub fn install() -> Result<PathBuf, String> {
             let _ = std::fs::remove_dir_all(&tmp);
             return Ok(exe);
         }
-        return fail(format!("cannot move {} to {}: {e}", tmp.display(), dir.display()));
+        return fail(InstallError::Rename {
+            from: tmp.clone(),
+            to: dir.clone(),
+            source: e,
+        });
     }
     eprintln!(
         "ptxas: installed {} in {:.1} s",

@@ -39,7 +39,7 @@
 use crate::catalog::{catalog, Form, Operand};
 use crate::types::{FloatFormat, Kind, Type};
 use crate::value::{Accept, Bound, ErrBound, Input, Outcome, Sel};
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 /// The first line of every vector file; the number is the format's version.
 pub const MAGIC: &str = "# ptxconf golden vectors 1";
@@ -135,20 +135,182 @@ pub fn format_line(form: &Form, v: &Vector) -> String {
     s
 }
 
+/// A column of a vector line, as [`LineError::Missing`] names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Column {
+    /// The destination selector column (`d` or `d.SEL`).
+    DestinationSelector,
+    /// A source operand, by name.
+    Operand(String),
+    /// A destination's value, by the destination's name.
+    Destination(String),
+    /// A destination's acceptance tag, by the destination's name.
+    Tag(String),
+}
+
+impl fmt::Display for Column {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Column::DestinationSelector => f.write_str("the destination selector column (`d` or `d.SEL`)"),
+            Column::Operand(name) => write!(f, "operand {name}"),
+            Column::Destination(name) => write!(f, "destination {name}"),
+            Column::Tag(name) => write!(f, "the tag of destination {name}"),
+        }
+    }
+}
+
+/// A hex word that is not a value of its operand's type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HexError {
+    /// Not as many digits as the type's width takes (operands are zero-padded).
+    Digits {
+        /// The word.
+        text: String,
+        /// The digits the type takes.
+        digits: usize,
+    },
+    /// Not a hex number.
+    NotHex {
+        /// The word.
+        text: String,
+    },
+    /// Bits set above the type's width.
+    TooWide {
+        /// The word.
+        text: String,
+        /// The type's width in bits.
+        bits: u32,
+    },
+}
+
+impl fmt::Display for HexError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HexError::Digits { text, digits } => write!(f, "`{text}` is not {digits} hex digits"),
+            HexError::NotHex { text } => write!(f, "`{text}` is not hex"),
+            HexError::TooWide { text, bits } => write!(f, "`{text}` does not fit in {bits} bits"),
+        }
+    }
+}
+
+impl std::error::Error for HexError {}
+
+/// What is wrong with a vector line ([`parse_line`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LineError {
+    /// The line ends before this column.
+    Missing(Column),
+    /// `d.SEL` whose selector is not one.
+    BadDestinationSelector {
+        /// The word.
+        word: String,
+    },
+    /// The first word of a form with a destination selector is not `d` or `d.SEL`.
+    NotDestinationSelector {
+        /// The word found.
+        found: String,
+    },
+    /// `_` for an operand that is not optional.
+    NotOptional {
+        /// The operand's name.
+        operand: String,
+    },
+    /// An operand written after an optional operand left out.
+    AfterAbsent {
+        /// The operand's name.
+        operand: String,
+    },
+    /// `!`/`-` on an operand that takes no negation.
+    NotNegatable {
+        /// The operand's name.
+        operand: String,
+        /// The word.
+        word: String,
+    },
+    /// A `.SEL` suffix on an operand that takes no selector.
+    NoSelector {
+        /// The operand's name.
+        operand: String,
+        /// The word.
+        word: String,
+    },
+    /// A `.SEL` suffix that is not a selector.
+    BadSelector {
+        /// The word.
+        word: String,
+    },
+    /// A source operand's value is not one of its type.
+    Operand {
+        /// The operand's name.
+        operand: String,
+        /// What is wrong with the value.
+        source: HexError,
+    },
+    /// A destination's value is not one of its type.
+    Destination {
+        /// The destination's name.
+        destination: String,
+        /// What is wrong with the value.
+        source: HexError,
+    },
+    /// A destination's tag does not parse.
+    Tag {
+        /// The destination's name.
+        destination: String,
+        /// What is wrong with the tag.
+        source: TagError,
+    },
+    /// A word after the last destination's tag.
+    Trailing {
+        /// The first extra word.
+        word: String,
+    },
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineError::Missing(column) => write!(f, "missing {column}"),
+            LineError::BadDestinationSelector { word } => write!(f, "bad destination selector `{word}`"),
+            LineError::NotDestinationSelector { found } => write!(f, "expected `d` or `d.SEL`, found `{found}`"),
+            LineError::NotOptional { operand } => write!(f, "operand {operand} is not optional (`_`)"),
+            LineError::AfterAbsent { operand } => write!(f, "operand {operand} follows an absent optional operand"),
+            LineError::NotNegatable { operand, word } => write!(f, "operand {operand} cannot be negated (`{word}`)"),
+            LineError::NoSelector { operand, word } => write!(f, "operand {operand} takes no selector (`{word}`)"),
+            LineError::BadSelector { word } => write!(f, "bad selector `{word}`"),
+            LineError::Operand { operand, source } => write!(f, "operand {operand}: {source}"),
+            LineError::Destination { source, .. } => write!(f, "{source}"),
+            LineError::Tag { destination, source } => write!(f, "destination {destination}: {source}"),
+            LineError::Trailing { word } => write!(f, "unexpected `{word}` after the last destination's tag"),
+        }
+    }
+}
+
+impl std::error::Error for LineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LineError::Operand { source, .. } | LineError::Destination { source, .. } => Some(source),
+            LineError::Tag { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
 /// Parses one vector line of `form` (the inverse of [`format_line`]).
-pub fn parse_line(form: &Form, line: &str) -> Result<Vector, String> {
+pub fn parse_line(form: &Form, line: &str) -> Result<Vector, LineError> {
     let mut words = line.split_ascii_whitespace();
-    let mut next = |what: &str| words.next().ok_or_else(|| format!("missing {what}"));
+    // The column is named only when it is missing (lines are parsed by the million).
+    let mut next = |column: &dyn Fn() -> Column| words.next().ok_or_else(|| LineError::Missing(column()));
     let dsel = if has_dsel(form) {
-        let w = next("the destination selector column (`d` or `d.SEL`)")?;
+        let w = next(&|| Column::DestinationSelector)?;
         match w.strip_prefix("d") {
             Some("") => None,
             Some(s) => Some(
                 s.strip_prefix('.')
                     .and_then(Sel::parse)
-                    .ok_or_else(|| format!("bad destination selector `{w}`"))?,
+                    .ok_or_else(|| LineError::BadDestinationSelector { word: w.to_string() })?,
             ),
-            None => return Err(format!("expected `d` or `d.SEL`, found `{w}`")),
+            None => return Err(LineError::NotDestinationSelector { found: w.to_string() }),
         }
     } else {
         None
@@ -156,60 +318,87 @@ pub fn parse_line(form: &Form, line: &str) -> Result<Vector, String> {
     let mut ins = Vec::with_capacity(form.inputs.len());
     let mut absent = false;
     for o in &form.inputs {
-        let w = next(&format!("operand {}", o.name))?;
+        let w = next(&|| Column::Operand(o.name.to_string()))?;
         if w == "_" {
             if !o.optional {
-                return Err(format!("operand {} is not optional (`_`)", o.name));
+                return Err(LineError::NotOptional {
+                    operand: o.name.to_string(),
+                });
             }
             absent = true;
         } else if absent {
-            return Err(format!("operand {} follows an absent optional operand", o.name));
+            return Err(LineError::AfterAbsent {
+                operand: o.name.to_string(),
+            });
         } else {
             ins.push(parse_input(o, w)?);
         }
     }
     let mut outs = Vec::with_capacity(form.outputs.len());
     for o in &form.outputs {
-        let model = parse_hex(o.ty, next(&format!("destination {}", o.name))?)?;
-        let t = next(&format!("the tag of destination {}", o.name))?;
-        let accept = parse_tag(t, o.ty).map_err(|e| format!("destination {}: {e}", o.name))?;
+        let model = parse_hex(o.ty, next(&|| Column::Destination(o.name.to_string()))?).map_err(|source| {
+            LineError::Destination {
+                destination: o.name.to_string(),
+                source,
+            }
+        })?;
+        let t = next(&|| Column::Tag(o.name.to_string()))?;
+        let accept = parse_tag(t, o.ty).map_err(|source| LineError::Tag {
+            destination: o.name.to_string(),
+            source,
+        })?;
         outs.push(Outcome { model, accept });
     }
     if let Some(w) = words.next() {
-        return Err(format!("unexpected `{w}` after the last destination's tag"));
+        return Err(LineError::Trailing { word: w.to_string() });
     }
     Ok(Vector { dsel, ins, outs })
 }
 
-fn parse_input(o: &Operand, w: &str) -> Result<Input, String> {
+fn parse_input(o: &Operand, w: &str) -> Result<Input, LineError> {
     let mut s = w;
     let mut inp = Input::default();
     let neg = if o.ty.kind == Kind::Pred { '!' } else { '-' };
     if let Some(r) = s.strip_prefix(neg) {
         if !(o.flags.not || o.flags.neg) {
-            return Err(format!("operand {} cannot be negated (`{w}`)", o.name));
+            return Err(LineError::NotNegatable {
+                operand: o.name.to_string(),
+                word: w.to_string(),
+            });
         }
         inp.negated = true;
         s = r;
     }
     if let Some((v, sel)) = s.split_once('.') {
         if !o.flags.sel {
-            return Err(format!("operand {} takes no selector (`{w}`)", o.name));
+            return Err(LineError::NoSelector {
+                operand: o.name.to_string(),
+                word: w.to_string(),
+            });
         }
-        inp.sel = Some(Sel::parse(sel).ok_or_else(|| format!("bad selector `{w}`"))?);
+        inp.sel = Some(Sel::parse(sel).ok_or_else(|| LineError::BadSelector { word: w.to_string() })?);
         s = v;
     }
-    inp.bits = parse_hex(o.ty, s).map_err(|e| format!("operand {}: {e}", o.name))?;
+    inp.bits = parse_hex(o.ty, s).map_err(|source| LineError::Operand {
+        operand: o.name.to_string(),
+        source,
+    })?;
     Ok(inp)
 }
 
-fn parse_hex(ty: Type, s: &str) -> Result<u128, String> {
+fn parse_hex(ty: Type, s: &str) -> Result<u128, HexError> {
     if s.len() != digits(ty) {
-        return Err(format!("`{s}` is not {} hex digits", digits(ty)));
+        return Err(HexError::Digits {
+            text: s.to_string(),
+            digits: digits(ty),
+        });
     }
-    let v = u128::from_str_radix(s, 16).map_err(|_| format!("`{s}` is not hex"))?;
+    let v = u128::from_str_radix(s, 16).map_err(|_| HexError::NotHex { text: s.to_string() })?;
     if v & !ty.mask() != 0 {
-        return Err(format!("`{s}` does not fit in {} bits", ty.bits()));
+        return Err(HexError::TooWide {
+            text: s.to_string(),
+            bits: ty.bits(),
+        });
     }
     Ok(v)
 }
@@ -280,23 +469,139 @@ pub fn tag_of(accept: &Accept, model: u128, ty: Type) -> Option<String> {
     })
 }
 
+/// A tag that does not parse ([`parse_tag`]): the whole tag, and what is wrong with it (with the
+/// lane's part, for a `lanes:` tag).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TagError {
+    /// The tag as written.
+    pub tag: String,
+    /// What is wrong with it.
+    pub kind: TagErrorKind,
+}
+
+/// What is wrong with a tag (see [`TagError`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TagErrorKind {
+    /// `nan:FORMAT` or `+fmt:FORMAT` names no float format.
+    UnknownFormat {
+        /// The name written.
+        name: String,
+    },
+    /// `nan` on a destination that is not a float.
+    NotFloat {
+        /// The destination's (or lane's) type.
+        ty: Type,
+    },
+    /// A `oneof:` value without `0x`.
+    OneOfNotPrefixed {
+        /// The value as written.
+        value: String,
+    },
+    /// A `oneof:` value that is not hex.
+    OneOfNotHex {
+        /// The value as written.
+        value: String,
+    },
+    /// `oneof:` with fewer than two values (the model and at least one more).
+    OneOfTooShort,
+    /// A `lanes:` tag whose lane count does not divide the destination's width.
+    LanesDoNotDivide {
+        /// The lanes written.
+        lanes: usize,
+        /// The destination's width in bits.
+        bits: u32,
+    },
+    /// Not a tag of the format.
+    Unknown,
+    /// A bound not written `KIND:N@REF`.
+    NotBound,
+    /// REF is not 16 hex digits.
+    RefDigits {
+        /// REF as written.
+        reference: String,
+    },
+    /// REF is not hex.
+    RefNotHex {
+        /// REF as written.
+        reference: String,
+    },
+    /// An `abs:`/`rel:` bound that is not `2^E`.
+    NotPowerOfTwo {
+        /// The bound as written.
+        bound: String,
+    },
+    /// An `ulp:` bound that is not a count.
+    NotCount {
+        /// The bound as written.
+        bound: String,
+    },
+    /// A `+zero:0x..` mask that is not hex.
+    ZeroMaskNotHex {
+        /// The modifier as written (without `+`).
+        modifier: String,
+    },
+    /// A bound modifier other than `+ftz`, `+fmt:` and `+zero:`.
+    UnknownModifier {
+        /// The modifier as written (without `+`).
+        modifier: String,
+    },
+    /// A bound on a destination that is not a float, without `+fmt:FORMAT`.
+    NoFormat {
+        /// The destination's (or lane's) type.
+        ty: Type,
+    },
+}
+
+impl fmt::Display for TagErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TagErrorKind::UnknownFormat { name } => write!(f, "unknown format `{name}`"),
+            TagErrorKind::NotFloat { ty } => write!(f, "`{ty}` is not a float type"),
+            TagErrorKind::OneOfNotPrefixed { .. } => f.write_str("values are written 0x.."),
+            TagErrorKind::OneOfNotHex { value } => write!(f, "`{value}` is not hex"),
+            TagErrorKind::OneOfTooShort => f.write_str("oneof lists the model and at least one more value"),
+            TagErrorKind::LanesDoNotDivide { lanes, bits } => write!(f, "{lanes} lanes do not divide {bits} bits"),
+            TagErrorKind::Unknown => f.write_str("unknown tag"),
+            TagErrorKind::NotBound => f.write_str("a bound is written KIND:N@REF"),
+            TagErrorKind::RefDigits { .. } => f.write_str("REF is 16 hex digits"),
+            TagErrorKind::RefNotHex { .. } => f.write_str("REF is not hex"),
+            TagErrorKind::NotPowerOfTwo { bound } => write!(f, "`{bound}` is not 2^E"),
+            TagErrorKind::NotCount { bound } => write!(f, "`{bound}` is not a count"),
+            TagErrorKind::ZeroMaskNotHex { modifier } => write!(f, "`{modifier}` is not hex"),
+            TagErrorKind::UnknownModifier { modifier } => write!(f, "unknown bound modifier `+{modifier}`"),
+            TagErrorKind::NoFormat { ty } => write!(f, "`{ty}` is not a float type; write +fmt:FORMAT"),
+        }
+    }
+}
+
+impl fmt::Display for TagError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bad tag `{}`: {}", self.tag, self.kind)
+    }
+}
+
+impl std::error::Error for TagError {}
+
 /// Parses a tag of a destination of type `ty` back into its acceptance set. A `lanes:` tag's
 /// lane models are taken from the destination value, so the caller fills them in with
 /// [`Outcome`]'s `model` (see [`parse_line`]); [`Outcome::accepts`] uses only the lanes' sets
 /// and models.
-pub fn parse_tag(s: &str, ty: Type) -> Result<Accept, String> {
-    parse_tag_lane(s, ty).map_err(|e| format!("bad tag `{s}`: {e}"))
+pub fn parse_tag(s: &str, ty: Type) -> Result<Accept, TagError> {
+    parse_tag_lane(s, ty).map_err(|kind| TagError {
+        tag: s.to_string(),
+        kind,
+    })
 }
 
-fn parse_tag_lane(s: &str, ty: Type) -> Result<Accept, String> {
+fn parse_tag_lane(s: &str, ty: Type) -> Result<Accept, TagErrorKind> {
     let fmt_named = |n: &str| {
         FloatFormat::NAMES
             .iter()
             .find(|(name, _)| *name == n)
             .map(|(_, f)| *f)
-            .ok_or_else(|| format!("unknown format `{n}`"))
+            .ok_or_else(|| TagErrorKind::UnknownFormat { name: n.to_string() })
     };
-    let own_format = || lane_format(ty).ok_or_else(|| format!("`{ty}` is not a float type"));
+    let own_format = || lane_format(ty).ok_or(TagErrorKind::NotFloat { ty });
     Ok(match s {
         "exact" | "-" => Accept::Exact,
         "any" => Accept::Any,
@@ -305,19 +610,24 @@ fn parse_tag_lane(s: &str, ty: Type) -> Result<Accept, String> {
         _ if s.starts_with("oneof:") => {
             let mut v = Vec::new();
             for w in s[6..].split(',') {
-                let h = w.strip_prefix("0x").ok_or("values are written 0x..")?;
-                v.push(u128::from_str_radix(h, 16).map_err(|_| format!("`{w}` is not hex"))?);
+                let h = w
+                    .strip_prefix("0x")
+                    .ok_or_else(|| TagErrorKind::OneOfNotPrefixed { value: w.to_string() })?;
+                v.push(u128::from_str_radix(h, 16).map_err(|_| TagErrorKind::OneOfNotHex { value: w.to_string() })?);
             }
             // The model comes first; the set proper is the rest.
             if v.len() < 2 {
-                return Err("oneof lists the model and at least one more value".into());
+                return Err(TagErrorKind::OneOfTooShort);
             }
             Accept::OneOf(v.split_off(1))
         }
         _ if s.starts_with("lanes:") => {
             let parts: Vec<&str> = s[6..].split('/').collect();
             if parts.len() < 2 || !ty.bits().is_multiple_of(parts.len() as u32) {
-                return Err(format!("{} lanes do not divide {} bits", parts.len(), ty.bits()));
+                return Err(TagErrorKind::LanesDoNotDivide {
+                    lanes: parts.len(),
+                    bits: ty.bits(),
+                });
             }
             let lane_bits = ty.bits() / parts.len() as u32;
             let lt = lane_type(ty, lane_bits);
@@ -329,24 +639,30 @@ fn parse_tag_lane(s: &str, ty: Type) -> Result<Accept, String> {
             Accept::Lanes { lane_bits, lanes }
         }
         _ => {
-            let (kind, rest) = s.split_once(':').ok_or("unknown tag")?;
-            let (bound, mods) = rest.split_once('@').ok_or("a bound is written KIND:N@REF")?;
+            let (kind, rest) = s.split_once(':').ok_or(TagErrorKind::Unknown)?;
+            let (bound, mods) = rest.split_once('@').ok_or(TagErrorKind::NotBound)?;
             let mut mods = mods.split('+');
             let r = mods.next().unwrap_or("");
             if r.len() != 16 {
-                return Err("REF is 16 hex digits".into());
+                return Err(TagErrorKind::RefDigits {
+                    reference: r.to_string(),
+                });
             }
-            let reference = f64::from_bits(u64::from_str_radix(r, 16).map_err(|_| "REF is not hex")?);
-            let pow2 = |b: &str| -> Result<f64, String> {
+            let reference = f64::from_bits(u64::from_str_radix(r, 16).map_err(|_| TagErrorKind::RefNotHex {
+                reference: r.to_string(),
+            })?);
+            let pow2 = |b: &str| -> Result<f64, TagErrorKind> {
                 b.strip_prefix("2^")
                     .and_then(|e| e.parse::<f64>().ok())
-                    .ok_or_else(|| format!("`{b}` is not 2^E"))
+                    .ok_or_else(|| TagErrorKind::NotPowerOfTwo { bound: b.to_string() })
             };
             let err = match kind {
-                "ulp" => ErrBound::Ulp(bound.parse().map_err(|_| format!("`{bound}` is not a count"))?),
+                "ulp" => ErrBound::Ulp(bound.parse().map_err(|_| TagErrorKind::NotCount {
+                    bound: bound.to_string(),
+                })?),
                 "abs" => ErrBound::Abs { log2: pow2(bound)? },
                 "rel" => ErrBound::Rel { log2: pow2(bound)? },
-                _ => return Err("unknown tag".into()),
+                _ => return Err(TagErrorKind::Unknown),
             };
             let mut b = Bound {
                 format: lane_format(ty).unwrap_or(FloatFormat::F32),
@@ -363,13 +679,17 @@ fn parse_tag_lane(s: &str, ty: Type) -> Result<Accept, String> {
                     b.format = fmt_named(f)?;
                     named = true;
                 } else if let Some(z) = m.strip_prefix("zero:0x") {
-                    b.zero_bits = u128::from_str_radix(z, 16).map_err(|_| format!("`{m}` is not hex"))?;
+                    b.zero_bits = u128::from_str_radix(z, 16).map_err(|_| TagErrorKind::ZeroMaskNotHex {
+                        modifier: m.to_string(),
+                    })?;
                 } else {
-                    return Err(format!("unknown bound modifier `+{m}`"));
+                    return Err(TagErrorKind::UnknownModifier {
+                        modifier: m.to_string(),
+                    });
                 }
             }
             if !named {
-                return Err(format!("`{ty}` is not a float type; write +fmt:FORMAT"));
+                return Err(TagErrorKind::NoFormat { ty });
             }
             Accept::Bound(b)
         }
@@ -434,23 +754,88 @@ pub fn format_file(form: &Form, header: &[(String, String)], vectors: &[Vector])
     s
 }
 
+/// What is wrong with a vector file ([`parse_file`]); all but [`FileError::NoForm`] name the
+/// line (1-based), and show as `LINE: what`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileError {
+    /// The first line is not [`MAGIC`].
+    NotVectorFile,
+    /// `# form:` names no form of the catalog.
+    UnknownForm {
+        /// The line.
+        line: usize,
+        /// The key written.
+        key: String,
+    },
+    /// A vector line before the `# form:` line.
+    VectorBeforeForm {
+        /// The line.
+        line: usize,
+    },
+    /// A vector line that does not parse.
+    Line {
+        /// The line.
+        line: usize,
+        /// What is wrong with it.
+        source: LineError,
+    },
+    /// No `# form:` line.
+    NoForm,
+}
+
+impl FileError {
+    /// The line the error is on (1-based), if it is on one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            FileError::NotVectorFile => Some(1),
+            FileError::UnknownForm { line, .. }
+            | FileError::VectorBeforeForm { line }
+            | FileError::Line { line, .. } => Some(*line),
+            FileError::NoForm => None,
+        }
+    }
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileError::NotVectorFile => write!(f, "1: not a vector file (the first line must be `{MAGIC}`)"),
+            FileError::UnknownForm { line, key } => write!(f, "{line}: unknown form `{key}`"),
+            FileError::VectorBeforeForm { line } => write!(f, "{line}: a vector before the `# form:` line"),
+            FileError::Line { line, source } => write!(f, "{line}: {source}"),
+            FileError::NoForm => f.write_str("no `# form:` line"),
+        }
+    }
+}
+
+impl std::error::Error for FileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FileError::Line { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
 /// Parses a whole file. Errors name the line (`12: operand b: ...`).
-pub fn parse_file(text: &str) -> Result<VectorFile, String> {
+pub fn parse_file(text: &str) -> Result<VectorFile, FileError> {
     let mut lines = text.lines().enumerate();
     match lines.next() {
         Some((_, l)) if l.trim_end() == MAGIC => {}
-        _ => return Err(format!("1: not a vector file (the first line must be `{MAGIC}`)")),
+        _ => return Err(FileError::NotVectorFile),
     }
     let mut header = Vec::new();
     let mut form: Option<usize> = None;
     let mut vectors = Vec::new();
     for (n, line) in lines {
-        let at = |e: String| format!("{}: {e}", n + 1);
         if let Some(h) = line.strip_prefix('#') {
             let Some((k, v)) = h.split_once(':') else { continue };
             let (k, v) = (k.trim(), v.trim());
             if k == "form" {
-                form = Some(form_by_key(v).ok_or_else(|| at(format!("unknown form `{v}`")))?);
+                form = Some(form_by_key(v).ok_or_else(|| FileError::UnknownForm {
+                    line: n + 1,
+                    key: v.to_string(),
+                })?);
             } else if k != "columns" {
                 header.push((k.to_string(), v.to_string()));
             }
@@ -459,12 +844,12 @@ pub fn parse_file(text: &str) -> Result<VectorFile, String> {
         if line.trim().is_empty() {
             continue;
         }
-        let f = form.ok_or_else(|| at("a vector before the `# form:` line".into()))?;
-        let mut v = parse_line(&catalog().forms[f], line).map_err(at)?;
+        let f = form.ok_or(FileError::VectorBeforeForm { line: n + 1 })?;
+        let mut v = parse_line(&catalog().forms[f], line).map_err(|source| FileError::Line { line: n + 1, source })?;
         v.outs.iter_mut().for_each(fill_lane_models);
         vectors.push(v);
     }
-    let form = form.ok_or("no `# form:` line")?;
+    let form = form.ok_or(FileError::NoForm)?;
     Ok(VectorFile { form, header, vectors })
 }
 
@@ -545,18 +930,53 @@ mod tests {
     #[test]
     fn bad_lines_are_located_errors() {
         let f = form("add.rn.f32");
-        assert!(parse_line(f, "3f800000 3f80000 3f800000 exact")
-            .unwrap_err()
-            .contains("8 hex digits"));
-        assert!(parse_line(f, "3f800000 3f800000 3f800000").unwrap_err().contains("tag"));
-        assert!(parse_line(f, "3f800000 3f800000 3f800000 exact x")
-            .unwrap_err()
-            .contains("unexpected"));
-        assert!(parse_line(f, "3f800000 3f800000 3f800000 ulp:x@1")
-            .unwrap_err()
-            .contains("bad tag"));
+        let err = |line: &str| parse_line(f, line).unwrap_err();
+        let e = err("3f800000 3f80000 3f800000 exact");
+        assert_eq!(e.to_string(), "operand b: `3f80000` is not 8 hex digits");
+        assert!(
+            matches!(&e, LineError::Operand { operand, source: HexError::Digits { digits: 8, .. } } if operand == "b")
+        );
+        let e = err("3f800000 3f800000 3f800000");
+        assert_eq!(e.to_string(), "missing the tag of destination d");
+        assert_eq!(e, LineError::Missing(Column::Tag("d".into())));
+        let e = err("3f800000 3f800000 3f800000 exact x");
+        assert_eq!(e.to_string(), "unexpected `x` after the last destination's tag");
+        let e = err("3f800000 3f800000 3f800000 ulp:x@1");
+        assert_eq!(e.to_string(), "destination d: bad tag `ulp:x@1`: REF is 16 hex digits");
+        assert!(matches!(
+            &e,
+            LineError::Tag {
+                source: TagError {
+                    kind: TagErrorKind::RefDigits { .. },
+                    ..
+                },
+                ..
+            }
+        ));
+        let e = err("3f800000 3f800000 3f800000 ulp:x@3ff0000000000000");
+        assert_eq!(
+            e.to_string(),
+            "destination d: bad tag `ulp:x@3ff0000000000000`: `x` is not a count"
+        );
+        let e = err("3f800000 3f800000 13f800000 exact");
+        assert_eq!(e.to_string(), "`13f800000` is not 8 hex digits");
+        assert!(matches!(&e, LineError::Destination { destination, .. } if destination == "d"));
         let text = format!("{MAGIC}\n# form: add.rn.f32\n3f800000 zz 3f800000 exact\n");
-        assert!(parse_file(&text).unwrap_err().starts_with("3: operand b"));
+        let e = parse_file(&text).unwrap_err();
+        assert_eq!(e.to_string(), "3: operand b: `zz` is not 8 hex digits");
+        assert_eq!(e.line(), Some(3));
+        assert!(std::error::Error::source(&e).is_some());
+        let e = parse_file("nothing").unwrap_err();
+        assert_eq!(e, FileError::NotVectorFile);
+        assert_eq!(
+            e.to_string(),
+            format!("1: not a vector file (the first line must be `{MAGIC}`)")
+        );
+        let e = parse_file(&format!("{MAGIC}\n# form: no.such\n")).unwrap_err();
+        assert_eq!(e.to_string(), "2: unknown form `no.such`");
+        assert_eq!(parse_file(MAGIC).unwrap_err().to_string(), "no `# form:` line");
+        let e = parse_tag("lanes:-/-/-", Type::int(Kind::Bits, 32)).unwrap_err();
+        assert_eq!(e.to_string(), "bad tag `lanes:-/-/-`: 3 lanes do not divide 32 bits");
     }
 
     #[test]
