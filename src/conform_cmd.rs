@@ -177,7 +177,7 @@ pub fn run(a: ConformArgs) -> ExitCode {
 /// Generates one form's vectors in memory.
 fn generate_form(form: usize, seed: u64, level: Level) -> Result<FormVectors, (Option<usize>, String)> {
     let f = &catalog().forms[form];
-    let g = generators::vectors::generate(f, seed, level).map_err(|e| (Some(form), e))?;
+    let g = generators::vectors::generate(f, seed, level).map_err(|e| (Some(form), e.to_string()))?;
     Ok(FormVectors {
         form,
         vectors: g.vectors,

@@ -191,7 +191,11 @@ fn one(c: &Campaign, i: u64, backend: &dyn Backend, differential: bool, out_dir:
             // A generated program the oracle cannot run is a bug of ours (generator or oracle):
             // it is a finding too, written unreduced.
             let p = from_seed(seed, &c.cfg);
-            return (0, Some(write_unreduced(c, i, &case_of(&p), &dir, &e)), p.forms);
+            return (
+                0,
+                Some(write_unreduced(c, i, &case_of(&p), &dir, &e.to_string())),
+                p.forms,
+            );
         }
     };
     let (p, stats) = (&ck.program, ck.stats);

@@ -160,8 +160,8 @@ pub enum VectorsError {
     Generate {
         /// The form's key.
         key: String,
-        /// The generator's message.
-        message: String,
+        /// Why.
+        source: generators::vectors::GenerateError,
     },
     /// A file's header has no `# form:` line.
     NoFormLine {
@@ -207,7 +207,7 @@ impl fmt::Display for VectorsError {
             VectorsError::NoSemantics { key } => {
                 write!(f, "`{key}` has no semantics in the spec, so no golden vectors")
             }
-            VectorsError::Generate { message, .. } => f.write_str(message),
+            VectorsError::Generate { source, .. } => write!(f, "{source}"),
             VectorsError::NoFormLine { .. } => f.write_str("no `# form:` line"),
             VectorsError::UnknownForm { key, .. } => write!(f, "unknown form `{key}`"),
             VectorsError::NoSeed { .. } => f.write_str("no numeric `# seed:` line"),
@@ -228,10 +228,10 @@ impl std::error::Error for VectorsError {
             | VectorsError::Remove { source, .. }
             | VectorsError::Compress { source } => Some(source),
             VectorsError::Parse { source, .. } => Some(source),
+            VectorsError::Generate { source, .. } => Some(source),
             VectorsError::UnknownKey { .. }
             | VectorsError::NoFile { .. }
             | VectorsError::NoSemantics { .. }
-            | VectorsError::Generate { .. }
             | VectorsError::NoFormLine { .. }
             | VectorsError::UnknownForm { .. }
             | VectorsError::NoSeed { .. }
@@ -242,9 +242,9 @@ impl std::error::Error for VectorsError {
 
 /// The text of a form's file.
 fn render(form: &Form, seed: u64, level: Level) -> Result<(String, Generated), VectorsError> {
-    let g = generate_form(form, seed, level).map_err(|message| VectorsError::Generate {
+    let g = generate_form(form, seed, level).map_err(|source| VectorsError::Generate {
         key: form_key(form),
-        message,
+        source,
     })?;
     Ok((format_file(form, &header(form, seed, level, &g), &g.vectors), g))
 }

@@ -460,7 +460,7 @@ fn eval_written(form: &Form, ins: &mut Vec<Input>, dsel: Option<Sel>) -> spec::v
 }
 
 /// Builds the axes of a form (see the module doc).
-fn axes(form: &Form, fseed: u64) -> Result<(Vec<Axis>, Vec<FloatGroup>), String> {
+fn axes(form: &Form, fseed: u64) -> Result<(Vec<Axis>, Vec<FloatGroup>), GenerateError> {
     let mut axes: Vec<Axis> = Vec::new();
     let mut groups: Vec<FloatGroup> = Vec::new();
     let sub = |k: u64| mix(fseed ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15));
@@ -486,7 +486,7 @@ fn axes(form: &Form, fseed: u64) -> Result<(Vec<Axis>, Vec<FloatGroup>), String>
     if has_dsel(form) {
         dsels = order_selectors(candidates.iter().copied().filter(|&d| trial(form, &base, d)).collect());
         if dsels.is_empty() {
-            return Err("the spec accepts no destination selector (nor none) with default operands".into());
+            return Err(GenerateError::NoDestinationSelector);
         }
     }
     // Negations form one axis of patterns (bit i: operand i negated), each kept if the spec
@@ -773,11 +773,48 @@ pub fn hard_operands(form: &Form) -> Vec<Vec<u128>> {
         .collect()
 }
 
+/// Why a form's vectors could not be generated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GenerateError {
+    /// The form has no semantics in the spec (an operational form).
+    NoSemantics {
+        /// The form's name.
+        form: String,
+    },
+    /// No destination selector (nor none) is accepted with default operands.
+    NoDestinationSelector,
+    /// Every operand set tried was rejected by the spec.
+    AllRejected {
+        /// The form's name.
+        form: String,
+        /// How many operand sets were tried.
+        tried: u64,
+    },
+}
+
+impl std::fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GenerateError::NoSemantics { form } => write!(f, "`{form}` has no semantics in the spec"),
+            GenerateError::NoDestinationSelector => {
+                f.write_str("the spec accepts no destination selector (nor none) with default operands")
+            }
+            GenerateError::AllRejected { form, tried } => {
+                write!(f, "`{form}`: the spec rejected all {tried} operand sets tried")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GenerateError {}
+
 /// Generates the vectors of `form` (see the module doc). Errors when the form has no semantics
 /// or no operand set the spec accepts.
-pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, String> {
+pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, GenerateError> {
     if spec::eval::semantics(form).is_none() {
-        return Err(format!("`{}` has no semantics in the spec", form.name));
+        return Err(GenerateError::NoSemantics {
+            form: form.name.clone(),
+        });
     }
     let key = form_key(form);
     let fseed = form_seed(seed, &key);
@@ -916,12 +953,12 @@ fn push(form: &Form, axes: &[Axis], out: &mut Generated, vals: &[u128]) -> bool 
     }
 }
 
-fn finish(out: Generated, form: &Form) -> Result<Generated, String> {
+fn finish(out: Generated, form: &Form) -> Result<Generated, GenerateError> {
     if out.vectors.is_empty() {
-        return Err(format!(
-            "`{}`: the spec rejected all {} operand sets tried",
-            form.name, out.rejected
-        ));
+        return Err(GenerateError::AllRejected {
+            form: form.name.clone(),
+            tried: out.rejected,
+        });
     }
     Ok(out)
 }

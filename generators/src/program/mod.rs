@@ -279,8 +279,8 @@ pub const ATTEMPTS: u32 = 8;
 /// program where that is looser than assumed is replaced by the next of the seed's sequence
 /// (`program_seed(seed, 1)`, ...), so the program of a seed is still one fixed program. Errors
 /// when the oracle fails on a program (a bug of ours) or every attempt is refused.
-pub fn checked(seed: u64, cfg: &Config) -> Result<Checked, String> {
-    let mut refused = String::new();
+pub fn checked(seed: u64, cfg: &Config) -> Result<Checked, CheckedError> {
+    let mut refused = (0, seed);
     for attempt in 0..ATTEMPTS {
         let s = if attempt == 0 {
             seed
@@ -288,8 +288,8 @@ pub fn checked(seed: u64, cfg: &Config) -> Result<Checked, String> {
             program_seed(seed, attempt as u64)
         };
         let p = from_seed(s, cfg);
-        let (expected, stats, lines) = oracle::launch::run_audited(&p.launch, &p.ptx)
-            .map_err(|e| format!("the oracle fails on a generated program (seed {s}): {e}"))?;
+        let (expected, stats, lines) =
+            oracle::launch::run_audited(&p.launch, &p.ptx).map_err(|error| CheckedError::Oracle { seed: s, error })?;
         match looser_than_assumed(&p, &lines) {
             None => {
                 return Ok(Checked {
@@ -299,13 +299,49 @@ pub fn checked(seed: u64, cfg: &Config) -> Result<Checked, String> {
                     attempts: attempt,
                 })
             }
-            Some(line) => refused = format!("line {line} of seed {s}'s program"),
+            Some(line) => refused = (line, s),
         }
     }
-    Err(format!(
-        "{ATTEMPTS} programs in a row were less determined than assumed (last: {refused})"
-    ))
+    Err(CheckedError::Looser {
+        line: refused.0,
+        seed: refused.1,
+    })
 }
+
+/// Why [`checked`] gives no program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckedError {
+    /// The oracle fails on a generated program: a bug of ours (generator or oracle).
+    Oracle {
+        /// The program's seed.
+        seed: u64,
+        /// The oracle's error.
+        error: oracle::error::Error,
+    },
+    /// Every attempt was less determined than the generator assumed.
+    Looser {
+        /// The line of the last attempt's first such instruction.
+        line: u32,
+        /// The last attempt's seed.
+        seed: u64,
+    },
+}
+
+impl std::fmt::Display for CheckedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckedError::Oracle { seed, error } => {
+                write!(f, "the oracle fails on a generated program (seed {seed}): {error}")
+            }
+            CheckedError::Looser { line, seed } => write!(
+                f,
+                "{ATTEMPTS} programs in a row were less determined than assumed (last: line {line} of seed {seed}'s program)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CheckedError {}
 
 /// The first line whose results the oracle found less determined than the generator assumed.
 pub fn looser_than_assumed(p: &Program, audit: &[(u32, u8)]) -> Option<u32> {
