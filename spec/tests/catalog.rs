@@ -1,8 +1,9 @@
 //! Catalog-wide properties: every §9.7 instruction section is in the table, every form of the
-//! families the spec implements has semantics, and every such form evaluates without error.
+//! families the spec implements has semantics, and every such form evaluates without error;
+//! the operational rows name the oracle executor that runs them (`@exec`).
 
 use proptest::prelude::*;
-use spec::catalog::{catalog, Class, Form};
+use spec::catalog::{catalog, Class, Exec, Form};
 use spec::eval::{eval, eval_line, semantics};
 use spec::types::Kind;
 use spec::value::{Args, Input};
@@ -253,6 +254,100 @@ fn every_value_form_has_semantics() {
         missing.len(),
         &missing[..missing.len().min(10)]
     );
+}
+
+/// The sections each oracle executor runs (`@exec` in the table): all their rows, and no other
+/// row. The manual's sections as [`Exec`]'s documentation gives them.
+const EXEC_SECTIONS: &[(Exec, &[&str])] = &[
+    (Exec::Ld, &["9.7.9.8", "9.7.9.9", "9.7.9.10"]),
+    (Exec::St, &["9.7.9.11"]),
+    (Exec::Mov, &["9.7.9.3", "9.7.9.4"]),
+    (Exec::Cvta, &["9.7.9.20"]),
+    (Exec::Atom, &["9.7.13.5", "9.7.13.6", "9.7.13.7"]),
+    (Exec::Isspacep, &["9.7.9.19"]),
+    (Exec::Bra, &["9.7.12.3"]),
+    (Exec::Brx, &["9.7.12.4"]),
+    (Exec::Call, &["9.7.12.5"]),
+    (Exec::Ret, &["9.7.12.6"]),
+    (Exec::Exit, &["9.7.12.7"]),
+    (Exec::Trap, &["9.7.19.4"]),
+    (Exec::Bar, &["9.7.13.1"]),
+    (Exec::WarpSync, &["9.7.13.2"]),
+    (Exec::Prefetch, &["9.7.9.15"]),
+    (Exec::Nop, &["9.7.13.4", "9.7.19.2", "9.7.19.3"]),
+    (
+        Exec::Warp,
+        &[
+            "9.7.9.5",
+            "9.7.9.6",
+            "9.7.13.8",
+            "9.7.13.9",
+            "9.7.13.10",
+            "9.7.13.11",
+            "9.7.13.12",
+            "9.7.13.14",
+        ],
+    ),
+];
+
+/// A value row names its semantics (`@sem`) and no executor but `mov`'s (which decides by the
+/// operand); an operational row names no semantics, and its executor or none (not executed
+/// yet). Every executor runs some row, each exactly the sections [`EXEC_SECTIONS`] lists, and the
+/// forms of one name share their executor (the type checker dispatches on the first form of the
+/// name the module may use).
+#[test]
+fn operational_rows_name_their_executor() {
+    let cat = catalog();
+    assert_eq!(EXEC_SECTIONS.len(), Exec::ALL.len());
+    for r in &cat.rows {
+        let at = format!("{}:{} `{}`", r.file, r.line, r.pattern);
+        if implemented_class(r.class) {
+            assert!(r.sem.is_some(), "{at}: a value row without @sem");
+            assert!(
+                r.exec.is_none() || r.exec == Some(Exec::Mov),
+                "{at}: a value row with {:?}",
+                r.exec
+            );
+        } else {
+            assert!(r.sem.is_none(), "{at}: an operational row with {:?}", r.sem);
+        }
+        let section = cat.sections[r.section].id;
+        let listed = EXEC_SECTIONS
+            .iter()
+            .find(|(_, secs)| secs.contains(&section))
+            .map(|(e, _)| *e);
+        assert_eq!(r.exec, listed, "{at}: §{section}");
+    }
+    let mut summary = Vec::new();
+    for &e in Exec::ALL {
+        let (_, secs) = EXEC_SECTIONS.iter().find(|(x, _)| *x == e).unwrap();
+        let rows = cat.rows.iter().filter(|r| r.exec == Some(e)).count();
+        let forms = cat.forms.iter().filter(|f| f.exec() == Some(e)).count();
+        assert!(rows > 0, "no row is run by {e:?}");
+        for s in *secs {
+            assert!(cat.sections.iter().any(|x| x.id == *s), "{e:?}: no section {s}");
+        }
+        summary.push(format!("{}: {rows} rows, {forms} forms", e.name()));
+    }
+    for f in &cat.forms {
+        for &g in cat.by_name(&f.name) {
+            assert_eq!(cat.forms[g].exec(), f.exec(), "the forms of `{}` disagree", f.name);
+        }
+    }
+    let operational = cat.rows.iter().filter(|r| !implemented_class(r.class)).count();
+    let executed = cat
+        .rows
+        .iter()
+        .filter(|r| !implemented_class(r.class) && r.exec.is_some())
+        .count();
+    println!(
+        "{operational} operational rows, {executed} with an executor; {}",
+        summary.join("; ")
+    );
+}
+
+fn implemented_class(c: Class) -> bool {
+    matches!(c, Class::BitExact | Class::ApproxBounded | Class::ApproxUnbounded)
 }
 
 /// The operand roles the generators draw values for: shift amounts and bit positions (the

@@ -11,7 +11,7 @@ use super::select::select;
 use super::symbols::Sym;
 use crate::ast::{Expr, Instr, Operand};
 use crate::program::*;
-use spec::catalog::Form;
+use spec::catalog::{Exec, Form};
 use spec::types::Kind;
 
 impl FuncCx<'_> {
@@ -47,7 +47,11 @@ impl FuncCx<'_> {
         let loc = i.loc;
         let at = Site::of(i);
         let sem = spec::eval::semantics(form);
-        let warp = facts::warp_kind(form);
+        // A warp collective by its catalog row (`@exec warp`); `warp_kind` says which.
+        let warp = match form.exec() {
+            Some(Exec::Warp) => facts::warp_kind(form),
+            _ => None,
+        };
         if sem.is_none() && warp.is_none() {
             self.shape(i, form)?;
             return Err(CheckError {

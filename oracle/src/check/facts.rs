@@ -4,12 +4,11 @@
 //!
 //! - special registers (their table is `spec::sreg`): [`reads_sregs`] (read by `mov` and `cvt`
 //!   only), [`predefined`] (`WARP_SZ`);
-//! - [`warp_kind`]: the warp collective a form is (`shfl`, `vote`, `match`, `redux`, `elect`,
-//!   `activemask`);
+//! - [`warp_kind`]: which warp collective a form of `@exec warp` is (`shfl`, `vote`, `match`,
+//!   `redux`, `elect`, `activemask`; that it is one is the catalog's `spec::catalog::Exec::Warp`);
 //! - opcode rules: [`opcode_rules`] (`mad.f32` needs a rounding modifier on sm_20+, L8030;
 //!   `shfl`/`vote` need `.sync` on sm_70+ from PTX 6.4, L11890, L18011),
-//!   [`operational_unbound`] (the operational opcodes whose operands only the catalog's shape
-//!   checks), [`prefetchu_generic`] (`prefetchu` takes a generic address);
+//!   [`prefetchu_generic`] (`prefetchu` takes a generic address);
 //! - type agreement: [`wider_registers`] (Tables 24/25: `cvt`, `ld`, `ldu`, `st` in the shape
 //!   check) and [`bound_wider_registers`] (`cvt` among the bound value forms);
 //! - one-element vectors and vector registers: [`bits_mov`], [`mov_whole_vectors`],
@@ -61,15 +60,6 @@ pub(super) fn opcode_rules(i: &Instr, name: &str, sm: u32, version: (u32, u32)) 
         ),
         _ => Ok(()),
     }
-}
-
-/// The operational instructions decoded without binding their operands to a form, whose
-/// operands are still checked against the catalog's shape.
-pub(super) fn operational_unbound(opcode: &str) -> bool {
-    matches!(
-        opcode,
-        "ret" | "exit" | "trap" | "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent"
-    )
 }
 
 /// prefetchu takes a generic address only (ptxas 12.9: "Non-generic address is not supported as
@@ -134,7 +124,7 @@ pub(super) fn cache_hint(i: &Instr) -> bool {
     i.mods.iter().any(|m| m == "L2::cache_hint")
 }
 
-/// The warp collective a form is, if any.
+/// Which warp collective a form of the catalog's warp collectives (`@exec warp`) is.
 pub(super) fn warp_kind(form: &Form) -> Option<WarpKind> {
     use spec::warp::{ShflMode, VoteMode};
     let sync = form.has("sync");
@@ -190,4 +180,19 @@ pub(super) fn cache_policy_hinted(i: &Instr) -> Result<()> {
 pub(super) fn ptxas_accepts_from(why: &str) -> Option<PtxVersion> {
     why.split_once("requires PTX ISA .version ")
         .and_then(|(_, v)| PtxVersion::parse(v.split_whitespace().next()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spec::catalog::{catalog, Exec};
+
+    /// The checker binds a form as a warp collective when its row says so (`@exec warp`);
+    /// `warp_kind` knows which collective every such form is, and no other form.
+    #[test]
+    fn warp_kind_covers_the_warp_collectives_of_the_catalog() {
+        for f in &catalog().forms {
+            assert_eq!(warp_kind(f).is_some(), f.exec() == Some(Exec::Warp), "{}", f.name);
+        }
+    }
 }

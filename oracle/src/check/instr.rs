@@ -1,9 +1,10 @@
 //! One instruction, from its text to the decoded [`Op`]: one-element vectors and whole vector
 //! registers read as ptxas reads them, the name resolved against the catalog, the forms the
 //! module's PTX version and target have, `_` results and hints, the grammar ptxas 12.9 takes,
-//! then the decoder that fits (an operational decoder of [`super::decode`], or a value-level
-//! form bound by [`super::bind`]). Valid instructions the oracle does not execute decode to
-//! [`Op::Unsupported`].
+//! then the decoder that fits: the one the form's catalog row names ([`Exec`], `@exec`: an
+//! operational decoder of [`super::decode`]), or a value-level form or warp collective bound by
+//! [`super::bind`]. Valid instructions the oracle does not execute (no semantics, no executor)
+//! decode to [`Op::Unsupported`].
 
 use super::body::{FuncCx, EPILOGUE};
 use super::errors::{terr, CheckError, Result, What};
@@ -13,7 +14,7 @@ use super::symbols::{vec_elements, Sym};
 use super::Grammar;
 use crate::ast::{Expr, Instr, Operand};
 use crate::program::*;
-use spec::catalog::{catalog, Form, PtxVersion};
+use spec::catalog::{catalog, Exec, Form, PtxVersion};
 use spec::types::Type;
 
 impl FuncCx<'_> {
@@ -167,22 +168,25 @@ impl FuncCx<'_> {
                 );
             }
         }
+        // The executor the catalog names for the form (`@exec`; the forms of a name share it:
+        // spec/tests/catalog.rs), on which the decoder is chosen; no opcode names.
+        let exec = avail[0].exec();
         // Operational instructions decoded without `bind` still get their operands checked.
-        if facts::operational_unbound(&i.opcode) {
+        if exec.is_some_and(operands_unbound) {
             self.shape(i, avail[0])?;
         }
         facts::opcode_rules(i, &name, self.ck.sm, self.ck.version)?;
-        let op = match i.opcode.as_str() {
-            // Plain loads and stores (`st.async`, `st.bulk` share the opcode, not the semantics).
-            "ld" | "ldu" if matches!(cat.section_of(avail[0]).title, "ld" | "ldu" | "ld.global.nc") => {
-                self.ld(i, avail[0])?
-            }
-            "st" if cat.section_of(avail[0]).title == "st" => self.st(i, avail[0])?,
-            "mov" if self.is_address_mov(i) => self.mov_address(i, avail[0])?,
-            "cvta" => self.cvta(i, avail[0])?,
-            "atom" | "red" => self.atom(i, avail[0])?,
-            "isspacep" => self.isspacep(i, avail[0])?,
-            "bra" => {
+        let op = match exec {
+            // Plain loads and stores (`st.async`, `st.bulk` share the opcode, not the executor).
+            Some(Exec::Ld) => self.ld(i, avail[0])?,
+            Some(Exec::St) => self.st(i, avail[0])?,
+            // A variable's or function's address, in any `mov` type (`mov.b64 d, avar` too); any
+            // other operand makes a value form (below).
+            Some(Exec::Mov) if self.is_address_mov(i) => self.mov_address(i, avail[0])?,
+            Some(Exec::Cvta) => self.cvta(i, avail[0])?,
+            Some(Exec::Atom) => self.atom(i, avail[0])?,
+            Some(Exec::Isspacep) => self.isspacep(i, avail[0])?,
+            Some(Exec::Bra) => {
                 let [Operand::Expr(Expr::Name(l))] = &i.operands[..] else {
                     return terr(loc, "`bra` takes one label");
                 };
@@ -192,16 +196,17 @@ impl FuncCx<'_> {
                 self.fixups.push((self.pc, l.clone(), loc));
                 Op::Bra { target: 0 }
             }
-            "brx" => self.brx(i)?,
-            "call" => self.call(i)?,
-            "ret" if self.ret_epilogue => {
+            Some(Exec::Brx) => self.brx(i)?,
+            Some(Exec::Call) => self.call(i)?,
+            // A function with an epilogue (its return values copied out) returns through it.
+            Some(Exec::Ret) if self.ret_epilogue => {
                 self.fixups.push((self.pc, EPILOGUE.to_string(), loc));
                 Op::Bra { target: 0 }
             }
-            "ret" => Op::Ret,
-            "exit" => Op::Exit,
-            "trap" => Op::Trap,
-            "bar" | "barrier" if i.mods.first().map(String::as_str) == Some("warp") => {
+            Some(Exec::Ret) => Op::Ret,
+            Some(Exec::Exit) => Op::Exit,
+            Some(Exec::Trap) => Op::Trap,
+            Some(Exec::WarpSync) => {
                 let ty = Type::parse("b32").unwrap();
                 let [m] = &i.operands[..] else {
                     return terr(loc, "`bar.warp.sync` takes a member mask");
@@ -210,17 +215,20 @@ impl FuncCx<'_> {
                     mask: self.src(m, ty, false, at)?,
                 }
             }
-            "bar" | "barrier" if !i.mods.iter().any(|m| m == "cluster") => self.bar(i, avail[0])?,
+            // (`barrier.cluster`, §9.7.13.3, has no executor yet: it goes to `value`.)
+            Some(Exec::Bar) => self.bar(i, avail[0])?,
             // The address of a prefetch is checked as a load's (space, immediate, width).
-            "prefetch" | "prefetchu" => {
+            Some(Exec::Prefetch) => {
                 if let Some(a) = i.operands.iter().find(|o| matches!(o, Operand::Address(_))) {
                     let (_, space) = self.mem_addr(a, avail[0], loc)?;
                     facts::prefetchu_generic(&i.opcode, space, loc)?;
                 }
                 Op::Nop
             }
-            "membar" | "fence" | "nanosleep" | "pmevent" => Op::Nop,
-            _ => match self.value(i, &avail) {
+            Some(Exec::Nop) => Op::Nop,
+            // Value forms (`mov`'s without an address among them), the warp collectives (bound
+            // like them, `bind`) and the forms not executed yet (`bind` says so).
+            Some(Exec::Mov | Exec::Warp) | None => match self.value(i, &avail) {
                 Ok(op) => op,
                 // Valid but not executed: decided when a thread gets there.
                 Err(CheckError {
@@ -237,4 +245,10 @@ impl FuncCx<'_> {
         self.push(guard, op, loc, text);
         Ok(())
     }
+}
+
+/// The executors that decode an instruction without binding its operands to a form (they take
+/// none, or only an address): its operands are still checked against the catalog's shape.
+fn operands_unbound(exec: Exec) -> bool {
+    matches!(exec, Exec::Ret | Exec::Exit | Exec::Trap | Exec::Nop | Exec::Prefetch)
 }

@@ -14,6 +14,11 @@
 //! `@sem MODULE` names the spec module whose function gives the value-level rows after it (in
 //! that file) their semantics ([`Sem`]); every row of a value class (`exact`, `approx`,
 //! `approx-nobound`) must have one, and the other classes are the oracle's to execute.
+//! `@exec KIND` names the oracle executor that runs the rows after it (in that file, until the
+//! next `@exec`; `@exec none` for rows it does not execute yet): [`Exec`]. Operational rows
+//! (`memory`, `multi-thread`, `opaque`, `control`) have no semantics of their own, so a row of
+//! theirs without one is not executed yet; of the value rows only `mov`'s take one (their address
+//! operands).
 //! `@let NAME = text` defines text that later rows of the same file write as `$NAME` (a hint
 //! list, a shape list), so long lists are written once.
 //! `@fixed OPCODE MOD...` names modifiers that must be written right after the opcode, `@free
@@ -169,6 +174,118 @@ impl Sem {
             "video" => Sem::Video,
             _ => return None,
         })
+    }
+}
+
+/// The oracle executor that runs an operational row (`@exec` in the table): the one hop from a
+/// catalog row to the type checker's decoder (`oracle::check`), which dispatches on it instead of
+/// opcode names. A row without one (`Row::exec == None`) is not executed yet (valid PTX the
+/// oracle declines), unless it is a value row, which its semantics ([`Sem`]) run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Exec {
+    /// Loads: §9.7.9.8 `ld`, §9.7.9.9 `ld.global.nc`, §9.7.9.10 `ldu` (not the other forms of the
+    /// opcode).
+    Ld,
+    /// Stores: §9.7.9.11 `st` (not `st.async`, §9.7.9.12, nor `st.bulk`, §9.7.9.13, which share
+    /// the opcode, not the semantics).
+    St,
+    /// §9.7.9.3 `mov` and the packing moves of §9.7.9.4: a variable's or function's address
+    /// (`mov.u32 d, avar`, L11731-11736; decided by the operand, in any `mov` type, as ptxas 12.9
+    /// takes it); any other operand is a value form, run by its semantics. The one executor
+    /// value rows carry.
+    Mov,
+    /// §9.7.9.20 `cvta`: addresses converted between a state space and the generic space.
+    Cvta,
+    /// Atomics and reductions: §9.7.13.5 `atom`, §9.7.13.6 `red`, and §9.7.13.7 `red.async`
+    /// (which the decoder refuses as not executed: it also signals an mbarrier).
+    Atom,
+    /// §9.7.9.19 `isspacep`: whether a generic address lies in a state space.
+    Isspacep,
+    /// §9.7.12.3 `bra`: a branch to a label.
+    Bra,
+    /// §9.7.12.4 `brx.idx`: a branch through a `.branchtargets` list.
+    Brx,
+    /// §9.7.12.5 `call`: a direct call, or an indirect one through a prototype or target list.
+    Call,
+    /// §9.7.12.6 `ret`: returns from the function (to its epilogue where it has one).
+    Ret,
+    /// §9.7.12.7 `exit`: ends the thread.
+    Exit,
+    /// §9.7.19.4 `trap`: aborts the launch.
+    Trap,
+    /// §9.7.13.1 `bar`/`barrier`: the CTA barriers (not `barrier.cluster`, §9.7.13.3).
+    Bar,
+    /// §9.7.13.2 `bar.warp.sync`: the warp barrier on a member mask.
+    WarpSync,
+    /// §9.7.9.15 `prefetch`/`prefetchu`: no effect on values; the address is checked as a load's.
+    Prefetch,
+    /// Instructions with no effect the oracle models (decoded as a no-op): §9.7.13.4
+    /// `membar`/`fence`, §9.7.19.2 `nanosleep`, §9.7.19.3 `pmevent`.
+    Nop,
+    /// The warp collectives, whose operands bind like a value form's and which the interpreter
+    /// runs across the warp:
+    /// §9.7.9.5-6 `shfl`, §9.7.13.8-9 `vote`, §9.7.13.10 `match.sync`, §9.7.13.11 `activemask`,
+    /// §9.7.13.12 `redux.sync`, §9.7.13.14 `elect.sync`.
+    Warp,
+}
+
+impl Exec {
+    /// Every executor, in declaration order.
+    pub const ALL: &'static [Exec] = &[
+        Exec::Ld,
+        Exec::St,
+        Exec::Mov,
+        Exec::Cvta,
+        Exec::Atom,
+        Exec::Isspacep,
+        Exec::Bra,
+        Exec::Brx,
+        Exec::Call,
+        Exec::Ret,
+        Exec::Exit,
+        Exec::Trap,
+        Exec::Bar,
+        Exec::WarpSync,
+        Exec::Prefetch,
+        Exec::Nop,
+        Exec::Warp,
+    ];
+
+    /// Its name in the table (`@exec warp-sync`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Exec::Ld => "ld",
+            Exec::St => "st",
+            Exec::Mov => "mov",
+            Exec::Cvta => "cvta",
+            Exec::Atom => "atom",
+            Exec::Isspacep => "isspacep",
+            Exec::Bra => "bra",
+            Exec::Brx => "brx",
+            Exec::Call => "call",
+            Exec::Ret => "ret",
+            Exec::Exit => "exit",
+            Exec::Trap => "trap",
+            Exec::Bar => "bar",
+            Exec::WarpSync => "warp-sync",
+            Exec::Prefetch => "prefetch",
+            Exec::Nop => "nop",
+            Exec::Warp => "warp",
+        }
+    }
+
+    /// `Some(None)` for `none`.
+    fn parse(s: &str) -> Option<Option<Exec>> {
+        if s == "none" {
+            return Some(None);
+        }
+        Exec::ALL.iter().find(|e| e.name() == s).map(|&e| Some(e))
+    }
+
+    /// Whether value rows (which have semantics) may name it: only `mov`, whose rows share the
+    /// name with the address forms the oracle decodes by their operand.
+    fn takes_value_rows(self) -> bool {
+        self == Exec::Mov
     }
 }
 
@@ -381,6 +498,10 @@ pub struct Row {
     pub flags: Vec<&'static str>,
     /// The spec module of a value-level row (`@sem`); `None` for the operational classes.
     pub sem: Option<Sem>,
+    /// The oracle executor of the row (`@exec`): set on the operational rows the oracle
+    /// executes (and on `mov`'s value rows, [`Exec::Mov`]); `None` on operational rows it does
+    /// not execute yet and on the other value rows.
+    pub exec: Option<Exec>,
     /// The table file it is written in (`integer.forms`).
     pub file: &'static str,
     /// Its line in that file.
@@ -436,6 +557,22 @@ impl Form {
     /// `preview`).
     pub fn flag(&self, f: &str) -> bool {
         catalog().rows[self.row].flags.contains(&f)
+    }
+
+    /// The oracle executor of the form's row (`@exec`, [`Exec`]); `None` for the forms it does
+    /// not execute yet and for value forms that their semantics alone run.
+    ///
+    /// ```
+    /// use spec::catalog::{catalog, Exec};
+    /// let cat = catalog();
+    /// let exec = |name: &str| cat.forms[cat.lookup(name).unwrap().forms[0]].exec();
+    /// assert_eq!(exec("ld.global.u32"), Some(Exec::Ld));
+    /// assert_eq!(exec("shfl.sync.idx.b32"), Some(Exec::Warp));
+    /// assert_eq!(exec("barrier.cluster.arrive"), None); // not executed yet
+    /// assert_eq!(exec("add.s32"), None); // a value form: its semantics run it
+    /// ```
+    pub fn exec(&self) -> Option<Exec> {
+        catalog().rows[self.row].exec
     }
 
     /// Whether the second destination is a predicate written after `|` (`setp`'s `p|q`,
@@ -569,6 +706,7 @@ impl Catalog {
         for (file, text) in tables {
             let mut lets: Vec<(&'static str, &'static str)> = Vec::new();
             let mut sem: Option<Sem> = None;
+            let mut exec: Option<Exec> = None;
             for (i, raw) in text.lines().enumerate() {
                 let line = (i + 1) as u32;
                 let at = |e: String| format!("{file}:{line}: {e}");
@@ -610,6 +748,8 @@ impl Catalog {
                     cat.hint_needs.push((h, v, t));
                 } else if let Some(rest) = l.strip_prefix("@sem") {
                     sem = Some(Sem::parse(rest.trim()).ok_or_else(|| at(format!("unknown @sem `{}`", rest.trim())))?);
+                } else if let Some(rest) = l.strip_prefix("@exec") {
+                    exec = Exec::parse(rest.trim()).ok_or_else(|| at(format!("unknown @exec `{}`", rest.trim())))?;
                 } else if let Some(rest) = l.strip_prefix("@free") {
                     cat.free.extend(rest.split_whitespace());
                 } else if let Some(rest) = l.strip_prefix("@repeat") {
@@ -659,7 +799,7 @@ impl Catalog {
                     });
                 } else {
                     let row = expand_lets(l, &lets).map_err(at)?;
-                    cat.add_row(file, line, row, sem).map_err(at)?;
+                    cat.add_row(file, line, row, sem, exec).map_err(at)?;
                 }
             }
         }
@@ -684,7 +824,14 @@ impl Catalog {
         Ok(cat)
     }
 
-    fn add_row(&mut self, file: &'static str, line: u32, l: &'static str, sem: Option<Sem>) -> Result<(), String> {
+    fn add_row(
+        &mut self,
+        file: &'static str,
+        line: u32,
+        l: &'static str,
+        sem: Option<Sem>,
+        exec: Option<Exec>,
+    ) -> Result<(), String> {
         let section = self
             .sections
             .len()
@@ -726,6 +873,15 @@ impl Catalog {
         } else {
             None
         };
+        // The operational rows name the oracle executor that runs them (none: not executed
+        // yet); a value row has its semantics, and names one only where the executor decides by
+        // the operand (`mov`).
+        if let Some(e) = exec.filter(|e| value && !e.takes_value_rows()) {
+            return Err(format!(
+                "a row of class `{class_tok}` is run by its @sem, not by @exec `{}` (write `@exec none` above it)",
+                e.name()
+            ));
+        }
         let row_id = self.rows.len();
         let start = self.forms.len();
         let sec_id = self.sections[section].id;
@@ -770,6 +926,7 @@ impl Catalog {
             class,
             flags,
             sem,
+            exec,
             file,
             line,
             forms: start..self.forms.len(),
@@ -1142,6 +1299,69 @@ mod tests {
             "@family 9.7.13 Sync\n@section 9.7.13.1 bar L1\nbar.sync ; = a:u32 ; 1.0 ; sm_10 ; multi-thread+barrier\n",
         )])
         .is_ok());
+    }
+
+    #[test]
+    fn exec_names_the_executor_of_the_rows_after_it() {
+        let c = Catalog::build(&[(
+            "t.forms",
+            "@family 9.7.9 Data\n@section 9.7.9.8 ld L1\n@exec ld\nld.global.u32 ; d:u32 = a:u64 ; 1.0 ; sm_10 ; memory\n\
+             ld.shared.u32 ; d:u32 = a:u64 ; 1.0 ; sm_10 ; memory\n@section 9.7.9.12 st.async L2\n@exec none\n\
+             st.async.b32 ; = a:u64 b:b32 ; 8.1 ; sm_90 ; memory\n@section 9.7.9.3 mov L3\n@sem data\n@exec mov\n\
+             mov.u32 ; d:u32 = a:u32 ; 1.0 ; sm_10 ; exact\n@section 9.7.9.7 prmt L4\n@exec none\n\
+             prmt.b32 ; d:b32 = a:b32 b:b32 c:b32 ; 2.0 ; sm_20 ; exact\n",
+        )])
+        .unwrap();
+        let execs: Vec<Option<Exec>> = c.rows.iter().map(|r| r.exec).collect();
+        assert_eq!(execs, [Some(Exec::Ld), Some(Exec::Ld), None, Some(Exec::Mov), None]);
+        // A file starts without one: the directive does not carry over to the next file.
+        let c = Catalog::build(&[
+            (
+                "a.forms",
+                "@family 9.7.12 Control\n@section 9.7.12.7 exit L1\n@exec exit\nexit ; = ; 1.0 ; sm_10 ; control\n",
+            ),
+            (
+                "b.forms",
+                "@family 9.7.19 Misc\n@section 9.7.19.1 brkpt L2\nbrkpt ; = ; 1.0 ; sm_11 ; opaque\n",
+            ),
+        ])
+        .unwrap();
+        assert_eq!(c.rows[0].exec, Some(Exec::Exit));
+        assert_eq!(c.rows[1].exec, None);
+        // Every executor has a name the table can write, and reads back as itself.
+        for &e in Exec::ALL {
+            assert_eq!(Exec::parse(e.name()), Some(Some(e)), "{e:?}");
+        }
+        assert_eq!(Exec::parse("none"), Some(None));
+    }
+
+    #[test]
+    fn exec_errors() {
+        // An unknown executor.
+        let e = Catalog::build(&[("t.forms", "@family 9.7.13 Sync\n@exec frobnicate\n")])
+            .err()
+            .unwrap();
+        assert!(
+            e.contains("t.forms:2") && e.contains("unknown @exec `frobnicate`"),
+            "{e}"
+        );
+        let e = Catalog::build(&[("t.forms", "@family 9.7.13 Sync\n@exec\n")])
+            .err()
+            .unwrap();
+        assert!(e.contains("unknown @exec ``"), "{e}");
+        // A value row is run by its semantics: an operational executor left above it is an error
+        // (only `mov`'s executor takes value rows).
+        let e = Catalog::build(&[(
+            "t.forms",
+            "@family 9.7.9 Data\n@section 9.7.9.20 cvta L1\n@exec cvta\ncvta.global.u64 ; d:u64 = a:u64 ; 2.0 ; sm_20 ; memory\n\
+             @sem cvt\n@section 9.7.9.21 cvt L2\ncvt.u32.u16 ; d:u32 = a:u16 ; 1.0 ; sm_10 ; exact\n",
+        )])
+        .err()
+        .unwrap();
+        assert!(
+            e.contains("t.forms:7") && e.contains("run by its @sem, not by @exec `cvta`"),
+            "{e}"
+        );
     }
 
     #[test]
