@@ -449,3 +449,35 @@ fn generic_atomics_on_a_named_variable_use_its_generic_address() {
     assert!(out[0] < 32, "{out:?}");
     assert_eq!(out[1], 32, "{out:?}");
 }
+
+/// `red.async` (§9.7.13.7) is valid PTX the oracle does not execute yet: a kernel holding it
+/// type-checks and runs as long as no thread reaches it; a thread that does gets a located
+/// runtime error saying so. (It used to fail the whole kernel at type check.)
+#[test]
+fn unexecuted_atomics_fail_only_where_reached() {
+    let kernel = |guard: &str| {
+        format!(
+            ".version 8.1\n.target sm_90\n.address_size 64\n\
+             .visible .entry k(.param .u64 out)\n{{\n\
+             .reg .pred %p;\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n\
+             ld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nsetp.eq.u32 %p, %r1, {guard};\n\
+             @%p red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%rd2], %r1, [%rd3];\n\
+             st.global.u32 [%rd1], 7;\nret;\n}}\n"
+        )
+    };
+    let l: LaunchFile = serde_json::from_value(serde_json::json!({
+        "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [1, 1, 1],
+        "buffers": [{"name": "out", "size": 4}], "params": [{"buffer": "out"}],
+    }))
+    .unwrap();
+    let (b, _) = launch::run(&l, &kernel("1")).expect("not reached: runs");
+    assert_eq!(words(&b), [7]);
+    let e = launch::run(&l, &kernel("0")).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
+    assert!(
+        e.message
+            .contains("is valid PTX, but the oracle does not execute it yet"),
+        "{e}"
+    );
+    assert_eq!(e.loc.map(|(line, _)| line), Some(12), "{e}");
+}

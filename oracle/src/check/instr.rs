@@ -7,12 +7,12 @@
 //! decode to [`Op::Unsupported`].
 
 use super::body::{FuncCx, EPILOGUE};
-use super::errors::{terr, CheckError, Result, What};
+use super::errors::{terr, CheckError, NotExecuted, Result, What};
 use super::facts;
 use super::operands::Site;
 use super::symbols::{vec_elements, Sym};
 use super::Grammar;
-use crate::ast::{Expr, Instr, Operand};
+use crate::ast::{Expr, Instr, Loc, Operand};
 use crate::program::*;
 use spec::catalog::{catalog, Exec, Form, PtxVersion};
 use spec::types::Type;
@@ -184,7 +184,15 @@ impl FuncCx<'_> {
             // other operand makes a value form (below).
             Some(Exec::Mov) if self.is_address_mov(i) => self.mov_address(i, avail[0])?,
             Some(Exec::Cvta) => self.cvta(i, avail[0])?,
-            Some(Exec::Atom) => self.atom(i, avail[0])?,
+            // `atom`/`red` forms the decoder does not execute yet (`red.async`, vector and
+            // packed-half atomics) are valid PTX: unsupported when a thread gets there, as below.
+            Some(Exec::Atom) => match self.atom(i, avail[0]) {
+                Err(CheckError {
+                    what: What::NotExecuted(n),
+                    ..
+                }) => self.unsupported(loc, n),
+                op => op?,
+            },
             Some(Exec::Isspacep) => self.isspacep(i, avail[0])?,
             Some(Exec::Bra) => {
                 let [Operand::Expr(Expr::Name(l))] = &i.operands[..] else {
@@ -234,16 +242,20 @@ impl FuncCx<'_> {
                 Err(CheckError {
                     what: What::NotExecuted(n),
                     ..
-                }) => {
-                    let message = n.to_string();
-                    self.ck.unsupported.push((loc, message.clone()));
-                    Op::Unsupported { message }
-                }
+                }) => self.unsupported(loc, n),
                 Err(e) => return Err(e),
             },
         };
         self.push(guard, op, loc, text);
         Ok(())
+    }
+
+    /// A valid instruction the oracle does not execute yet: decided when a thread gets there
+    /// (the launch's list of unsupported instructions says where).
+    fn unsupported(&mut self, loc: Loc, n: NotExecuted) -> Op {
+        let message = n.to_string();
+        self.ck.unsupported.push((loc, message.clone()));
+        Op::Unsupported { message }
     }
 }
 
