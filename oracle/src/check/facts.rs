@@ -6,9 +6,9 @@
 //!   only), [`predefined`] (`WARP_SZ`);
 //! - [`warp_kind`]: which warp collective a form of `@exec warp` is (`shfl`, `vote`, `match`,
 //!   `redux`, `elect`, `activemask`; that it is one is the catalog's `spec::catalog::Exec::Warp`);
-//! - opcode rules: [`opcode_rules`] (`mad.f32` needs a rounding modifier on sm_20+, L8030;
-//!   `shfl`/`vote` need `.sync` on sm_70+ from PTX 6.4, L11890, L18011),
-//!   [`prefetchu_generic`] (`prefetchu` takes a generic address);
+//! - opcode rules: [`prefetchu_generic`] (`prefetchu` takes a generic address; the removal
+//!   notes, `mad.f32` without rounding and `shfl`/`vote` without `.sync`, are the catalog's
+//!   `@retired`);
 //! - type agreement: [`wider_registers`] (Tables 24/25: `cvt`, `ld`, `ldu`, `st` in the shape
 //!   check) and [`bound_wider_registers`] (`cvt` among the bound value forms);
 //! - one-element vectors and vector registers: [`bits_mov`], [`mov_whole_vectors`],
@@ -34,32 +34,6 @@ pub(super) fn reads_sregs(opcode: &str) -> bool {
 /// The value of a predefined constant where no declaration shadows it: `WARP_SZ`, 32 (§4.5.1, L641).
 pub(super) fn predefined(n: &str) -> Option<u64> {
     (n == "WARP_SZ").then_some(32)
-}
-
-/// Legality rules of an opcode the catalog does not state: "mad.f32 requires a rounding
-/// modifier for sm_20 and higher" (L8030); "shfl and vote without .sync are not supported on
-/// sm_70 and later from PTX 6.4" (L11890, L18011). `name` is the instruction's full name.
-pub(super) fn opcode_rules(i: &Instr, name: &str, sm: u32, version: (u32, u32)) -> Result<()> {
-    match i.opcode.as_str() {
-        "mad"
-            if sm >= 20
-                && i.mods.iter().any(|m| m == "f32")
-                && !i.mods.iter().any(|m| matches!(m.as_str(), "rn" | "rz" | "rm" | "rp")) =>
-        {
-            terr(
-                i.loc,
-                "`mad.f32` needs a rounding modifier (`.rn`, `.rz`, `.rm`, `.rp`) on sm_20 and later",
-            )
-        }
-        "shfl" | "vote" if !i.mods.iter().any(|m| m == "sync") && sm >= 70 && version >= (6, 4) => terr(
-            i.loc,
-            format!(
-                "`{name}` without `.sync` is not supported on sm_70 and later (use `{}.sync`)",
-                i.opcode
-            ),
-        ),
-        _ => Ok(()),
-    }
 }
 
 /// prefetchu takes a generic address only (ptxas 12.9: "Non-generic address is not supported as

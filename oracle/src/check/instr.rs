@@ -175,7 +175,15 @@ impl FuncCx<'_> {
         if exec.is_some_and(operands_unbound) {
             self.shape(i, avail[0])?;
         }
-        facts::opcode_rules(i, &name, self.ck.sm, self.ck.version)?;
+        // Forms the manual removed on newer targets (`@retired` in the catalog).
+        let version = PtxVersion(self.ck.version.0 as u8, self.ck.version.1 as u8);
+        let target = spec::catalog::Target {
+            sm: self.ck.sm,
+            suffix: None,
+        };
+        if let Some(message) = avail[0].retired(version, target, &name) {
+            return terr(loc, message);
+        }
         let op = match exec {
             // Plain loads and stores (`st.async`, `st.bulk` share the opcode, not the executor).
             Some(Exec::Ld) => self.ld(i, avail[0])?,

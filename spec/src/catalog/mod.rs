@@ -19,6 +19,10 @@
 //! (`memory`, `multi-thread`, `opaque`, `control`) have no semantics of their own, so a row of
 //! theirs without one is not executed yet; of the value rows only `mov`'s take one (their address
 //! operands).
+//! `@retired TARGET[@PTX] MESSAGE` marks the row after it as removed
+//! on `TARGET` and later (from PTX `PTX` on, when given): the manual's "removal" notes, such as
+//! `shfl` without `.sync` on sm_70 from PTX 6.4 (L11890); `MESSAGE` is the checker's error, with
+//! `{name}` standing for the instruction ([`Form::retired`]).
 //! `@let NAME = text` defines text that later rows of the same file write as `$NAME` (a hint
 //! list, a shape list), so long lists are written once.
 //! `@fixed OPCODE MOD...` names modifiers that must be written right after the opcode, `@free
@@ -289,6 +293,18 @@ impl Exec {
     }
 }
 
+/// A removal note of the manual: the forms of a row are not supported on `target` and later
+/// architectures (from PTX `ptx` on, when given), although older targets keep them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retired {
+    /// The first architecture without the forms.
+    pub target: Target,
+    /// The PTX version from which the removal applies (`None`: every version).
+    pub ptx: Option<PtxVersion>,
+    /// The checker's error, `{name}` standing for the instruction as written.
+    pub message: &'static str,
+}
+
 /// How precisely the manual determines an instruction's result (catalog legend).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -498,6 +514,8 @@ pub struct Row {
     pub flags: Vec<&'static str>,
     /// The spec module of a value-level row (`@sem`); `None` for the operational classes.
     pub sem: Option<Sem>,
+    /// Where the manual removed the row's forms (`@retired`), and the checker's message.
+    pub retired: Option<Retired>,
     /// The oracle executor of the row (`@exec`): set on the operational rows the oracle
     /// executes (and on `mov`'s value rows, [`Exec::Mov`]); `None` on operational rows it does
     /// not execute yet and on the other value rows.
@@ -573,6 +591,15 @@ impl Form {
     /// ```
     pub fn exec(&self) -> Option<Exec> {
         catalog().rows[self.row].exec
+    }
+
+    /// The checker's error when the manual removed this form for `target` under PTX `ptx`
+    /// (`@retired`: `mad.f32` without rounding on sm_20 and later, L8030; `shfl`/`vote` without
+    /// `.sync` on sm_70 and later from PTX 6.4, L11890, L18011), `written` being the instruction
+    /// as written.
+    pub fn retired(&self, ptx: PtxVersion, target: Target, written: &str) -> Option<String> {
+        let r = catalog().rows[self.row].retired?;
+        (target.sm >= r.target.sm && r.ptx.is_none_or(|v| ptx >= v)).then(|| r.message.replace("{name}", written))
     }
 
     /// Whether the second destination is a predicate written after `|` (`setp`'s `p|q`,
@@ -706,6 +733,7 @@ impl Catalog {
         for (file, text) in tables {
             let mut lets: Vec<(&'static str, &'static str)> = Vec::new();
             let mut sem: Option<Sem> = None;
+            let mut retired: Option<Retired> = None;
             let mut exec: Option<Exec> = None;
             for (i, raw) in text.lines().enumerate() {
                 let line = (i + 1) as u32;
@@ -746,6 +774,23 @@ impl Catalog {
                     let v = PtxVersion::parse(v).ok_or_else(|| at(format!("bad PTX version `{v}`")))?;
                     let t = Target::parse(t).ok_or_else(|| at(format!("bad target `{t}`")))?;
                     cat.hint_needs.push((h, v, t));
+                } else if let Some(rest) = l.strip_prefix("@retired") {
+                    let (when, message) = rest
+                        .trim()
+                        .split_once(' ')
+                        .ok_or_else(|| at("@retired needs TARGET[@PTX] and a message".into()))?;
+                    let (t, v) = match when.split_once('@') {
+                        Some((t, v)) => (
+                            t,
+                            Some(PtxVersion::parse(v).ok_or_else(|| at(format!("bad PTX version `{v}`")))?),
+                        ),
+                        None => (when, None),
+                    };
+                    retired = Some(Retired {
+                        target: Target::parse(t).ok_or_else(|| at(format!("bad target `{t}`")))?,
+                        ptx: v,
+                        message: message.trim(),
+                    });
                 } else if let Some(rest) = l.strip_prefix("@sem") {
                     sem = Some(Sem::parse(rest.trim()).ok_or_else(|| at(format!("unknown @sem `{}`", rest.trim())))?);
                 } else if let Some(rest) = l.strip_prefix("@exec") {
@@ -799,7 +844,7 @@ impl Catalog {
                     });
                 } else {
                     let row = expand_lets(l, &lets).map_err(at)?;
-                    cat.add_row(file, line, row, sem, exec).map_err(at)?;
+                    cat.add_row(file, line, row, sem, exec, retired.take()).map_err(at)?;
                 }
             }
         }
@@ -831,6 +876,7 @@ impl Catalog {
         l: &'static str,
         sem: Option<Sem>,
         exec: Option<Exec>,
+        retired: Option<Retired>,
     ) -> Result<(), String> {
         let section = self
             .sections
@@ -927,6 +973,7 @@ impl Catalog {
             flags,
             sem,
             exec,
+            retired,
             file,
             line,
             forms: start..self.forms.len(),
@@ -1362,6 +1409,41 @@ mod tests {
             e.contains("t.forms:7") && e.contains("run by its @sem, not by @exec `cvta`"),
             "{e}"
         );
+    }
+
+    /// `@retired` marks the next row only; the message names the instruction as written; the
+    /// removal applies from its target (and PTX version) on.
+    #[test]
+    fn retired_rows_follow_the_manuals_removal_notes() {
+        let c = catalog();
+        let form = |n: &str| &c.forms[c.by_name(n)[0]];
+        let t = |s: &str| Target::parse(s).unwrap();
+        let shfl = form("shfl.up.b32");
+        assert_eq!(shfl.retired(PtxVersion(6, 3), t("sm_70"), "shfl.up.b32"), None);
+        assert_eq!(shfl.retired(PtxVersion(6, 4), t("sm_60"), "shfl.up.b32"), None);
+        assert_eq!(
+            shfl.retired(PtxVersion(6, 4), t("sm_70"), "shfl.up.b32").as_deref(),
+            Some("`shfl.up.b32` without `.sync` is not supported on sm_70 and later (use `shfl.sync`)")
+        );
+        assert!(form("mad.f32")
+            .retired(PtxVersion(1, 0), t("sm_20"), "mad.f32")
+            .is_some());
+        assert!(form("mad.f32")
+            .retired(PtxVersion(1, 0), t("sm_13"), "mad.f32")
+            .is_none());
+        assert!(form("mad.rn.f32")
+            .retired(PtxVersion(8, 7), t("sm_90"), "mad.rn.f32")
+            .is_none());
+        assert!(form("vote.ballot.b32")
+            .retired(PtxVersion(8, 7), t("sm_90"), "x")
+            .is_some());
+        assert!(form("vote.sync.ballot.b32")
+            .retired(PtxVersion(8, 7), t("sm_90"), "x")
+            .is_none());
+        let e = Catalog::build(&[("t.forms", "@family 9.7.1 Integer\n@retired sm_x gone\n")])
+            .err()
+            .unwrap();
+        assert!(e.contains("bad target `sm_x`"), "{e}");
     }
 
     #[test]
