@@ -15,13 +15,11 @@
 //!   [`mov_vector_pairing`], [`bf16_one_element_sources`], [`store_data_one_element`];
 //! - addresses and hints: [`immediate_address_ok`] (`[imm]` for `.local` only, ptxas 12.9),
 //!   [`cache_hint`] and [`cache_policy_hinted`] (a cache policy needs `.L2::cache_hint`);
-//! - [`ptxas_accepts_from`]: the PTX version from which ptxas takes a form of its refusal list,
-//!   read from ptxas's message.
 
 use super::errors::{terr, Result};
 use crate::ast::{Instr, Loc};
 use crate::program::{Addr, Space, WarpKind};
-use spec::catalog::{Form, PtxVersion};
+use spec::catalog::Form;
 use spec::types::Type;
 
 pub use spec::sreg::Unmodeled;
@@ -145,15 +143,6 @@ pub(super) fn cache_policy_hinted(i: &Instr) -> Result<()> {
             "a cache policy operand needs `.L2::cache_hint` (ptxas 12.9; L12507)",
         )
     }
-}
-
-/// The PTX version from which ptxas 12.9 takes a form it lists as refused, read from its message
-/// in `corpus/findings/ptxas-12.9-rejects.txt` ("Feature '.block32' requires PTX ISA .version 8.8
-/// or later": refused below 8.8 only). It reads ptxas's text because the catalog gives the reason
-/// as text only ([`spec::catalog::Catalog::ptxas_rejects`]).
-pub(super) fn ptxas_accepts_from(why: &str) -> Option<PtxVersion> {
-    why.split_once("requires PTX ISA .version ")
-        .and_then(|(_, v)| PtxVersion::parse(v.split_whitespace().next()?))
 }
 
 #[cfg(test)]

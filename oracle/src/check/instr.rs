@@ -149,10 +149,7 @@ impl FuncCx<'_> {
         // Forms of the manual's grammar that ptxas refuses: refused as ptxas does, unless asked
         // for the manual's grammar.
         if self.ck.grammar == Grammar::Ptxas {
-            let refused = |f: &&Form| {
-                cat.ptxas_rejects(f)
-                    .filter(|why| facts::ptxas_accepts_from(why).is_none_or(|v| version < v))
-            };
+            let refused = |f: &&Form| cat.ptxas_rejects(f).filter(|r| r.refuses_at(version));
             if let Some(why) = avail.iter().map(refused).collect::<Option<Vec<_>>>() {
                 return terr(
                     loc,
@@ -163,7 +160,7 @@ impl FuncCx<'_> {
                             let sec = cat.section_of(avail[0]);
                             format!("§{} {}, L{}", sec.id, sec.title, sec.line)
                         },
-                        why[0]
+                        why[0].message
                     ),
                 );
             }

@@ -1155,7 +1155,7 @@ impl Catalog {
     /// `mbarrier.arrive.cta.b64`): the list `corpus/findings/ptxas-12.9-rejects.txt`, measured by
     /// assembling every form (its header says how). The form stays in the catalog, which follows
     /// the manual; the type checker and the backends read this to follow ptxas.
-    pub fn ptxas_rejects(&self, form: &Form) -> Option<&'static str> {
+    pub fn ptxas_rejects(&self, form: &Form) -> Option<&'static PtxasRefusal> {
         // The type checker asks for every instruction: the key (an allocation) only for the
         // names the list has.
         static NAMES: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
@@ -1168,20 +1168,49 @@ impl Catalog {
         if !names.contains(form.name.as_str()) {
             return None;
         }
-        ptxas_rejects_list()
-            .get(crate::vector::form_key(form).as_str())
-            .copied()
+        ptxas_rejects_list().get(crate::vector::form_key(form).as_str())
     }
 }
 
-/// Form key → ptxas's message, from `corpus/findings/ptxas-12.9-rejects.txt` (`KEY MESSAGE` lines).
-pub fn ptxas_rejects_list() -> &'static HashMap<&'static str, &'static str> {
-    static LIST: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+/// Why ptxas 12.9 refuses a form of the manual's grammar (a line of
+/// `corpus/findings/ptxas-12.9-rejects.txt`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PtxasRefusal {
+    /// ptxas's message.
+    pub message: &'static str,
+    /// The PTX version from which ptxas takes the form after all, where its message names one
+    /// ("Feature '.block32' requires PTX ISA .version 8.8 or later"): refused below it only.
+    pub accepted_from: Option<PtxVersion>,
+}
+
+impl PtxasRefusal {
+    fn of(message: &'static str) -> PtxasRefusal {
+        PtxasRefusal {
+            message,
+            accepted_from: message
+                .split_once("requires PTX ISA .version ")
+                .and_then(|(_, v)| PtxVersion::parse(v.split_whitespace().next()?)),
+        }
+    }
+
+    /// Whether ptxas refuses the form in a module of PTX version `ptx`.
+    pub fn refuses_at(&self, ptx: PtxVersion) -> bool {
+        self.accepted_from.is_none_or(|v| ptx < v)
+    }
+}
+
+/// Form key → why ptxas refuses it, from `corpus/findings/ptxas-12.9-rejects.txt` (`KEY MESSAGE`
+/// lines).
+pub fn ptxas_rejects_list() -> &'static HashMap<&'static str, PtxasRefusal> {
+    static LIST: OnceLock<HashMap<&'static str, PtxasRefusal>> = OnceLock::new();
     LIST.get_or_init(|| {
         include_str!("../../../corpus/findings/ptxas-12.9-rejects.txt")
             .lines()
             .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-            .map(|l| l.split_once(' ').unwrap_or((l, "")))
+            .map(|l| {
+                let (key, message) = l.split_once(' ').unwrap_or((l, ""));
+                (key, PtxasRefusal::of(message))
+            })
             .collect()
     })
 }
