@@ -29,11 +29,17 @@ use spec::float::Fmt;
 /// which the spec's [`spec::float::format::Class`] does not tell).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FloatClass {
+    /// ±0: exponent and significand fields 0.
     Zero,
+    /// Exponent field 0, significand not 0.
     Subnormal,
+    /// Exponent field neither 0 nor all ones.
     Normal,
+    /// ±∞: exponent field all ones, significand 0.
     Infinite,
+    /// Exponent field all ones, top stored significand bit set.
     QuietNan,
+    /// Exponent field all ones, top stored significand bit clear, significand not 0.
     SignalingNan,
 }
 
@@ -319,6 +325,8 @@ pub struct Stream {
 }
 
 impl Stream {
+    /// Stream number `stream` of `seed` (the generators of this module use 1 for floats, 2 for
+    /// integers).
     pub fn new(seed: u64, stream: u64) -> Stream {
         let mut key = [0u8; 32];
         key[..8].copy_from_slice(&seed.to_le_bytes());
@@ -326,6 +334,7 @@ impl Stream {
         rng.set_stream(stream);
         Stream { rng }
     }
+    /// The next 64 raw bits.
     pub fn next_u64(&mut self) -> u64 {
         self.rng.next_u64()
     }
@@ -338,6 +347,7 @@ impl Stream {
     pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
         lo + self.below((hi - lo) as u64 + 1) as i64
     }
+    /// A fair coin (the top bit of one draw).
     pub fn bool(&mut self) -> bool {
         self.next_u64() >> 63 != 0
     }
@@ -399,6 +409,7 @@ impl FloatGen {
         }
     }
 
+    /// The format it generates.
     pub fn format(&self) -> &Fmt {
         &self.f
     }
@@ -539,18 +550,23 @@ pub fn float_cases(f: &Fmt, arity: usize, seed: u64, n: u64) -> impl Iterator<It
 /// An integer type: width in bits (8, 16, 32, 64) and signedness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IntType {
+    /// Width in bits.
     pub bits: u32,
+    /// Two's complement (`.sN`) rather than unsigned (`.uN`).
     pub signed: bool,
 }
 
 impl IntType {
+    /// The type of `bits` bits (2 to 64, else it panics) and signedness `signed`.
     pub const fn new(bits: u32, signed: bool) -> IntType {
         assert!(bits >= 2 && bits <= 64);
         IntType { bits, signed }
     }
+    /// All ones in the low `bits` bits.
     pub const fn mask(self) -> u64 {
         mask(self.bits)
     }
+    /// The smallest value: -2^(bits-1) if signed, else 0.
     pub const fn min(self) -> i128 {
         if self.signed {
             -(1i128 << (self.bits - 1))
@@ -558,6 +574,7 @@ impl IntType {
             0
         }
     }
+    /// The largest value: 2^(bits-1) - 1 if signed, else 2^bits - 1.
     pub const fn max(self) -> i128 {
         if self.signed {
             (1i128 << (self.bits - 1)) - 1
@@ -621,6 +638,7 @@ pub struct IntGen {
 }
 
 impl IntGen {
+    /// A generator for `t`; `seed` selects the sequence.
     pub fn new(t: IntType, seed: u64) -> IntGen {
         IntGen {
             t,
@@ -628,6 +646,7 @@ impl IntGen {
             rng: Stream::new(seed, 2),
         }
     }
+    /// The next value's bit pattern (the low `bits` bits).
     pub fn value(&mut self) -> u64 {
         match self.rng.below(4) {
             0 => self.rng.pick(&self.hard),

@@ -4,8 +4,12 @@
 //! - [`float`]: deterministic operand generators for binary float formats and integers (hard
 //!   cases, uniformly random and structured random operands, nearby pairs, fma triples). They
 //!   drive the SoftFloat cross-check of the spec's floating-point semantics (`tests/softfloat.rs`).
-//!
-//! Program generators are built by the golden-vector (#5) and program-generator (#6) issues.
+//! - [`vectors`]: golden vectors, the operand sets of one catalog form and the spec's outcomes on
+//!   them (issue 5).
+//! - [`program`]: random well-typed PTX programs whose results the manual determines, with their
+//!   launch and signature layout: the input of differential fuzzing (issue 6).
+
+#![deny(missing_docs)]
 
 pub mod float;
 pub mod program;

@@ -96,6 +96,7 @@ pub enum Level {
 }
 
 impl Level {
+    /// The level's name (`one`, `golden`).
     pub fn name(self) -> &'static str {
         match self {
             Level::One => "one",
@@ -153,12 +154,16 @@ pub fn arity(form: &Form) -> usize {
 /// How the vectors of one form were made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
+    /// Vectors of an operand space enumerated whole.
     pub exhaustive: u64,
+    /// Vectors of hard operands (sweeps, then cross products of the hard lists).
     pub hard: u64,
+    /// Random vectors.
     pub random: u64,
 }
 
 impl Counts {
+    /// All the vectors.
     pub fn total(&self) -> u64 {
         self.exhaustive + self.hard + self.random
     }
@@ -167,7 +172,9 @@ impl Counts {
 /// One form's vectors.
 #[derive(Clone, Debug)]
 pub struct Generated {
+    /// The vectors, in generation order.
     pub vectors: Vec<Vector>,
+    /// How they were made.
     pub counts: Counts,
     /// Operand combinations the spec rejected (skipped; none is in `vectors`).
     pub rejected: u64,

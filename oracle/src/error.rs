@@ -37,15 +37,20 @@ impl ErrorKind {
     }
 }
 
+/// An error of the oracle: its stage, its message and, where it has one, its position (in the PTX
+/// text; in the launch file when [`crate::launch::parse_launch`] refuses the file).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
+    /// The stage that failed.
     pub kind: ErrorKind,
+    /// What went wrong.
     pub message: String,
     /// Line and column in the PTX text, where the error has one.
     pub loc: Option<(u32, u32)>,
 }
 
 impl Error {
+    /// An error without a position.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
         Error {
             kind,
@@ -54,6 +59,7 @@ impl Error {
         }
     }
 
+    /// An error at `loc`.
     pub fn at(kind: ErrorKind, loc: Loc, message: impl Into<String>) -> Error {
         Error {
             kind,
@@ -92,4 +98,5 @@ impl From<crate::parse::ParseError> for Error {
     }
 }
 
+/// A result whose error is the oracle's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;

@@ -38,13 +38,17 @@ impl Default for Limits {
 /// A kernel launch.
 #[derive(Clone, Debug)]
 pub struct Launch {
+    /// The kernel's (`.entry`'s) name.
     pub entry: String,
+    /// CTAs in x, y, z (`%nctaid`).
     pub grid: [u32; 3],
+    /// Threads per CTA in x, y, z (`%ntid`).
     pub block: [u32; 3],
     /// The kernel parameter buffer, laid out as the entry's parameter list says.
     pub params: Vec<u8>,
     /// Dynamic shared memory bytes.
     pub dyn_shared: u32,
+    /// Bounds of the launch.
     pub limits: Limits,
 }
 
@@ -59,7 +63,9 @@ pub struct Stats {
 
 /// Device memory and the program: what persists across launches.
 pub struct Machine<'p> {
+    /// The checked program it runs.
     pub prog: &'p Program,
+    /// Global memory: module `.global` variables and the buffers [`Machine::alloc`] maps.
     pub global: Global,
     constant: Vec<u8>,
     /// Make value results another accepted value than the model where the acceptance set allows

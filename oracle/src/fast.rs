@@ -13,9 +13,12 @@ use spec::float::format::{F32, F64};
 use spec::float::ops::Mods;
 use spec::float::round::Rnd;
 
+/// `mov`: the first operand (also the decoder's for `mov` of an address).
 pub fn mov(a: u64, _: u64, _: u64) -> u64 {
     a
 }
+/// `add.u64`/`add.s64`: wrapping 64-bit addition (also the decoder's for a frame variable's address
+/// plus an offset).
 pub fn add64(a: u64, b: u64, _: u64) -> u64 {
     a.wrapping_add(b)
 }

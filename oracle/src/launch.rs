@@ -7,7 +7,16 @@
 //!  "params": [{"buffer": "out"}, {"buffer": "in"}, {"type": "u32", "value": "17"}],
 //!  "shared_bytes": 0,                          (optional: dynamic shared memory per block)
 //!  "limits": {"steps": N, "memory": N, "stack": N},  (optional)
+//!  "grammar": "ptxas",                          (optional: or "manual", see LaunchFile::grammar)
 //!  "check": {...}}                              (optional: how to compare results, see [`Check`])
+//! ```
+//!
+//! The reply ([`ok_json`], [`error_json`]):
+//!
+//! ```text
+//! {"status": "ok", "buffers": [{"name": "in", "hex": "..."}, {"name": "out", "hex": "..."}]}
+//! {"status": "error", "kind": "parse|type|launch|runtime|limit|internal", "message": "...",
+//!  "location": "file:line:col"}
 //! ```
 
 use crate::error::{Error, ErrorKind, Result};
@@ -16,19 +25,31 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// A launch file: one kernel launch on fresh device memory (the JSON shape is in the module
+/// doc). Unknown fields are refused.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchFile {
+    /// The PTX module's path, relative to the launch file's directory.
     pub ptx: String,
+    /// The kernel to run: the name of an `.entry` of the module.
     pub entry: String,
+    /// CTAs in x, y, z (`%nctaid`).
     pub grid: [u32; 3],
+    /// Threads per CTA in x, y, z (`%ntid`).
     pub block: [u32; 3],
+    /// Global buffers, allocated in this order (each 256-byte aligned, with unmapped memory
+    /// between them); names are unique. The reply gives every one back, in this order.
     #[serde(default)]
     pub buffers: Vec<BufferSpec>,
+    /// The kernel's arguments, one per parameter of the `.entry`, in order.
     #[serde(default)]
     pub params: Vec<ParamSpec>,
+    /// Dynamic shared memory per CTA in bytes (`.extern .shared` arrays, after the static
+    /// `.shared` variables); default 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub shared_bytes: u32,
+    /// Bounds of the run; absent ones take [`Limits::default`]'s values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<LimitSpec>,
     /// How two implementations' results are compared (generated programs carry one); without it,
@@ -52,23 +73,39 @@ fn is_ptxas(g: &crate::check::Grammar) -> bool {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
+    /// The buffer of the records (a generated program's `sig`).
     pub buffer: String,
+    /// Bytes of one thread's record: thread `t`'s starts at byte `t × stride`.
     pub stride: u32,
+    /// The values of a record, each within `stride`.
     pub slots: Vec<Slot>,
 }
 
-/// One value of a thread's record, with how it is judged.
+/// One value of a thread's record, with how it is judged. In JSON an object whose `"kind"` is
+/// `"exact"`, `"nan"` or `"judge"`, with the variant's fields. A value is read little-endian from
+/// `bytes` (1 to 16) bytes at `offset` of the record.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Slot {
     /// The same bits.
-    Exact { offset: u32, bytes: u32 },
+    Exact {
+        /// Byte offset in the record.
+        offset: u32,
+        /// Size in bytes.
+        bytes: u32,
+    },
     /// The same bits, except that where the expected lane is a NaN of `format` any NaN is
     /// accepted: the value went through instructions that return "an unspecified NaN" (L7141).
     Nan {
+        /// Byte offset in the record.
         offset: u32,
+        /// Size in bytes.
         bytes: u32,
+        /// The lanes' float format, as the spec names it: `f16`, `bf16`, `tf32`, `f32`, `f64`,
+        /// `e4m3`, `e5m2`, `e2m3`, `e3m2`, `e2m1`, `ue8m0`, `ue4m3`.
         format: String,
+        /// Bits per lane (16 for the lanes of an `f16x2`; `bytes × 8` for a scalar); it divides
+        /// `bytes × 8`, and lane 0 is the least significant.
         lane_bits: u32,
     },
     /// A result the manual does not fix to one value (an approximate instruction, a `rem` of
@@ -76,10 +113,15 @@ pub enum Slot {
     /// the *observed* record holds, and accepting any value of the spec's acceptance set for
     /// destination `output`.
     Judge {
+        /// Byte offset in the record.
         offset: u32,
+        /// Size in bytes.
         bytes: u32,
+        /// The instruction's form key, as in the golden vectors (`spec::vector::form_key`).
         form: String,
+        /// The destination's index among the form's outputs.
         output: u32,
+        /// The form's source operands, in order, as the spec takes them.
         ins: Vec<JudgeIn>,
     },
 }
@@ -100,46 +142,69 @@ impl Slot {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct JudgeIn {
+    /// The slot holding the operand (its index in [`Check::slots`]); exactly one of `slot` and
+    /// `imm`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot: Option<u32>,
+    /// An immediate operand: its bits in hex, `0x` optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imm: Option<String>,
+    /// Written negated (`-a`, `!p`); default `false`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub neg: bool,
+    /// A video selector without the dot (`b0`, `h1`, `b3210`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sel: Option<String>,
 }
 
+/// A global buffer: its name and either its initial bytes or its size (exactly one of `hex` and
+/// `size`). Buffers count against the memory limit.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BufferSpec {
+    /// The name parameters and the reply know it by.
     pub name: String,
+    /// Initial bytes in memory order, two hex digits each ([`encode_hex`] writes lowercase).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hex: Option<String>,
+    /// A zero-filled buffer of this many bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
 }
 
+/// A kernel argument, in JSON `{"buffer": NAME}` or `{"type": TYPE, "value": VALUE}`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum ParamSpec {
+    /// A buffer's global address: 8 bytes, little-endian (the parameter must have 8 bytes).
     Buffer {
+        /// The buffer's name, one of [`LaunchFile::buffers`].
         buffer: String,
     },
+    /// A scalar, little-endian in the parameter's bytes.
     Scalar {
+        /// A PTX type without the dot (`u32`, `f32`, `b64`) of the parameter's size.
         #[serde(rename = "type")]
         ty: String,
+        /// Its bits: a decimal (negative: two's complement) or `0x` hex that fits the type's width
+        /// (a float's bit pattern in hex: `0x3f800000` is 1.0 in `f32`).
         value: String,
     },
 }
 
+/// The launch file's `limits`: each given one replaces [`Limits::default`]'s; reaching one is a
+/// `limit` error.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitSpec {
+    /// Thread-instructions executed over the whole launch (default 2 × 10^10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steps: Option<u64>,
+    /// Bytes of memory: buffers, shared memory, every thread's registers and stack (default 4 GiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<u64>,
+    /// Bytes of one thread's stack: module `.local`, frames of the calls in progress (default
+    /// 1 MiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<u32>,
 }
@@ -171,6 +236,7 @@ pub fn parse_launch(text: &str) -> Result<LaunchFile> {
     })
 }
 
+/// The bytes of an even number of hex digits (either case); `None` for anything else.
 pub fn decode_hex(s: &str) -> Option<Vec<u8>> {
     if !s.len().is_multiple_of(2) {
         return None;
@@ -181,6 +247,7 @@ pub fn decode_hex(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// Bytes as lowercase hex, two digits each, in order.
 pub fn encode_hex(b: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = Vec::with_capacity(b.len() * 2);
@@ -401,7 +468,8 @@ pub fn run_file(path: &Path) -> std::result::Result<(Buffers, Stats), (Error, St
     })
 }
 
-/// The success reply: every buffer, in launch order.
+/// The success reply: every buffer after the run, in launch order, its bytes as lowercase hex
+/// (`{"status": "ok", "buffers": [{"name": ..., "hex": ...}, ...]}`, one buffer a line).
 pub fn ok_json(bufs: &Buffers) -> String {
     let mut s = String::from("{\"status\": \"ok\", \"buffers\": [\n");
     for (k, (n, d)) in bufs.iter().enumerate() {
@@ -417,7 +485,9 @@ pub fn ok_json(bufs: &Buffers) -> String {
     s
 }
 
-/// The failure reply.
+/// The failure reply: `{"status": "error", "kind", "message", "location"}` on one line, `kind`
+/// one of [`ErrorKind::name`] and `location` `file:line:col` (just `file` when the error has no
+/// position, [`Error::location`]).
 pub fn error_json(e: &Error, file: &str) -> String {
     let v = serde_json::json!({
         "status": "error",

@@ -11,12 +11,17 @@ use std::fmt;
 /// Where a token starts: 1-based line and column (columns count characters), and its byte range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
+    /// 1-based line.
     pub line: u32,
+    /// 1-based column, in characters.
     pub col: u32,
+    /// Byte offset of the token's first byte.
     pub start: usize,
+    /// Byte offset just past the token.
     pub end: usize,
 }
 
+/// A token (§4).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tok {
     /// `.version`, `.u32`, `.shared::cta`: the text after the dot.
@@ -25,10 +30,20 @@ pub enum Tok {
     Ident(String),
     /// An integer constant (§4.5.1): decimal, `0x` hex, leading-`0` octal, `0b` binary, with an
     /// optional `U` suffix marking it unsigned. The value is the 64-bit pattern.
-    Int { value: u64, unsigned: bool },
+    Int {
+        /// The 64-bit pattern.
+        value: u64,
+        /// Written with the `U` suffix.
+        unsigned: bool,
+    },
     /// A floating-point constant (§4.5.2): `0fXXXXXXXX` (f32 bits), `0dXXXXXXXXXXXXXXXX` (f64 bits),
     /// or a decimal with a point or exponent, which PTX reads as f64.
-    Float { bits: u64, f32: bool },
+    Float {
+        /// The bits of the f32 or f64 value.
+        bits: u64,
+        /// `0f`: `bits` is an f32.
+        f32: bool,
+    },
     /// A string (`.file 1 "k.cu"`, `.pragma "nounroll"`), escapes resolved.
     Str(String),
     /// One punctuation character: `{ } ( ) [ ] , ; : @ ! + - * / % < > = | & ^ ~ ?`.
@@ -52,8 +67,11 @@ impl fmt::Display for Tok {
 /// A lexing error: where, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LexError {
+    /// 1-based line.
     pub line: u32,
+    /// 1-based column, in characters.
     pub col: u32,
+    /// What is wrong.
     pub message: String,
 }
 

@@ -3,11 +3,13 @@
 //! Stage by stage along the data flow:
 //! - [`lex`]: tokens with line and column;
 //! - [`parse`]: tokens to the [`ast`] of a module, errors located;
-//! - [`print`]: the AST back to PTX text that parses to the same AST;
+//! - [`print`](mod@print): the AST back to PTX text that parses to the same AST;
 //! - [`check`]: the type checker, decoding the module into a [`program::Program`] once;
 //! - [`exec`]: the interpreter (grid, CTAs, warps, threads) over [`mem`]'s address spaces, with
 //!   [`fast`] functions for the hottest value-level forms;
 //! - [`launch`]: the launch contract (`ptxconf run LAUNCH.json`).
+
+#![deny(missing_docs)]
 
 pub mod ast;
 pub mod check;

@@ -22,6 +22,7 @@ pub const PARAM_WIN: u64 = 0x0000_4000_0000_0000;
 pub const FUNC_BASE: u64 = 0x0000_5000_0000_0000;
 /// Module `.global` variables; launch buffers follow at [`HEAP`].
 pub const GLOBAL_DATA: u64 = 0x0000_7f00_0000_0000;
+/// Launch buffers ([`crate::exec::Machine::alloc`]), from here up.
 pub const HEAP: u64 = 0x0000_7f10_0000_0000;
 /// Gap left unmapped after every global allocation.
 pub const GUARD: u64 = 4096;
@@ -32,14 +33,18 @@ pub const KPARAM: u64 = 1 << 31;
 /// One global allocation.
 #[derive(Clone, Debug)]
 pub struct Region {
+    /// The buffer's name (`"module .global variables"` for the module's).
     pub name: String,
+    /// Its first address.
     pub base: u64,
+    /// Its bytes.
     pub data: Vec<u8>,
 }
 
 /// Global memory: allocations sorted by address.
 #[derive(Clone, Debug, Default)]
 pub struct Global {
+    /// The allocations, by ascending base address.
     pub regions: Vec<Region>,
 }
 

@@ -6,10 +6,14 @@ use crate::ast::*;
 use crate::lex::{lex, Span, Tok};
 use std::fmt;
 
+/// A parse (or lexing) error: where, and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {
+    /// 1-based line.
     pub line: u32,
+    /// 1-based column, in characters.
     pub col: u32,
+    /// What is wrong.
     pub message: String,
 }
 

@@ -1,11 +1,12 @@
 //! The PTX printer: [`Module`] back to text that parses to the same module (positions aside).
-//! One statement a line, operands as the parser reads them; constant expressions fully
-//! parenthesised, so precedence never depends on the printer.
+//! One statement a line, operands as the parser reads them; constant expressions parenthesised
+//! where the parser's precedence ([`crate::parse::precedence`]) needs it.
 
 use crate::ast::*;
 use crate::parse::precedence;
 use std::fmt::Write as _;
 
+/// The module as PTX text: one item or statement a line.
 pub fn print(m: &Module) -> String {
     let mut out = String::new();
     for item in &m.items {
@@ -87,6 +88,7 @@ fn stmts(out: &mut String, body: &[Stmt], depth: usize) {
     }
 }
 
+/// One instruction as PTX text: guard, opcode, modifiers, operands and the `;`.
 pub fn instr(i: &Instr) -> String {
     // Written into one buffer: the type checker prints every instruction (for its messages), so
     // this runs once per instruction of every program a campaign checks.
@@ -184,6 +186,7 @@ fn operand_into(o: &Operand, s: &mut String) {
     }
 }
 
+/// A constant expression or name as PTX text, parenthesised where precedence needs it.
 pub fn expr(e: &Expr) -> String {
     let mut s = String::new();
     expr_into(e, &mut s);

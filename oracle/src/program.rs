@@ -30,8 +30,11 @@ pub enum Src {
 /// instruction type is signed (`sext` = 0: zero-extended), then truncated to `bits`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Dst {
+    /// Register slot in the frame; `u32::MAX` in [`Dst::SINK`].
     pub slot: u32,
+    /// The register's width in bits (1 for `.pred`; 128: a `.b128` register, two slots).
     pub bits: u8,
+    /// Sign-extend from this many bits before truncating (0: zero-extend).
     pub sext: u8,
 }
 
@@ -48,9 +51,13 @@ impl Dst {
 /// instruction type's width (a wider register is chopped to it, §9.4.1 Table 24).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PureIn {
+    /// The operand.
     pub src: Src,
+    /// `-a` or `!p` written where the form allows it (`{-}`, `{!}`): the spec applies it.
     pub negated: bool,
+    /// A video source's selector (`a.b1`, `a.h0`).
     pub sel: Option<Sel>,
+    /// The instruction type's width in bits (1 for `.pred`).
     pub bits: u32,
     /// `!p` on a predicate operand whose form has no `{!}` (ptxas accepts it on every `.pred`
     /// source, e.g. `selp.b32 d, a, b, !p`): the oracle inverts the bit before the spec sees it.
@@ -63,15 +70,23 @@ pub use spec::sreg::Sreg;
 /// State spaces as addresses see them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Space {
+    /// Generic addressing (§6.4.1.1): resolved to a space at run time ([`crate::mem`]).
     Generic,
+    /// `.global`.
     Global,
+    /// `.shared` (`.shared::cta`).
     Shared,
+    /// `.local`.
     Local,
+    /// `.const` (read-only).
     Const,
+    /// `.param`: a function's parameters in its frame, a kernel's (read-only) above
+    /// [`crate::mem::KPARAM`].
     Param,
 }
 
 impl Space {
+    /// The space's name without the dot (`"shared"`), as messages write it.
     pub fn name(self) -> &'static str {
         match self {
             Space::Generic => "generic",
@@ -98,6 +113,7 @@ pub enum Addr {
 /// How a loaded element becomes register bits, and how many bytes it has.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MemTy {
+    /// Bytes per element.
     pub bytes: u8,
     /// Sign-extend into a wider destination register (`ld.s8` into a `.s32`).
     pub signed: bool,
@@ -115,18 +131,25 @@ pub enum Arg {
 /// Where a call's return value goes in the caller.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RetTo {
+    /// A `.param` variable of the caller's activation (offset, size in bytes).
     Frame(u32, u32),
+    /// A register.
     Reg(Dst),
 }
 
+/// The function a call transfers control to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Callee {
+    /// A function named in the call: its index in [`Program::funcs`].
     Direct(u32),
     /// Through a function address; the prototype's parameter and return sizes must match the
     /// function found there.
     Indirect {
+        /// The function's address ([`crate::mem::FUNC_BASE`] + 16 × its index).
         fptr: Src,
+        /// Parameter sizes in bytes, from the `.callprototype`.
         params: Vec<u32>,
+        /// Return sizes in bytes, from the `.callprototype`.
         rets: Vec<u32>,
     },
 }
@@ -134,23 +157,35 @@ pub enum Callee {
 /// Barrier operations (§9.7.13.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BarOp {
+    /// `bar{.cta}.sync`, `barrier{.cta}.sync`: arrive and wait.
     Sync,
+    /// `bar{.cta}.arrive`, `barrier{.cta}.arrive`: arrive without waiting.
     Arrive,
+    /// `.red.popc.u32`: wait, then count the threads whose predicate is true.
     RedPopc,
+    /// `.red.and.pred`: wait, then whether every thread's predicate is true.
     RedAnd,
+    /// `.red.or.pred`: wait, then whether any thread's predicate is true.
     RedOr,
 }
 
-/// The warp collectives (§9.7.9.6 shfl.sync, §9.7.13.8-12); `bool`: the `.sync` form (the
-/// deprecated forms take the executing lanes as their member mask).
+/// The warp collectives (§9.7.9.6 shfl.sync, §9.7.13.8-12, §9.7.13.14 elect.sync); `bool`: the
+/// `.sync` form (the deprecated forms take the executing lanes as their member mask).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WarpKind {
+    /// `shfl.sync.mode` (`shfl.mode` when `false`).
     Shfl(spec::warp::ShflMode, bool),
+    /// `vote.sync.mode` (`vote.mode` when `false`).
     Vote(spec::warp::VoteMode, bool),
+    /// `match.any.sync`.
     MatchAny,
+    /// `match.all.sync`.
     MatchAll,
+    /// `redux.sync`.
     Redux,
+    /// `elect.sync`.
     Elect,
+    /// `activemask`.
     Activemask,
 }
 
@@ -163,83 +198,142 @@ pub type FastFn = fn(u64, u64, u64) -> u64;
 pub enum Op {
     /// A value-level form evaluated by the spec: destinations get the outcomes' model values.
     Pure {
+        /// The catalog form.
         form: &'static Form,
+        /// The spec's function of the form.
         sem: SemFn,
+        /// One per output of the form ([`Dst::SINK`] for an optional one not written).
         dsts: Vec<Dst>,
+        /// One per input written (optional inputs not written are left out).
         srcs: Vec<PureIn>,
+        /// A video destination's selector or mask (`d.b2`, `d.h10`).
         dsel: Option<Sel>,
     },
     /// A value-level form with one destination computed by a plain function.
     Fast {
+        /// The function.
         f: FastFn,
+        /// The destination.
         d: Dst,
+        /// First operand.
         a: Src,
+        /// Second operand (`Imm(0)` when unused).
         b: Src,
+        /// Third operand (`Imm(0)` when unused).
         c: Src,
     },
+    /// A scalar or vector load (`ld`, `ld.global.nc`, `ldu`).
     Ld {
+        /// The state space of the access.
         space: Space,
+        /// Element size and extension.
         ty: MemTy,
+        /// One per element (`.v2`, `.v4`; a 128-bit element as two 64-bit halves).
         dsts: Vec<Dst>,
+        /// The address of the first element.
         addr: Addr,
     },
+    /// A scalar or vector store (`st`).
     St {
+        /// The state space of the access.
         space: Space,
+        /// Bytes per element.
         bytes: u8,
+        /// One per element, stored in order.
         srcs: Vec<Src>,
+        /// The address of the first element.
         addr: Addr,
     },
     /// `cvta.space` (to generic) and `cvta.to.space` (from generic).
     Cvta {
+        /// The non-generic space.
         space: Space,
+        /// `true` for `cvta.space`, `false` for `cvta.to.space`.
         to_generic: bool,
+        /// The converted address.
         d: Dst,
+        /// The address to convert.
         a: Src,
     },
+    /// `isspacep.space`: whether a generic address lies in a space.
     Isspacep {
+        /// The space asked about.
         space: Space,
+        /// The predicate written.
         d: Dst,
+        /// The generic address.
         a: Src,
     },
+    /// `bra`.
     Bra {
+        /// The label's instruction in [`Program::code`].
         target: u32,
     },
+    /// `brx.idx`: an indirect branch through a `.branchtargets` list.
     Brx {
+        /// The index into `targets` (past the end: a runtime error).
         index: Src,
+        /// The list's labels, as instructions in [`Program::code`].
         targets: Vec<u32>,
     },
+    /// `call`.
     Call {
+        /// The function called.
         callee: Callee,
+        /// One per parameter, in order.
         args: Vec<Arg>,
+        /// One per return value, in order.
         rets: Vec<RetTo>,
     },
+    /// `ret`: back to the caller; from the kernel, the thread ends.
     Ret,
+    /// `exit`: the thread ends.
     Exit,
+    /// `trap`: the launch stops with a runtime error.
     Trap,
+    /// `bar`/`barrier` (§9.7.13.1).
     Bar {
+        /// Which barrier operation.
         op: BarOp,
+        /// The barrier number, 0 to 15.
         id: Src,
+        /// The number of threads expected (a multiple of the warp size); absent: every thread of
+        /// the CTA that has not exited.
         count: Option<Src>,
+        /// The `.red` predicate and whether it is written `!p`.
         pred: Option<(Src, bool)>,
+        /// The `.red` result.
         d: Option<Dst>,
     },
+    /// `bar.warp.sync` (§9.7.13.2).
     WarpSync {
+        /// The member mask.
         mask: Src,
     },
     /// `atom` (old values to `d`) and `red` (no `d`), one element per entry of `b`.
     Atom {
+        /// The spec's operation (operation, type, vector lanes).
         op: spec::atom::AtomOp,
+        /// `.global`, `.shared` or generic (resolved at run time).
         space: Space,
+        /// The old values, one per element (empty for `red`).
         d: Vec<Dst>,
+        /// The address of the first element.
         addr: Addr,
+        /// The operand, one per element.
         b: Vec<Src>,
+        /// `cas`'s new value (`Imm(0)` for other operations).
         c: Src,
     },
     /// A warp collective, computed once for the lanes that execute it together.
     Warp {
+        /// Which collective.
         kind: WarpKind,
+        /// The catalog form.
         form: &'static Form,
+        /// The destinations, as for [`Op::Pure`].
         dsts: Vec<Dst>,
+        /// The sources, as for [`Op::Pure`]; in a `.sync` form the member mask is last.
         srcs: Vec<PureIn>,
     },
     /// Instructions with no effect on the oracle's sequentially consistent, cache-less memory:
@@ -249,15 +343,19 @@ pub enum Op {
     /// the module loads, and a thread that reaches it stops the launch with this message, so
     /// the kernels of a module that never reach one still run.
     Unsupported {
+        /// The runtime error's message.
         message: String,
     },
 }
 
+/// One decoded instruction of [`Program::code`].
 #[derive(Clone, Debug)]
 pub struct Inst {
     /// `@p` / `@!p`: the predicate's slot and whether it is negated.
     pub guard: Option<(u32, bool)>,
+    /// What it does.
     pub op: Op,
+    /// Where it is written in the PTX text.
     pub loc: Loc,
     /// The instruction as written (for error messages).
     pub text: String,
@@ -266,7 +364,9 @@ pub struct Inst {
 /// One `.entry` or `.func`, decoded.
 #[derive(Clone, Debug)]
 pub struct Func {
+    /// The name as declared.
     pub name: String,
+    /// `.entry` (a kernel) rather than `.func`.
     pub entry: bool,
     /// First instruction in [`Program::code`].
     pub start: u32,
@@ -279,31 +379,40 @@ pub struct Func {
     pub params: Vec<(u32, u32)>,
     /// The kernel parameters' declared types (for `.entry`).
     pub param_types: Vec<String>,
+    /// Return value offsets and sizes in the frame, after the parameters (for `.func`).
     pub rets: Vec<(u32, u32)>,
     /// Whether it has a body (a `.extern` declaration has none).
     pub defined: bool,
+    /// Where it is defined (declared, when it has no body).
     pub loc: Loc,
 }
 
 /// Initial contents of a module-scope variable.
 #[derive(Clone, Debug)]
 pub struct Data {
+    /// The variable's name.
     pub name: String,
+    /// [`Space::Global`] or [`Space::Const`].
     pub space: Space,
     /// Address in its space.
     pub addr: u64,
+    /// The variable's initial bytes, from its initializer.
     pub bytes: Vec<u8>,
 }
 
 /// A whole checked module.
 #[derive(Clone, Debug)]
 pub struct Program {
+    /// Every `.entry` and `.func`, in the order first declared; the index is the function's number
+    /// ([`Callee::Direct`], [`crate::mem::FUNC_BASE`]).
     pub funcs: Vec<Func>,
+    /// The instructions of every function, each function's in one run from [`Func::start`].
     pub code: Vec<Inst>,
     /// `.global` and `.const` variables with their initial bytes.
     pub data: Vec<Data>,
     /// Bytes of module `.global` variables (at [`crate::mem::GLOBAL_DATA`]).
     pub global_bytes: u64,
+    /// Bytes of the constant bank (module `.const` variables, at address 0 of `.const`).
     pub const_bytes: u64,
     /// Static `.shared` bytes (all `.shared` variables of the module, laid out once).
     pub shared_bytes: u64,
@@ -313,6 +422,7 @@ pub struct Program {
     pub local_bytes: u32,
     /// `.target sm_NN`.
     pub sm: u32,
+    /// `.version major.minor`.
     pub version: (u32, u32),
     /// The instructions decoded as [`Op::Unsupported`], in code order: where and why.
     pub unsupported: Vec<(Loc, String)>,
@@ -329,6 +439,7 @@ impl Program {
 }
 
 impl Program {
+    /// The index in [`Program::funcs`] of the kernel (`.entry`) called `name`.
     pub fn entry(&self, name: &str) -> Option<usize> {
         self.funcs.iter().position(|f| f.entry && f.name == name)
     }

@@ -25,7 +25,12 @@ pub enum Det {
     Exact,
     /// Every bit, except that a NaN (in any lane of `lane_bits`) may have any payload and sign:
     /// "an unspecified NaN" (L7141, L9307).
-    Loose { format: FloatFormat, lane_bits: u32 },
+    Loose {
+        /// The float format of the lanes.
+        format: FloatFormat,
+        /// Bits per lane.
+        lane_bits: u32,
+    },
     /// Only an acceptance set (an approximate instruction, an unspecified or one-of result): such
     /// a value is written to the signature with its inputs and judged there, never used again.
     Judged,
@@ -68,6 +73,7 @@ pub struct Facts {
 }
 
 impl Facts {
+    /// The catalog form.
     pub fn form(&self) -> &'static Form {
         &catalog().forms[self.form]
     }

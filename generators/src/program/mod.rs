@@ -81,6 +81,7 @@ pub struct Features {
 }
 
 impl Features {
+    /// Every construct.
     pub const ALL: Features = Features {
         predication: true,
         branches: true,
@@ -95,6 +96,7 @@ impl Features {
         judged: true,
     };
 
+    /// None: straight-line value instructions only.
     pub const NONE: Features = Features {
         predication: false,
         branches: false,
@@ -149,9 +151,11 @@ pub struct Config {
     pub max_depth: usize,
     /// Iterations of a loop, at most.
     pub max_trips: u32,
-    /// Warps per CTA (1-32) and CTAs (1-65535).
+    /// Warps per CTA (1-32).
     pub warps: u32,
+    /// CTAs (1-65535).
     pub ctas: u32,
+    /// The constructs programs may contain (with `swarm`, each program draws a subset).
     pub features: Features,
     /// Each program draws its own subset of features and families.
     pub swarm: bool,
@@ -247,7 +251,9 @@ pub fn menu_forms(cfg: &Config) -> Vec<usize> {
 /// `program.ptx`; `launch.check` is its signature layout).
 #[derive(Clone, Debug)]
 pub struct Program {
+    /// The module's PTX text.
     pub ptx: String,
+    /// The launch that runs it.
     pub launch: LaunchFile,
     /// Instructions in the text (labels and declarations not counted).
     pub instructions: usize,
@@ -261,9 +267,11 @@ pub struct Program {
 /// A program whose oracle run confirmed the generator's assumptions, with that run's results.
 #[derive(Clone, Debug)]
 pub struct Checked {
+    /// The program.
     pub program: Program,
     /// The oracle's buffers after the run.
     pub expected: oracle::launch::Buffers,
+    /// What the run did.
     pub stats: oracle::exec::Stats,
     /// Programs built before this one was accepted (see [`checked`]).
     pub attempts: u32,
