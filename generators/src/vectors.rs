@@ -648,13 +648,16 @@ fn bits_axis(
                 ax.gen = Gen::Wide(IntGen::new(IntType::new(64, false), seed));
             }
             let m = ty.mask();
-            if o.flags.imm && form.opcode == "lop3" {
+            // The sources before a truth table or a byte-permute selector (`lop3`, `prmt`).
+            let lut = form.inputs.iter().position(|o| o.flags.lut);
+            let perm = form.inputs.iter().position(|o| o.flags.perm);
+            if o.flags.lut {
                 ax.hard = (0..=m).collect();
                 ax.sweep = Sweep::Fixed;
                 ax.gen = Gen::Pick(Stream::new(seed, 3));
-            } else if form.opcode == "lop3" && i < 3 {
+            } else if lut.is_some_and(|k| i < k) {
                 ax.hard.insert(0, LOP3[i]);
-            } else if form.opcode == "prmt" && o.name == "c" {
+            } else if o.flags.perm {
                 if form.mods.len() == 1 {
                     // Default mode: every selector, the 16-bit permute code c[15:0] (L12103-12107).
                     ax.hard = (0..=0xffff).collect();
@@ -667,7 +670,7 @@ fn bits_axis(
                     ax.hard = h;
                     ax.sweep = Sweep::Fixed;
                 }
-            } else if form.opcode == "prmt" && i < 2 {
+            } else if perm.is_some_and(|k| i < k) {
                 ax.hard.insert(0, DISTINCT[i]);
             } else if o.flags.amount {
                 let mut h = amount_edges(w_data, bits);

@@ -352,8 +352,8 @@ fn implemented_class(c: Class) -> bool {
 
 /// The operand roles the generators draw values for: shift amounts and bit positions (the
 /// manual's descriptions: `shl`/`shr` L11483/L11523 "shifted by the amount in b", `bfe` L6482
-/// "b gives the start bit position, c the field length", …) and integer divisors (`div`/`rem`,
-/// L6000). Every form of these opcodes has
+/// "b gives the start bit position, c the field length", …), integer divisors (`div`/`rem`,
+/// L6000), `lop3`'s truth table (L11196) and `prmt`'s byte selector (L12103). Every form of these opcodes has
 /// exactly these operands flagged, and no other form has a role.
 #[test]
 fn operand_roles_are_flagged_where_the_manual_gives_them() {
@@ -382,6 +382,22 @@ fn operand_roles_are_flagged_where_the_manual_gives_them() {
             assert_eq!(o.flags.divisor, divisor, "{} {}", f.name, o.name);
             n_amount += o.flags.amount as usize;
             n_divisor += o.flags.divisor as usize;
+        }
+        for o in &f.inputs {
+            assert_eq!(
+                o.flags.lut,
+                f.opcode == "lop3" && o.name == "immLut",
+                "{} {}",
+                f.name,
+                o.name
+            );
+            assert_eq!(
+                o.flags.perm,
+                f.opcode == "prmt" && o.name == "c",
+                "{} {}",
+                f.name,
+                o.name
+            );
         }
         assert!(
             f.outputs.iter().all(|o| !o.flags.amount && !o.flags.divisor),

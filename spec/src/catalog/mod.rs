@@ -39,7 +39,8 @@
 //! byte/half selector suffix allowed, video), `cc` (the carry flag CC.CF), `reg` (a register,
 //! never an immediate), `sink`/`discard` (a destination that must/may be `_`), `in=LO..HI` and
 //! `mul=N` (a constant's range and multiple), `wide` (a generic address in a 64-bit register),
-//! and the operand roles `amount` (a shift amount or bit position) and `divisor`: see
+//! and the operand roles `amount` (a shift amount or bit position), `divisor`, `lut` (a truth
+//! table) and `perm` (a byte-permute selector): see
 //! [`OperandFlags`].
 
 pub mod fragment;
@@ -471,6 +472,11 @@ pub struct OperandFlags {
     /// `divisor`: an integer divisor (`div`/`rem`'s `b`); zero leaves the result unspecified
     /// (L6000), which the program generator avoids by making it odd.
     pub divisor: bool,
+    /// `lut`: a truth table over the sources before it (`lop3`'s `immLut`, L11196-11198: computed
+    /// on the canonical operands 0xF0, 0xCC, 0xAA it is the table itself).
+    pub lut: bool,
+    /// `perm`: a byte-permute selector over the sources before it (`prmt`'s `c`, L12103).
+    pub perm: bool,
 }
 
 /// One operand of a form, with its type resolved for that form.
@@ -1285,6 +1291,8 @@ fn resolve_operands(
                     "wide" => flags.wide = true,
                     "amount" => flags.amount = true,
                     "divisor" => flags.divisor = true,
+                    "lut" => flags.lut = true,
+                    "perm" => flags.perm = true,
                     f if f.starts_with("in=") => {
                         let (lo, hi) = f[3..]
                             .split_once("..")
