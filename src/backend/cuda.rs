@@ -587,23 +587,10 @@ pub fn scalar_bytes(ty: &str, value: &str) -> Result<Vec<u8>, String> {
         return Err(format!("`{ty}` is not a PTX type"));
     };
     let bytes = (t.bits() as usize).div_ceil(8);
-    let bits = bytes * 8;
-    let bad = || format!("`{value}` is not a decimal or 0x-hex value that fits `{ty}`");
-    let max = if bits >= 128 { u128::MAX } else { (1u128 << bits) - 1 };
-    let v: u128 = if let Some(h) = value.strip_prefix("0x").or_else(|| value.strip_prefix("0X")) {
-        u128::from_str_radix(h, 16).map_err(|_| bad())?
-    } else if let Some(n) = value.strip_prefix('-') {
-        let m: u128 = n.parse().map_err(|_| bad())?;
-        if bits < 128 && m > 1u128 << (bits - 1) {
-            return Err(bad());
-        }
-        m.wrapping_neg() & max
-    } else {
-        value.parse().map_err(|_| bad())?
-    };
-    if v > max {
-        return Err(bad());
-    }
+    // The launch file's one rule for integer text (`spec::value::parse_integer`), as the oracle
+    // reads the same parameter.
+    let v = spec::value::parse_integer(value, bytes as u32 * 8)
+        .map_err(|_| format!("`{value}` is not a decimal or 0x-hex value that fits `{ty}`"))?;
     Ok(v.to_le_bytes()[..bytes].to_vec())
 }
 
