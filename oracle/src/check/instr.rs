@@ -173,12 +173,7 @@ impl FuncCx<'_> {
             self.shape(i, avail[0])?;
         }
         // Forms the manual removed on newer targets (`@retired` in the catalog).
-        let version = PtxVersion(self.ck.version.0 as u8, self.ck.version.1 as u8);
-        let target = spec::catalog::Target {
-            sm: self.ck.sm,
-            suffix: None,
-        };
-        if let Some(message) = avail[0].retired(version, target, &name) {
+        if let Some(message) = avail[0].retired(version, self.ck.target, &name) {
             return terr(loc, message);
         }
         let op = match exec {
