@@ -678,6 +678,8 @@ pub struct Catalog {
     by_opcode: HashMap<&'static str, Vec<usize>>,
     /// Each opcode's effects (from its rows' flags, which agree).
     effects: HashMap<&'static str, Effects>,
+    /// Per opcode, whether every form has a destination ([`Catalog::writes_first`]).
+    writes_first: HashMap<&'static str, bool>,
     /// `@fixed` lines: per opcode, the modifiers that must be written right after it (see
     /// [`pattern::matches_unordered`]).
     fixed: HashMap<&'static str, Vec<&'static str>>,
@@ -729,6 +731,7 @@ impl Catalog {
             by_name: HashMap::new(),
             by_opcode: HashMap::new(),
             effects: HashMap::new(),
+            writes_first: HashMap::new(),
             fixed: HashMap::new(),
             free: Vec::new(),
             spaces: Vec::new(),
@@ -954,6 +957,7 @@ impl Catalog {
                 target,
                 row: row_id,
             };
+            *self.writes_first.entry(opcode).or_insert(true) &= !form.outputs.is_empty();
             self.by_name.entry(name).or_default().push(self.forms.len());
             self.forms.push(form);
         }
@@ -1128,10 +1132,9 @@ impl Catalog {
     /// forms without one, so their operand 0 is taken for a source (`bar.red`'s destination
     /// included: a reducer's candidate the checker then rejects).
     pub fn writes_first(&self, opcode: &str) -> bool {
-        self.by_opcode.get(opcode).is_some_and(|rows| {
-            rows.iter()
-                .all(|&r| self.rows[r].forms.clone().all(|f| !self.forms[f].outputs.is_empty()))
-        })
+        // Computed when the catalog is built: the reducer asks for every instruction, and some
+        // opcodes have thousands of forms (`atom`, `ld`).
+        self.writes_first.get(opcode).copied().unwrap_or(false)
     }
 
     /// Whether every form of `opcode` names its first operand `name` (the manual's operand
