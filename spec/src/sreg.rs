@@ -121,23 +121,23 @@ impl Sreg {
 /// What a special register the oracle does not execute yet belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unmodeled {
-    /// `%cluster_ctarank`, `%clusterid`, ... (§10.8-10.14; sm_90 and later).
+    /// `%cluster_ctarank`, `%clusterid`, ... (§10.11-10.17; sm_90 and later).
     Clusters,
-    /// `%aggr_smem_size`, `%reserved_smem_offset_*` (§10.29-10.32).
+    /// `%aggr_smem_size`, `%reserved_smem_offset_*` (§10.29, §10.31).
     SmemReservations,
     /// `%current_graph_exec` (§10.33).
     Graphs,
-    /// `%pm0` ... `%pm7`, `%pm0_64` ... `%pm7_64` (§10.20-10.21).
+    /// `%pm0` ... `%pm7`, `%pm0_64` ... `%pm7_64` (§10.25-10.26).
     PerfCounters,
 }
 
 impl fmt::Display for Unmodeled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Unmodeled::Clusters => "clusters (§10.8-10.14)",
-            Unmodeled::SmemReservations => "shared-memory reservations (§10.29-10.32)",
+            Unmodeled::Clusters => "clusters (§10.11-10.17)",
+            Unmodeled::SmemReservations => "shared-memory reservations (§10.29, §10.31)",
             Unmodeled::Graphs => "CUDA graphs (§10.33)",
-            Unmodeled::PerfCounters => "performance-monitoring counters (§10.20-10.21)",
+            Unmodeled::PerfCounters => "performance-monitoring counters (§10.25-10.26)",
         })
     }
 }

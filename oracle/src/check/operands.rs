@@ -162,13 +162,13 @@ impl FuncCx<'_> {
                 return Ok(Src::Sreg(s));
             }
             if let Some(of) = facts::Unmodeled::of(n) {
-                // §10.8-10.14: the cluster registers exist from sm_90 on (ptxas 12.9 refuses
+                // §10.11-10.17: the cluster registers exist from sm_90 on (ptxas 12.9 refuses
                 // them below).
                 if of == Unmodeled::Clusters && self.ck.sm < 90 {
                     return terr(
                         loc,
                         format!(
-                            "special register `{n}` requires sm_90 (§10.8-10.14), not {}",
+                            "special register `{n}` requires sm_90 (§10.11-10.17), not {}",
                             self.ck.target
                         ),
                     );
