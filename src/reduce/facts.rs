@@ -128,10 +128,14 @@ pub(super) fn sreg_type(n: &str) -> Option<Type> {
     Sreg::parse(n).map(Sreg::ty)
 }
 
+/// The launch dimension a geometry register's component names (`.x` `.y` `.z`; `.w` has none).
+fn dim(c: u8) -> Option<usize> {
+    (c < 3).then_some(c as usize)
+}
+
 /// The value of a special register that is the same in every thread of the launch: the
 /// geometry, and an index along a dimension of size 1.
 pub(super) fn sreg_value(n: &str, l: &LaunchFile) -> Option<u64> {
-    let dim = |c: u8| (c < 3).then_some(c as usize);
     Some(match Sreg::parse(n)? {
         Sreg::Ntid(c) => l.block[dim(c)?] as u64,
         Sreg::Nctaid(c) => l.grid[dim(c)?] as u64,
@@ -144,7 +148,6 @@ pub(super) fn sreg_value(n: &str, l: &LaunchFile) -> Option<u64> {
 /// The value of `%tid`, `%ctaid`, `%ntid`, `%nctaid` (`.x`/`.y`/`.z`) and `%laneid` in the
 /// last thread of the launch.
 pub(super) fn last_thread_sreg(n: &str, l: &LaunchFile) -> Option<u64> {
-    let dim = |c: u8| (c < 3).then_some(c as usize);
     Some(match Sreg::parse(n)? {
         Sreg::Laneid => {
             let threads: u64 = l.block.iter().map(|&d| d as u64).product();
