@@ -524,7 +524,7 @@ fn form_of(i: &Instr, cfg: &Config) -> Option<usize> {
         _ => 1,
     };
     // A call's return and argument lists are the callee's business, not operands of the form.
-    let written: usize = if i.opcode == "call" {
+    let written: usize = if cat.effects(&i.opcode).call {
         i.operands.iter().filter(|o| !matches!(o, AstOperand::List(_))).count()
     } else {
         i.operands.iter().map(count).sum()

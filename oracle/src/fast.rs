@@ -309,10 +309,10 @@ pub const FAST: &[(&str, FastFn)] = &[
     ("setp.lt.f64", lt_f64),
 ];
 
-/// The fast function of a form, if it has one. Only plain shapes qualify: one destination, no
-/// `p|q` pair, no boolean combine (`setp.lt.and.s32` has an extra source and falls through).
+/// The fast function of a form, if it has one. Only plain shapes qualify: one destination (or a
+/// `p|q` destination pair, as `setp` writes, L11178), no boolean combine (`setp.lt.and.s32` has an extra source and falls through).
 pub fn lookup(form: &Form) -> Option<FastFn> {
-    if form.outputs.len() != 1 && !(form.opcode == "setp" && form.outputs.len() == 2) {
+    if form.outputs.len() != 1 && !(form.pair_destination() && form.outputs.len() == 2) {
         return None;
     }
     // `mov.b64 d, {x, y}` shares its name with the plain move: packs and unpacks are the spec's.

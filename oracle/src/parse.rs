@@ -471,8 +471,10 @@ impl Parser<'_> {
         }
         let mut operands = Vec::new();
         if !self.eat_punct(';') {
+            // A call's operands are parenthesized lists (§9.7.12.5).
+            let call = spec::catalog::catalog().effects(&opcode).call;
             loop {
-                operands.push(self.operand(opcode == "call")?);
+                operands.push(self.operand(call)?);
                 if self.eat_punct(';') {
                     break;
                 }

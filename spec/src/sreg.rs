@@ -1,6 +1,6 @@
 //! The special registers of §10 (L31844-32970): their names, components and types, and which of
-//! them the oracle does not execute yet. The type checker, the interpreter and the reducer all
-//! read special registers through this table.
+//! them the oracle does not execute yet, and the predefined constant `WARP_SZ` (§4.5.1). The
+//! type checker, the interpreter and the reducer all read special registers through this table.
 
 use crate::types::Type;
 use std::fmt;
@@ -174,6 +174,12 @@ impl Unmodeled {
             _ => return None,
         })
     }
+}
+
+/// The value of a predefined constant: `WARP_SZ`, the number of threads in a warp, 32 on every
+/// target so far (§4.5.1, L641).
+pub fn predefined_constant(name: &str) -> Option<u64> {
+    (name == "WARP_SZ").then_some(32)
 }
 
 /// Whether `name` is a special register of §10 (executed by the oracle or not).

@@ -275,19 +275,12 @@ const EXEC_SECTIONS: &[(Exec, &[&str])] = &[
     (Exec::WarpSync, &["9.7.13.2"]),
     (Exec::Prefetch, &["9.7.9.15"]),
     (Exec::Nop, &["9.7.13.4", "9.7.19.2", "9.7.19.3"]),
-    (
-        Exec::Warp,
-        &[
-            "9.7.9.5",
-            "9.7.9.6",
-            "9.7.13.8",
-            "9.7.13.9",
-            "9.7.13.10",
-            "9.7.13.11",
-            "9.7.13.12",
-            "9.7.13.14",
-        ],
-    ),
+    (Exec::Shfl, &["9.7.9.5", "9.7.9.6"]),
+    (Exec::Vote, &["9.7.13.8", "9.7.13.9"]),
+    (Exec::Match, &["9.7.13.10"]),
+    (Exec::Activemask, &["9.7.13.11"]),
+    (Exec::Redux, &["9.7.13.12"]),
+    (Exec::Elect, &["9.7.13.14"]),
 ];
 
 /// A value row names its semantics (`@sem`) and no executor but `mov`'s (which decides by the

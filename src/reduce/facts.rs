@@ -1,7 +1,7 @@
-//! Facts about instructions that the reducer derives from opcode, modifier and register name
-//! strings (and, on the decoded program, from the `Op` variant) — gathered here, unchanged, to be
-//! replaced by the instruction catalog's accessors (issue 14). Nothing else in the reducer reads
-//! an opcode's spelling (`probe` only writes instructions of its own).
+//! What the reducer asks about the instructions of a syntax tree, answered by the instruction
+//! catalog ([`Catalog::effects`], [`Catalog::rules`], [`Catalog::writes_first`]) and the spec's
+//! special-register table (`spec::sreg`): no opcode's spelling is written here, and nothing else
+//! in the reducer reads one (`probe` only writes instructions of its own).
 //!
 //! On the AST:
 //! - [`first_is_source`] — opcodes whose operand 0 is read, not written;
@@ -12,10 +12,14 @@
 //! - [`ends_thread`] — `ret`/`exit` (the end of a kernel orders nothing);
 //! - [`is_call_or_branch`] — `call`/`bra`/`brx`, whose operands are not values;
 //! - [`is_param_load`], [`accesses_param`] — `ld.param` and `.param` accesses;
-//! - [`is_add64`] — the 64-bit `add` whose constant term folds into an address;
+//! - [`is_add64`] — a 64-bit integer sum (`add`) whose constant term folds into an address;
 //! - [`is_sreg`], [`sreg_type`], [`sreg_value`], [`last_thread_sreg`] — special registers (the
 //!   spec's table, `spec::sreg`), their type and their values under a launch geometry;
 //! - [`is_builtin_constant`] — `WARP_SZ`;
+//!
+//! [`Catalog::effects`]: spec::catalog::Catalog::effects
+//! [`Catalog::rules`]: spec::catalog::Catalog::rules
+//! [`Catalog::writes_first`]: spec::catalog::Catalog::writes_first
 //!
 //! The decoded program's facts (the register slots an instruction reads and writes, where control
 //! goes next, which operations are pure) are methods of `oracle::program::Inst` and `Op`.
@@ -24,7 +28,7 @@ use oracle::ast::{Expr, Instr, Operand, Stmt};
 use oracle::launch::LaunchFile;
 use spec::catalog::catalog;
 use spec::sreg::Sreg;
-use spec::types::Type;
+use spec::types::{Kind, Type};
 
 // ---- on the AST ----
 
@@ -103,9 +107,12 @@ pub(super) fn is_call_or_branch(opcode: &str) -> bool {
     e.call || e.branch
 }
 
-/// `ld.param`: its destinations are parameters (pointers to buffers, `.param` results).
+/// `ld.param`, a `.param` access with a destination: its destinations are parameters (pointers
+/// to buffers, `.param` results).
 pub(super) fn is_param_load(i: &Instr) -> bool {
-    i.opcode == "ld" && i.mods.iter().any(|m| m == "param")
+    accesses_param(i)
+        && catalog().writes_first(&i.opcode)
+        && i.operands.iter().any(|o| matches!(o, Operand::Address(_)))
 }
 
 /// An access to the `.param` space (its address is not a memory address the reducer judges).
@@ -113,9 +120,14 @@ pub(super) fn accesses_param(i: &Instr) -> bool {
     i.mods.iter().any(|m| m == "param")
 }
 
-/// `add.s64`/`add.u64` (unguarded or not): `[%a+K]` after `add %a, %b, C` is `[%b+C+K]`.
+/// `add.s64`/`add.u64` (unguarded or not; `OpcodeRules::address_sum`): `[%a+K]` after
+/// `add %a, %b, C` is `[%b+C+K]`.
 pub(super) fn is_add64(def: &Instr) -> bool {
-    def.opcode == "add" && def.mods.iter().any(|m| matches!(m.as_str(), "s64" | "u64"))
+    catalog().rules(&def.opcode).address_sum
+        && def
+            .mods
+            .iter()
+            .any(|m| Type::parse(m).is_some_and(|t| matches!(t.kind, Kind::Signed | Kind::Unsigned) && t.bits() == 64))
 }
 
 /// Whether `n` names a special register (§10: the spec's table).
@@ -163,5 +175,5 @@ pub(super) fn last_thread_sreg(n: &str, l: &LaunchFile) -> Option<u64> {
 
 /// A name that is a built-in constant, not a variable (`WARP_SZ`).
 pub(super) fn is_builtin_constant(n: &str) -> bool {
-    n == "WARP_SZ"
+    spec::sreg::predefined_constant(n).is_some()
 }

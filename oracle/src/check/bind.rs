@@ -5,13 +5,12 @@
 use super::body::FuncCx;
 use super::consts::const_int;
 use super::errors::{terr, CheckError, NotExecuted, Result, What};
-use super::facts;
 use super::operands::Site;
 use super::select::select;
 use super::symbols::Sym;
 use crate::ast::{Expr, Instr, Operand};
 use crate::program::*;
-use spec::catalog::{Exec, Form};
+use spec::catalog::{catalog, Exec, Form};
 use spec::types::Kind;
 
 impl FuncCx<'_> {
@@ -47,11 +46,8 @@ impl FuncCx<'_> {
         let loc = i.loc;
         let at = Site::of(i);
         let sem = spec::eval::semantics(form);
-        // A warp collective by its catalog row (`@exec warp`); `warp_kind` says which.
-        let warp = match form.exec() {
-            Some(Exec::Warp) => facts::warp_kind(form),
-            _ => None,
-        };
+        // A warp collective by its catalog row (`@exec shfl`, `vote`, ...).
+        let warp = form.exec().and_then(|e| warp_kind(e, form));
         if sem.is_none() && warp.is_none() {
             self.shape(i, form)?;
             return Err(CheckError {
@@ -137,8 +133,9 @@ impl FuncCx<'_> {
                 ),
             );
         }
-        // §9.4.1: `cvt` (like `ld` and `st`) takes registers wider than its types.
-        let relaxed = facts::bound_wider_registers(form.opcode);
+        // §9.4.1: `cvt` (like `ld` and `st`, which have decoders of their own) takes registers
+        // wider than its types.
+        let relaxed = catalog().rules(form.opcode).wider_registers;
         let mut take_optional = atoms.len() - required;
         let mut dsts = Vec::new();
         let mut srcs = Vec::new();
@@ -279,5 +276,45 @@ impl FuncCx<'_> {
         }
         let sem = sem.expect("checked above");
         Ok(select(form, sem, dsts, srcs, dsel, self.ck.generic))
+    }
+}
+
+/// Which warp collective the executor `exec` of `form`'s row is (`None`: not a collective), its
+/// mode the form's `mode` modifier and `.sync` whether it has that modifier.
+fn warp_kind(exec: Exec, form: &Form) -> Option<WarpKind> {
+    use spec::warp::{ShflMode, VoteMode};
+    let sync = form.has("sync");
+    Some(match exec {
+        Exec::Shfl => WarpKind::Shfl(ShflMode::parse(form.var("mode")?)?, sync),
+        // `vote.ballot.b32` and `vote.sync.ballot.b32` write the mode as a fixed modifier.
+        Exec::Vote => WarpKind::Vote(
+            match form.var("mode") {
+                Some(m) => VoteMode::parse(m)?,
+                None => VoteMode::Ballot,
+            },
+            sync,
+        ),
+        Exec::Match if form.has("any") => WarpKind::MatchAny,
+        Exec::Match => WarpKind::MatchAll,
+        Exec::Redux => WarpKind::Redux,
+        Exec::Elect => WarpKind::Elect,
+        Exec::Activemask => WarpKind::Activemask,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spec::catalog::catalog;
+
+    /// Every form of a warp-collective row (`Exec::is_warp`) is bound as its collective, and no
+    /// other form.
+    #[test]
+    fn warp_kind_covers_the_warp_collectives_of_the_catalog() {
+        for f in &catalog().forms {
+            let kind = f.exec().and_then(|e| warp_kind(e, f));
+            assert_eq!(kind.is_some(), f.exec().is_some_and(Exec::is_warp), "{}", f.name);
+        }
     }
 }

@@ -5,14 +5,13 @@
 use super::body::FuncCx;
 use super::consts::{addr_name, addr_name_off};
 use super::errors::{terr, CheckError, NotExecuted, Result, What};
-use super::facts;
 use super::layout::{bits_type, mem_ty, space_of, vector_count, wide_as_halves};
 use super::operands::Site;
 use super::symbols::Sym;
 use crate::ast::{Expr, Instr, Operand};
 use crate::mem;
 use crate::program::*;
-use spec::catalog::Form;
+use spec::catalog::{rules, Form};
 use spec::types::{Kind, Type};
 
 impl FuncCx<'_> {
@@ -83,7 +82,7 @@ impl FuncCx<'_> {
         let (d, a) = match &i.operands[..] {
             [d, a] => (d, a),
             [d, a, _] => {
-                facts::cache_policy_hinted(i)?;
+                cache_policy_hinted(i)?;
                 (d, a)
             }
             _ => return terr(loc, "`ld` takes a destination and an address"),
@@ -125,7 +124,7 @@ impl FuncCx<'_> {
         let (a, s) = match &i.operands[..] {
             [a, s] => (a, s),
             [a, s, _] => {
-                facts::cache_policy_hinted(i)?;
+                cache_policy_hinted(i)?;
                 (a, s)
             }
             _ => return terr(loc, "`st` takes an address and a source"),
@@ -197,7 +196,7 @@ impl FuncCx<'_> {
         // The cache policy (a 64-bit register or constant) goes with `.L2::cache_hint`; it is a
         // hint, with no effect on the result.
         if let Some(p) = policy {
-            facts::cache_policy_hinted(i)?;
+            cache_policy_hinted(i)?;
             self.src(p, Type::parse("b64").unwrap(), false, at)?;
         }
         let d = match d {
@@ -511,5 +510,17 @@ impl FuncCx<'_> {
             );
         }
         Ok(Op::Bar { op, id, count, pred, d })
+    }
+}
+
+/// A cache-policy operand comes with `.L2::cache_hint` (ptxas 12.9; L12507).
+fn cache_policy_hinted(i: &Instr) -> Result<()> {
+    if rules::cache_hint(&i.mods) {
+        Ok(())
+    } else {
+        terr(
+            i.loc,
+            "a cache policy operand needs `.L2::cache_hint` (ptxas 12.9; L12507)",
+        )
     }
 }

@@ -5,9 +5,9 @@
 //! module boundary a [`CheckError`] becomes the oracle's [`Error`] of kind `type`, with the
 //! variant rendered to its message.
 
-use super::facts::Unmodeled;
 use crate::ast::Loc;
 use crate::error::{Error, ErrorKind};
+use spec::sreg::Unmodeled;
 use spec::types::Type;
 use std::fmt;
 

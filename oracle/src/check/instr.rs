@@ -8,40 +8,46 @@
 
 use super::body::{FuncCx, EPILOGUE};
 use super::errors::{terr, CheckError, NotExecuted, Result, What};
-use super::facts;
 use super::operands::Site;
 use super::symbols::{vec_elements, Sym};
 use super::Grammar;
 use crate::ast::{Expr, Instr, Loc, Operand};
 use crate::program::*;
-use spec::catalog::{catalog, Exec, Form, PtxVersion};
-use spec::types::Type;
+use spec::catalog::{catalog, rules, Exec, Form, PtxVersion};
+use spec::types::{Kind, Type};
 
 impl FuncCx<'_> {
     /// Checks and decodes one instruction and appends it to the program.
     pub(super) fn instr(&mut self, i: &Instr) -> Result<()> {
         let loc = i.loc;
         let text = crate::print::instr(i);
-        // ptxas reads a one-element vector `{ %r1 }` as the register itself where `mov` takes a
-        // register (`mov.b32 {%r1}, %r2`); other value instructions refuse vectors (ld/st take
-        // it as their data operand: `elements`).
-        // (`mov.f32 %f1, {%f2}` is "Argument vector size mismatch": bit types only.) A whole
-        // vector register in a `mov` is its elements (`mov.b32 %v, %r` with `.v4 .b8 %v`).
+        // Where an instruction's vectors are its elements (`mov`, `OpcodeRules::vector_elements`)
+        // ptxas reads a one-element vector `{ %r1 }` of a bit-size type as the register itself
+        // and a whole vector register as its elements; other value instructions refuse vectors
+        // (ld/st take it as their data operand: `elements`).
         let (unwrapped, unwrapped_bf16);
-        let bits_mov = facts::bits_mov(i);
+        let op_rules = catalog().rules(&i.opcode);
+        let bits_mov = op_rules.vector_elements
+            && i.mods
+                .iter()
+                .any(|m| Type::parse(m).is_some_and(|t| t.kind == Kind::Bits));
         let one_element = |o: &Operand| matches!(o, Operand::Vector(v) if v.len() == 1);
         let vec_reg =
             |o: &Operand| matches!(o, Operand::Expr(Expr::Name(n)) if matches!(self.lookup(n), Some(Sym::VecReg(_))));
-        // `{x}` beside a real vector is not a register: "Illegal vector-vector operands for
-        // vector-scalar or scalar-vector mov".
+        // `{x}` beside a real vector is not a register there: "Illegal vector-vector operands
+        // for vector-scalar or scalar-vector mov".
         let many = i
             .operands
             .iter()
             .any(|o| matches!(o, Operand::Vector(v) if v.len() > 1));
-        facts::mov_vector_pairing(i, many && i.operands.iter().any(one_element))?;
-        // ptxas also reads `{x}` as `x` for the sources of the `.bf16`/`.bf16x2` instructions
-        // (`neg.bf16 d, {a}`, `ex2.approx.ftz.bf16`, `setp.gtu.and.bf16x2`), not of `.f16` ones.
-        let bf16 = facts::bf16_one_element_sources(i);
+        if op_rules.vector_elements && many && i.operands.iter().any(one_element) {
+            return terr(
+                loc,
+                format!("`{}` cannot pair a one-element vector `{{x}}` with a vector", i.opcode),
+            );
+        }
+        // ptxas also reads `{x}` as `x` among the sources of some other instructions.
+        let bf16 = rules::one_element_sources(op_rules, &i.mods);
         let has_dst = !matches!(i.operands.first(), Some(Operand::Address(_)));
         let i = if bf16 && has_dst && i.operands.iter().skip(1).any(one_element) {
             let mut j = i.clone();
@@ -57,9 +63,7 @@ impl FuncCx<'_> {
         } else {
             i
         };
-        let i = if facts::mov_whole_vectors(&i.opcode)
-            && i.operands.iter().any(|o| bits_mov && one_element(o) || vec_reg(o))
-        {
+        let i = if op_rules.vector_elements && i.operands.iter().any(|o| bits_mov && one_element(o) || vec_reg(o)) {
             let mut j = i.clone();
             for o in &mut j.operands {
                 match o {
@@ -229,14 +233,21 @@ impl FuncCx<'_> {
             Some(Exec::Prefetch) => {
                 if let Some(a) = i.operands.iter().find(|o| matches!(o, Operand::Address(_))) {
                     let (_, space) = self.mem_addr(a, avail[0], loc)?;
-                    facts::prefetchu_generic(&i.opcode, space, loc)?;
+                    // (`prefetchu`: "Non-generic address is not supported", ptxas 12.9.)
+                    if op_rules.generic_address && space != Space::Generic {
+                        return terr(
+                            loc,
+                            format!("`{}` takes a generic address, not a `.local` variable's", i.opcode),
+                        );
+                    }
                 }
                 Op::Nop
             }
             Some(Exec::Nop) => Op::Nop,
             // Value forms (`mov`'s without an address among them), the warp collectives (bound
             // like them, `bind`) and the forms not executed yet (`bind` says so).
-            Some(Exec::Mov | Exec::Warp) | None => match self.value(i, &avail) {
+            Some(Exec::Mov | Exec::Shfl | Exec::Vote | Exec::Match | Exec::Redux | Exec::Elect | Exec::Activemask)
+            | None => match self.value(i, &avail) {
                 Ok(op) => op,
                 // Valid but not executed: decided when a thread gets there.
                 Err(CheckError {

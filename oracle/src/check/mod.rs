@@ -21,7 +21,6 @@
 //! - `shape`: the operands of forms the oracle does not execute, as far as the catalog knows;
 //! - `operands`: registers, constants and addresses against the types they must have (§9.4);
 //! - `consts`, `layout`: constant expressions; sizes, alignments, state spaces;
-//! - `facts`: the rules still keyed by opcode or special-register name strings;
 //! - `errors`: the typed errors (`errors::CheckError`), rendered at the boundary.
 
 mod bind;
@@ -29,7 +28,6 @@ mod body;
 mod consts;
 mod decode;
 mod errors;
-mod facts;
 mod instr;
 mod layout;
 mod operands;

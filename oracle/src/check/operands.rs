@@ -5,13 +5,13 @@
 use super::body::FuncCx;
 use super::consts::{addr_name_off, const_int, contains_float, float_literal, mask};
 use super::errors::{terr, CheckError, Mismatch, NotExecuted, Result, What};
-use super::facts::{self, Unmodeled};
 use super::layout::{generic_var_addr, space_of};
 use super::symbols::{vec_elements, Sym};
 use crate::ast::{Expr, Instr, Loc, Operand};
 use crate::mem;
 use crate::program::*;
-use spec::catalog::Form;
+use spec::catalog::{catalog, Form};
+use spec::sreg::Unmodeled;
 use spec::types::{Kind, Type};
 
 /// The instruction whose operands are being checked, as the rules that depend on it see it:
@@ -119,7 +119,7 @@ impl FuncCx<'_> {
     pub(super) fn mem_addr(&self, a: &Operand, form: &Form, loc: Loc) -> Result<(Addr, Space)> {
         let (addr, sym_space) = self.addr(a, loc)?;
         let space = self.check_space(space_of(form), sym_space, loc)?;
-        facts::immediate_address_ok(addr, sym_space, space, loc)?;
+        immediate_address_ok(addr, sym_space, space, loc)?;
         match addr {
             // 32-bit addresses in a 64-bit module: ptxas 12.9 takes them for the per-CTA
             // and per-thread windows (.shared, .local, .const, .param) only ("Program uses
@@ -147,7 +147,7 @@ impl FuncCx<'_> {
                 let sty = s.ty();
                 // Special registers are read by mov and cvt only (§10); a 16-bit read of a
                 // 32-bit one is allowed for legacy code (L31875) and takes the low half.
-                if !facts::reads_sregs(at.opcode) {
+                if !catalog().rules(at.opcode).sreg_sources {
                     return terr(
                         loc,
                         format!("special register `{n}` can only be read with `mov` or `cvt`"),
@@ -161,7 +161,7 @@ impl FuncCx<'_> {
                 }
                 return Ok(Src::Sreg(s));
             }
-            if let Some(of) = facts::Unmodeled::of(n) {
+            if let Some(of) = Unmodeled::of(n) {
                 // §10.11-10.17: the cluster registers exist from sm_90 on (ptxas 12.9 refuses
                 // them below).
                 if of == Unmodeled::Clusters && self.ck.sm < 90 {
@@ -190,7 +190,7 @@ impl FuncCx<'_> {
                     format!("`{n}` is a variable or function: take its address with `mov` (or `cvta`) first"),
                 ),
                 Some(_) => terr(loc, format!("`{n}` cannot be used as a value here")),
-                None => match facts::predefined(n) {
+                None => match spec::sreg::predefined_constant(n) {
                     Some(v) => Ok(Src::Imm(v)),
                     None => terr(loc, format!("`{n}` is not declared")),
                 },
@@ -367,4 +367,19 @@ fn mismatch(loc: Loc, name: &str, why: Mismatch) -> CheckError {
             why,
         },
     }
+}
+
+/// ptxas 12.9: "Immediate addresses allowed only for .local state space" (the manual lists
+/// `[immAddr]` for every space, L3100); a variable's address is no immediate.
+pub(super) fn immediate_address_ok(addr: Addr, sym: Option<Space>, space: Space, loc: Loc) -> Result<()> {
+    if matches!(addr, Addr::Abs(_)) && sym.is_none() && space != Space::Local {
+        return terr(
+            loc,
+            format!(
+                "an immediate address `[imm]` is allowed only for `.local`, not `.{}` (ptxas 12.9)",
+                space.name()
+            ),
+        );
+    }
+    Ok(())
 }

@@ -6,13 +6,12 @@
 use super::body::FuncCx;
 use super::consts::{const_int, contains_float};
 use super::errors::{terr, Result};
-use super::facts;
 use super::layout::{space_named, space_of};
-use super::operands::Site;
+use super::operands::{immediate_address_ok, Site};
 use super::symbols::Sym;
 use crate::ast::{Expr, Instr, Operand};
 use crate::program::{Addr, Space};
-use spec::catalog::{fragment, Form};
+use spec::catalog::{catalog, fragment, rules, Form};
 use spec::types::Type;
 
 impl FuncCx<'_> {
@@ -44,7 +43,7 @@ impl FuncCx<'_> {
         let at = Site::of(i);
         // A cache policy is written only with `.L2::cache_hint` (a later optional operand, such
         // as cp.async.bulk's byte mask, then takes its place).
-        let hinted = facts::cache_hint(i);
+        let hinted = rules::cache_hint(&i.mods);
         let slots: Vec<_> = slots(form)
             .into_iter()
             .filter(|s| hinted || !(s[0].optional && s[0].name == "cache_policy"))
@@ -102,7 +101,7 @@ impl FuncCx<'_> {
                 // The data a store writes may be `{x}` (ptxas 12.9: `st.async [a], {b}, [m]`,
                 // `multimem.st.f64 [a], {b}`, `st.bulk [a], n, {0}`).
                 // (Not the st.async forms without an mbarrier: "Vector operand is not allowed".)
-                Operand::Vector(v) if v.len() == 1 && facts::store_data_one_element(form, slot[0]) => {}
+                Operand::Vector(v) if v.len() == 1 && rules::one_element_data(form, slot[0]) => {}
                 Operand::Vector(_) if !grouped && form.var("vec").is_none() => {
                     return terr(loc, format!("`{}` takes no vector operand `{{...}}` there", form.name));
                 }
@@ -176,7 +175,7 @@ impl FuncCx<'_> {
                     {
                         self.check_space(space, sym, loc)?;
                     }
-                    facts::immediate_address_ok(addr, sym, space, loc)?;
+                    immediate_address_ok(addr, sym, space, loc)?;
                     if let Addr::Reg(r, _) = addr {
                         if slot[0].flags.wide && space == Space::Generic && self.reg_bits(r) == 32 {
                             return terr(
@@ -190,7 +189,10 @@ impl FuncCx<'_> {
             let mut names = Vec::new();
             o.names(&mut names);
             for n in names {
-                if self.lookup(n).is_none() && !spec::sreg::is_special(n) && facts::predefined(n).is_none() {
+                if self.lookup(n).is_none()
+                    && !spec::sreg::is_special(n)
+                    && spec::sreg::predefined_constant(n).is_none()
+                {
                     return terr(loc, format!("`{n}` is not declared"));
                 }
             }
@@ -213,7 +215,7 @@ impl FuncCx<'_> {
     ) -> Result<()> {
         let loc = at.loc;
         // Tables 24/25: the register may be wider than the type for these.
-        let relaxed = facts::wider_registers(form.opcode);
+        let relaxed = catalog().rules(form.opcode).wider_registers;
         let one = |e: &Expr, ty: Type| -> Result<()> {
             let reg = matches!(e, Expr::Name(n) if matches!(self.lookup(n), Some(Sym::Reg { .. }))
                 || spec::sreg::is_special(n));

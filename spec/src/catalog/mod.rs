@@ -23,6 +23,9 @@
 //! on `TARGET` and later (from PTX `PTX` on, when given): the manual's "removal" notes, such as
 //! `shfl` without `.sync` on sm_70 from PTX 6.4 (L11890); `MESSAGE` is the checker's error, with
 //! `{name}` standing for the instruction ([`Form::retired`]).
+//! `@opcode OPCODE FACT...` gives every form of an opcode operand rules that are not a form's
+//! operands and types (special-register sources, registers wider than the type, ...):
+//! [`OpcodeRules`], asked through [`Catalog::rules`].
 //! `@let NAME = text` defines text that later rows of the same file write as `$NAME` (a hint
 //! list, a shape list), so long lists are written once.
 //! `@fixed OPCODE MOD...` names modifiers that must be written right after the opcode, `@free
@@ -45,9 +48,11 @@
 
 pub mod fragment;
 pub mod pattern;
+pub mod rules;
 pub mod write;
 
 use crate::types::Type;
+pub use rules::OpcodeRules;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
@@ -227,11 +232,21 @@ pub enum Exec {
     /// Instructions with no effect the oracle models (decoded as a no-op): §9.7.13.4
     /// `membar`/`fence`, §9.7.19.2 `nanosleep`, §9.7.19.3 `pmevent`.
     Nop,
-    /// The warp collectives, whose operands bind like a value form's and which the interpreter
-    /// runs across the warp:
-    /// §9.7.9.5-6 `shfl`, §9.7.13.8-9 `vote`, §9.7.13.10 `match.sync`, §9.7.13.11 `activemask`,
-    /// §9.7.13.12 `redux.sync`, §9.7.13.14 `elect.sync`.
-    Warp,
+    // The warp collectives: their operands bind like a value form's, and the interpreter runs
+    // them across the warp ([`Exec::is_warp`]).
+    /// §9.7.9.5-6 `shfl` (its `.mode` the form's `mode`), with or without `.sync`.
+    Shfl,
+    /// §9.7.13.8-9 `vote` (its `.mode` the form's `mode`; `vote.ballot` has none in the older
+    /// syntax), with or without `.sync`.
+    Vote,
+    /// §9.7.13.10 `match.sync`, `.any` or `.all`.
+    Match,
+    /// §9.7.13.12 `redux.sync`.
+    Redux,
+    /// §9.7.13.14 `elect.sync`.
+    Elect,
+    /// §9.7.13.11 `activemask`.
+    Activemask,
 }
 
 impl Exec {
@@ -253,7 +268,12 @@ impl Exec {
         Exec::WarpSync,
         Exec::Prefetch,
         Exec::Nop,
-        Exec::Warp,
+        Exec::Shfl,
+        Exec::Vote,
+        Exec::Match,
+        Exec::Redux,
+        Exec::Elect,
+        Exec::Activemask,
     ];
 
     /// Its name in the table (`@exec warp-sync`).
@@ -275,8 +295,22 @@ impl Exec {
             Exec::WarpSync => "warp-sync",
             Exec::Prefetch => "prefetch",
             Exec::Nop => "nop",
-            Exec::Warp => "warp",
+            Exec::Shfl => "shfl",
+            Exec::Vote => "vote",
+            Exec::Match => "match",
+            Exec::Redux => "redux",
+            Exec::Elect => "elect",
+            Exec::Activemask => "activemask",
         }
+    }
+
+    /// A warp collective: its operands bind like a value form's, and the interpreter runs it
+    /// across the warp.
+    pub fn is_warp(self) -> bool {
+        matches!(
+            self,
+            Exec::Shfl | Exec::Vote | Exec::Match | Exec::Redux | Exec::Elect | Exec::Activemask
+        )
     }
 
     /// `Some(None)` for `none`.
@@ -591,7 +625,7 @@ impl Form {
     /// let cat = catalog();
     /// let exec = |name: &str| cat.forms[cat.lookup(name).unwrap().forms[0]].exec();
     /// assert_eq!(exec("ld.global.u32"), Some(Exec::Ld));
-    /// assert_eq!(exec("shfl.sync.idx.b32"), Some(Exec::Warp));
+    /// assert_eq!(exec("shfl.sync.idx.b32"), Some(Exec::Shfl));
     /// assert_eq!(exec("barrier.cluster.arrive"), None); // not executed yet
     /// assert_eq!(exec("add.s32"), None); // a value form: its semantics run it
     /// ```
@@ -680,6 +714,8 @@ pub struct Catalog {
     effects: HashMap<&'static str, Effects>,
     /// Per opcode, whether every form has a destination ([`Catalog::writes_first`]).
     writes_first: HashMap<&'static str, bool>,
+    /// `@opcode` lines: what holds for every form of an opcode ([`Catalog::rules`]).
+    rules: HashMap<&'static str, OpcodeRules>,
     /// `@fixed` lines: per opcode, the modifiers that must be written right after it (see
     /// [`pattern::matches_unordered`]).
     fixed: HashMap<&'static str, Vec<&'static str>>,
@@ -732,6 +768,7 @@ impl Catalog {
             by_opcode: HashMap::new(),
             effects: HashMap::new(),
             writes_first: HashMap::new(),
+            rules: HashMap::new(),
             fixed: HashMap::new(),
             free: Vec::new(),
             spaces: Vec::new(),
@@ -761,6 +798,18 @@ impl Catalog {
                     }
                     lets.retain(|(n, _)| *n != name);
                     lets.push((name, value.trim()));
+                } else if let Some(rest) = l.strip_prefix("@opcode") {
+                    let mut w = rest.split_whitespace();
+                    let op = w.next().ok_or_else(|| at("@opcode needs an opcode and facts".into()))?;
+                    let r = cat.rules.entry(op).or_default();
+                    for fact in w {
+                        if !r.set(fact) {
+                            return Err(at(format!(
+                                "unknown @opcode fact `{fact}` (known: {})",
+                                rules::OPCODE_FACTS.join(" ")
+                            )));
+                        }
+                    }
                 } else if let Some(rest) = l.strip_prefix("@fixed") {
                     let mut w = rest.split_whitespace();
                     let op = w
@@ -874,6 +923,13 @@ impl Catalog {
                     }
                 }
             }
+        }
+        // An `@opcode` line names an opcode of the table (a misspelt one would give nothing
+        // its facts).
+        let mut named: Vec<&str> = cat.rules.keys().copied().collect();
+        named.sort_unstable();
+        if let Some(op) = named.into_iter().find(|op| !cat.by_opcode.contains_key(op)) {
+            return Err(format!("@opcode `{op}` names an opcode without rows"));
         }
         Ok(cat)
     }
@@ -1125,6 +1181,18 @@ impl Catalog {
     /// ```
     pub fn effects(&self, opcode: &str) -> Effects {
         self.effects.get(opcode).copied().unwrap_or_default()
+    }
+
+    /// What holds for every form of `opcode` (`@opcode` lines; all false for an opcode without
+    /// one, or an unknown one).
+    ///
+    /// ```
+    /// let cat = spec::catalog::catalog();
+    /// assert!(cat.rules("cvt").sreg_sources && cat.rules("cvt").wider_registers);
+    /// assert!(!cat.rules("add").sreg_sources && cat.rules("add").address_sum);
+    /// ```
+    pub fn rules(&self, opcode: &str) -> OpcodeRules {
+        self.rules.get(opcode).copied().unwrap_or_default()
     }
 
     /// Whether every form of `opcode` has a destination, which PTX writes first: operand 0 of
@@ -1420,6 +1488,52 @@ mod tests {
             assert_eq!(Exec::parse(e.name()), Some(Some(e)), "{e:?}");
         }
         assert_eq!(Exec::parse("none"), Some(None));
+    }
+
+    #[test]
+    fn opcode_facts() {
+        let row = "@family 9.7.1 Integer\n@sem int\n@section 9.7.1.1 add L1\n\
+                   add.u32 ; d:u32 = a:u32 b:u32 ; 1.0 ; sm_10 ; exact\n";
+        let c = Catalog::build(&[(
+            "t.forms",
+            &*format!("{row}@opcode add address-sum\n@opcode add wider-registers\n").leak(),
+        )])
+        .unwrap();
+        let r = c.rules("add");
+        assert!(r.address_sum && r.wider_registers && !r.sreg_sources, "{r:?}");
+        assert_eq!(c.rules("sub"), OpcodeRules::default());
+        let e = Catalog::build(&[("t.forms", &*format!("{row}@opcode add sreg\n").leak())])
+            .err()
+            .unwrap();
+        assert!(
+            e.contains("t.forms:5") && e.contains("unknown @opcode fact `sreg`"),
+            "{e}"
+        );
+        let e = Catalog::build(&[("t.forms", &*format!("{row}@opcode sub address-sum\n").leak())])
+            .err()
+            .unwrap();
+        assert!(e.contains("@opcode `sub` names an opcode without rows"), "{e}");
+        let e = Catalog::build(&[("t.forms", "@family 9.7.1 Integer\n@opcode\n")])
+            .err()
+            .unwrap();
+        assert!(e.contains("@opcode needs an opcode"), "{e}");
+    }
+
+    /// The facts the table gives: §10 (special registers through `mov` and `cvt`), §9.4.1
+    /// (Tables 24/25: `ld`, `st`, `cvt`, and `ldu` as ptxas takes it), and no others.
+    #[test]
+    fn opcode_facts_of_the_table() {
+        let cat = catalog();
+        let with = |f: fn(OpcodeRules) -> bool| {
+            let mut v: Vec<&str> = cat.rules.iter().filter(|(_, r)| f(**r)).map(|(o, _)| *o).collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(with(|r| r.sreg_sources), ["cvt", "mov"]);
+        assert_eq!(with(|r| r.wider_registers), ["cvt", "ld", "ldu", "st"]);
+        assert_eq!(with(|r| r.vector_elements), ["mov"]);
+        assert_eq!(with(|r| r.generic_address), ["prefetchu"]);
+        assert_eq!(with(|r| r.address_sum), ["add"]);
     }
 
     #[test]
