@@ -26,7 +26,7 @@ use serde::Serialize;
 use spec::catalog::{catalog, write, Class, Form};
 use spec::types::Kind;
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::path::PathBuf;
 
 /// Form counts of a family, a section or the catalog.
@@ -207,7 +207,7 @@ impl Report {
                     target: f.target.to_string(),
                     semantics,
                     executed: exec.is_ok(),
-                    refused: exec.err(),
+                    refused: exec.err().map(|e| e.to_string()),
                     generated: generated.contains(&i),
                     vectors: semantics
                         && vectors_dir
@@ -424,33 +424,73 @@ fn instance(form: &Form) -> (String, u32) {
     (m, line)
 }
 
-/// Whether the oracle executes `form` (`Err`: its reason).
-pub fn oracle_executes(form: &'static Form) -> Result<(), String> {
+/// Why the oracle does not execute a form: the stage of its probe module that stopped it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Declined {
+    /// The probe did not parse (a defect of the probe writer): the parser's message.
+    Parse(String),
+    /// The type checker refused the probe: the error's kind and message.
+    Check {
+        /// The stage's name (`type`, `internal`, ...: `oracle::error::ErrorKind::name`).
+        kind: &'static str,
+        /// The checker's message.
+        message: String,
+    },
+    /// Nothing was decoded at the probe's line of the instruction.
+    NotDecoded {
+        /// The line of the probe module.
+        line: u32,
+    },
+    /// The instruction was decoded as another form (its signature).
+    OtherForm(String),
+    /// Valid and loaded, but a thread reaching it stops (the checker's message).
+    Unsupported(String),
+}
+
+impl fmt::Display for Declined {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Declined::Parse(m) => write!(f, "parse: {m}"),
+            Declined::Check { kind, message } => write!(f, "{kind}: {message}"),
+            Declined::NotDecoded { line } => write!(f, "no instruction decoded at line {line} of the probe"),
+            Declined::OtherForm(sig) => write!(f, "decoded as another form: {sig}"),
+            Declined::Unsupported(m) => write!(f, "type: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Declined {}
+
+/// Whether the oracle executes `form` (`Err`: why not).
+pub fn oracle_executes(form: &'static Form) -> Result<(), Declined> {
     let (text, line) = instance(form);
-    let module = oracle::parse::parse(&text).map_err(|e| format!("parse: {}", e.message))?;
+    let module = oracle::parse::parse(&text).map_err(|e| Declined::Parse(e.message))?;
     // Whether the oracle executes a form is a question about the manual's grammar (the forms
     // ptxas refuses run under `"grammar": "manual"`).
     let opts = oracle::check::Options {
         generic: true,
         grammar: oracle::check::Grammar::Manual,
     };
-    let prog = oracle::check::check_with(&module, opts).map_err(|e| format!("{}: {}", e.kind.name(), e.message))?;
+    let prog = oracle::check::check_with(&module, opts).map_err(|e| Declined::Check {
+        kind: e.kind.name(),
+        message: e.message,
+    })?;
     // The instruction under test (for `{}`, the `bra` inside the braces) is on `line`.
     let Some(inst) = prog.code.iter().find(|i| i.loc.line == line) else {
-        return Err(format!("no instruction decoded at line {line} of the probe"));
+        return Err(Declined::NotDecoded { line });
     };
     match &inst.op {
         Op::Pure { form: f, .. } | Op::Warp { form: f, .. } if !std::ptr::eq(*f, form) => {
-            Err(format!("decoded as another form: {}", f.signature()))
+            Err(Declined::OtherForm(f.signature()))
         }
         // Valid, loaded, but a thread reaching it stops: not executed.
-        Op::Unsupported { message } => Err(format!("type: {message}")),
+        Op::Unsupported { message } => Err(Declined::Unsupported(message.clone())),
         _ => Ok(()),
     }
 }
 
 /// [`oracle_executes`] for every catalog form, in catalog order (on all cores).
-pub fn executed_forms() -> Vec<Result<(), String>> {
+pub fn executed_forms() -> Vec<Result<(), Declined>> {
     let forms = &catalog().forms;
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = forms.len().div_ceil(jobs).max(1);
@@ -576,6 +616,10 @@ mod tests {
         }
         assert!(oracle_executes(form("add.s32")).is_ok());
         let why = oracle_executes(form("tex.1d.v4.f32.s32")).unwrap_err();
-        assert!(!why.is_empty());
+        assert!(
+            matches!(why, Declined::Unsupported(_) | Declined::Check { .. }),
+            "{why}"
+        );
+        assert!(!why.to_string().is_empty());
     }
 }

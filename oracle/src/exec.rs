@@ -11,6 +11,7 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::mem::{self, Global};
 use crate::program::*;
+use spec::sreg::Place;
 use spec::value::{Args, Input};
 
 /// Bounds that turn runaway kernels into errors instead of hangs or out-of-memory kills.
@@ -520,13 +521,16 @@ impl<'m, 'p> Cta<'m, 'p> {
         let lane = t.lin % 32;
         let e = &self.env;
         match s {
-            // `.w` (component 3) of the v4 registers reads 0 (L31857).
-            Sreg::Tid(c) => t.tid.get(c as usize).map_or(0, |&v| v as u64),
-            Sreg::Ntid(c) => e.ntid.get(c as usize).map_or(0, |&v| v as u64),
-            Sreg::Ctaid(c) => e.ctaid.get(c as usize).map_or(0, |&v| v as u64),
-            Sreg::Nctaid(c) => e.nctaid.get(c as usize).map_or(0, |&v| v as u64),
-            Sreg::Laneid => lane as u64,
-            Sreg::Warpid => (t.lin / 32) as u64,
+            // The launch geometry (`spec::sreg::Place`; the reducer reads it there too).
+            Sreg::Tid(_) | Sreg::Ntid(_) | Sreg::Ctaid(_) | Sreg::Nctaid(_) | Sreg::Laneid | Sreg::Warpid => {
+                let place = Place {
+                    tid: t.tid,
+                    ntid: e.ntid,
+                    ctaid: e.ctaid,
+                    nctaid: e.nctaid,
+                };
+                s.at(&place).unwrap_or(0)
+            }
             // Hardware's resident-warp capacity of an sm_80/sm_90 SM: programs must not depend on it.
             Sreg::Nwarpid => 64,
             Sreg::Smid => 0,

@@ -176,6 +176,47 @@ impl Unmodeled {
     }
 }
 
+/// Where a thread stands in a launch: what its geometry registers read (§10.1-10.7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    /// `%tid`: the thread's index in its CTA.
+    pub tid: [u32; 3],
+    /// `%ntid`: the CTA's dimensions.
+    pub ntid: [u32; 3],
+    /// `%ctaid`: the CTA's index in the grid.
+    pub ctaid: [u32; 3],
+    /// `%nctaid`: the grid's dimensions.
+    pub nctaid: [u32; 3],
+}
+
+impl Place {
+    /// The thread's linear index in its CTA, `x` fastest: warps are made of consecutive
+    /// linear indices (§10.3-10.4: `%laneid` and `%warpid` follow from it).
+    pub fn linear(&self) -> u64 {
+        let [x, y, z] = self.tid.map(u64::from);
+        let [nx, ny, _] = self.ntid.map(u64::from);
+        x + nx * (y + ny * z)
+    }
+}
+
+impl Sreg {
+    /// What a geometry register reads at `place`: `%tid`, `%ntid`, `%ctaid`, `%nctaid` (whose
+    /// `.w` reads 0, L31857), `%laneid` and `%warpid`; `None` for the others, whose values are
+    /// not the launch's to give.
+    pub fn at(self, place: &Place) -> Option<u64> {
+        let comp = |v: &[u32; 3], c: u8| v.get(c as usize).map_or(0, |&v| v as u64);
+        Some(match self {
+            Sreg::Tid(c) => comp(&place.tid, c),
+            Sreg::Ntid(c) => comp(&place.ntid, c),
+            Sreg::Ctaid(c) => comp(&place.ctaid, c),
+            Sreg::Nctaid(c) => comp(&place.nctaid, c),
+            Sreg::Laneid => place.linear() % 32,
+            Sreg::Warpid => place.linear() / 32,
+            _ => return None,
+        })
+    }
+}
+
 /// The value of a predefined constant: `WARP_SZ`, the number of threads in a warp, 32 on every
 /// target so far (§4.5.1, L641).
 pub fn predefined_constant(name: &str) -> Option<u64> {
@@ -185,4 +226,30 @@ pub fn predefined_constant(name: &str) -> Option<u64> {
 /// Whether `name` is a special register of §10 (executed by the oracle or not).
 pub fn is_special(name: &str) -> bool {
     Sreg::parse(name).is_some() || Unmodeled::of(name).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Thread (5, 1, 0) of a 40×2×1 CTA is the 45th (5 + 40·1): lane 13 of warp 1.
+    #[test]
+    fn geometry_registers_at_a_place() {
+        let p = Place {
+            tid: [5, 1, 0],
+            ntid: [40, 2, 1],
+            ctaid: [3, 0, 7],
+            nctaid: [4, 1, 8],
+        };
+        let at = |n: &str| Sreg::parse(n).unwrap().at(&p);
+        assert_eq!(p.linear(), 45);
+        assert_eq!(at("%laneid"), Some(13));
+        assert_eq!(at("%warpid"), Some(1));
+        assert_eq!(at("%tid.y"), Some(1));
+        assert_eq!(at("%ntid.x"), Some(40));
+        assert_eq!(at("%ctaid.z"), Some(7));
+        assert_eq!(at("%nctaid.z"), Some(8));
+        assert_eq!(at("%tid.w"), Some(0));
+        assert_eq!(at("%smid"), None);
+    }
 }

@@ -582,17 +582,49 @@ impl Cuda {
 
 /// A scalar parameter's bytes (little-endian, the type's size): decimal (negative as two's
 /// complement) or `0x` hex, as the launch protocol reads it (`oracle/src/launch.rs`).
-pub fn scalar_bytes(ty: &str, value: &str) -> Result<Vec<u8>, String> {
+pub fn scalar_bytes(ty: &str, value: &str) -> Result<Vec<u8>, ScalarError> {
     let Some(t) = spec::types::Type::parse(ty) else {
-        return Err(format!("`{ty}` is not a PTX type"));
+        return Err(ScalarError::NotAType(ty.to_string()));
     };
     let bytes = (t.bits() as usize).div_ceil(8);
     // The launch file's one rule for integer text (`spec::value::parse_integer`), as the oracle
     // reads the same parameter.
-    let v = spec::value::parse_integer(value, bytes as u32 * 8)
-        .map_err(|_| format!("`{value}` is not a decimal or 0x-hex value that fits `{ty}`"))?;
+    let v = spec::value::parse_integer(value, bytes as u32 * 8).map_err(|why| ScalarError::Value {
+        value: value.to_string(),
+        ty: ty.to_string(),
+        why,
+    })?;
     Ok(v.to_le_bytes()[..bytes].to_vec())
 }
+
+/// Why a scalar parameter has no bytes ([`scalar_bytes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScalarError {
+    /// The launch file's type is not a PTX type.
+    NotAType(String),
+    /// The value is not integer text that fits the type.
+    Value {
+        /// The text.
+        value: String,
+        /// The type it was given for.
+        ty: String,
+        /// What `spec::value::parse_integer` found.
+        why: spec::value::IntegerError,
+    },
+}
+
+impl std::fmt::Display for ScalarError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ScalarError::NotAType(ty) => write!(f, "`{ty}` is not a PTX type"),
+            ScalarError::Value { value, ty, .. } => {
+                write!(f, "`{value}` is not a decimal or 0x-hex value that fits `{ty}`")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ScalarError {}
 
 #[cfg(test)]
 mod tests {

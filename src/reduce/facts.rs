@@ -27,7 +27,7 @@
 use oracle::ast::{Expr, Instr, Operand, Stmt};
 use oracle::launch::LaunchFile;
 use spec::catalog::catalog;
-use spec::sreg::Sreg;
+use spec::sreg::{Place, Sreg};
 use spec::types::{Kind, Type};
 
 // ---- on the AST ----
@@ -140,37 +140,47 @@ pub(super) fn sreg_type(n: &str) -> Option<Type> {
     Sreg::parse(n).map(Sreg::ty)
 }
 
-/// The launch dimension a geometry register's component names (`.x` `.y` `.z`; `.w` has none).
-fn dim(c: u8) -> Option<usize> {
-    (c < 3).then_some(c as usize)
+/// The place of the thread at `tid` in CTA `ctaid` of the launch.
+fn place(l: &LaunchFile, tid: [u32; 3], ctaid: [u32; 3]) -> Place {
+    Place {
+        tid,
+        ntid: l.block,
+        ctaid,
+        nctaid: l.grid,
+    }
 }
 
 /// The value of a special register that is the same in every thread of the launch: the
-/// geometry, and an index along a dimension of size 1.
+/// geometry, and an index along a dimension of size 1 (`.x` `.y` `.z`; not `.w`).
 pub(super) fn sreg_value(n: &str, l: &LaunchFile) -> Option<u64> {
-    Some(match Sreg::parse(n)? {
-        Sreg::Ntid(c) => l.block[dim(c)?] as u64,
-        Sreg::Nctaid(c) => l.grid[dim(c)?] as u64,
-        Sreg::Tid(c) if l.block[dim(c)?] == 1 => 0,
-        Sreg::Ctaid(c) if l.grid[dim(c)?] == 1 => 0,
-        _ => return None,
-    })
+    let s = Sreg::parse(n)?;
+    let uniform = match s {
+        Sreg::Ntid(c) | Sreg::Nctaid(c) => c < 3,
+        Sreg::Tid(c) => c < 3 && l.block[c as usize] == 1,
+        Sreg::Ctaid(c) => c < 3 && l.grid[c as usize] == 1,
+        _ => false,
+    };
+    if !uniform {
+        return None;
+    }
+    s.at(&place(l, [0; 3], [0; 3]))
 }
 
 /// The value of `%tid`, `%ctaid`, `%ntid`, `%nctaid` (`.x`/`.y`/`.z`) and `%laneid` in the
 /// last thread of the launch.
 pub(super) fn last_thread_sreg(n: &str, l: &LaunchFile) -> Option<u64> {
-    Some(match Sreg::parse(n)? {
-        Sreg::Laneid => {
-            let threads: u64 = l.block.iter().map(|&d| d as u64).product();
-            threads.checked_sub(1)? % 32
-        }
-        Sreg::Tid(c) => (l.block[dim(c)?] as u64).checked_sub(1)?,
-        Sreg::Ctaid(c) => (l.grid[dim(c)?] as u64).checked_sub(1)?,
-        Sreg::Ntid(c) => l.block[dim(c)?] as u64,
-        Sreg::Nctaid(c) => l.grid[dim(c)?] as u64,
-        _ => return None,
-    })
+    let s = Sreg::parse(n)?;
+    let taken = match s {
+        Sreg::Tid(c) | Sreg::Ctaid(c) | Sreg::Ntid(c) | Sreg::Nctaid(c) => c < 3,
+        Sreg::Laneid => true,
+        _ => false,
+    };
+    let last =
+        |d: [u32; 3]| -> Option<[u32; 3]> { Some([d[0].checked_sub(1)?, d[1].checked_sub(1)?, d[2].checked_sub(1)?]) };
+    if !taken {
+        return None;
+    }
+    s.at(&place(l, last(l.block)?, last(l.grid)?))
 }
 
 /// A name that is a built-in constant, not a variable (`WARP_SZ`).
