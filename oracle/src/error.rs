@@ -13,8 +13,9 @@ pub enum ErrorKind {
     /// The launch file does not fit the module (entry, grid, buffers, parameters).
     Launch,
     /// The program trapped or did what the manual leaves undefined (an access out of bounds,
-    /// `trap`, a deadlock, collective misuse), or reached an instruction the oracle does not
-    /// execute yet.
+    /// `trap`, a deadlock, collective misuse), broke an operand rule the manual states that the
+    /// checker does not (`vmad` negating both `a*b` and `c`, L31056), or reached an instruction
+    /// the oracle does not execute yet.
     Runtime,
     /// A limit of the launch was reached (steps, memory, stack).
     Limit,

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::mem::{self, Global};
 use crate::program::*;
 use spec::sreg::Place;
-use spec::value::{Args, Input};
+use spec::value::{Args, EvalErrorKind, Input};
 
 /// Bounds that turn runaway kernels into errors instead of hangs or out-of-memory kills.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -636,10 +636,15 @@ impl<'m, 'p> Cta<'m, 'p> {
                             sel: s.sel,
                         };
                     }
-                    // The spec's error does not say whether the program or the oracle is at fault
-                    // (an operand rule the manual states, such as vmad's negations, L31056-31077,
-                    // or a form its function does not handle): a runtime error, as the program's.
-                    let out = sem(form, &Args { ins, dsel: *dsel }).map_err(|e| self.rt_err(i, pc, e.0))?;
+                    // The spec's error says who is at fault: an operand rule the manual states
+                    // (`EvalErrorKind::Rule`, such as vmad's negations, L31056-31077) is the
+                    // program's, a runtime error; a form its function does not handle
+                    // (`Unhandled`), or operands the oracle decoded into an unreadable shape
+                    // (`Input`, not produced on this path), is a defect of the spec or the oracle.
+                    let out = sem(form, &Args { ins, dsel: *dsel }).map_err(|e| match e.kind {
+                        EvalErrorKind::Rule => self.rt_err(i, pc, e),
+                        EvalErrorKind::Input | EvalErrorKind::Unhandled => self.internal_err(i, pc, e),
+                    })?;
                     // One outcome per destination (`spec::value::Outcomes`); the checker binds one
                     // destination per output of the form.
                     if out.len() != dsts.len() {
@@ -1426,18 +1431,23 @@ mod tests {
         Ok(Vec::new())
     }
 
-    #[test]
-    fn a_broken_spec_contract_is_an_internal_error_not_a_program_fault() {
+    /// A semantics function that finds the operands break a rule of the manual.
+    fn breaks_a_rule(_: &spec::catalog::Form, _: &Args) -> spec::value::Outcomes {
+        Err(spec::value::EvalError::rule("operands against L1"))
+    }
+
+    /// Runs `add.s32 %r1, %r2, %r3` (line 7) with `sem` in place of its semantics: its error.
+    fn run_add_with(sem: spec::eval::SemFn) -> Error {
         let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\nadd.s32 %r1, %r2, %r3;\n}\n";
         let m = crate::parse::parse(ptx).unwrap();
         let mut prog = crate::check::check_generic(&m).unwrap();
         let add = prog.code.iter_mut().find(|i| matches!(i.op, Op::Pure { .. })).unwrap();
-        let Op::Pure { sem, .. } = &mut add.op else {
+        let Op::Pure { sem: s, .. } = &mut add.op else {
             unreachable!()
         };
-        *sem = no_outcomes;
+        *s = sem;
         let mut machine = Machine::new(&prog).unwrap();
-        let e = machine
+        machine
             .run(&Launch {
                 entry: "k".into(),
                 grid: [1, 1, 1],
@@ -1446,15 +1456,44 @@ mod tests {
                 dyn_shared: 0,
                 limits: Limits::default(),
             })
-            .unwrap_err();
+            .unwrap_err()
+    }
+
+    const DEFECT: &str = "(a defect of the oracle, not of the program: please report it)";
+
+    #[test]
+    fn a_broken_spec_contract_is_an_internal_error_not_a_program_fault() {
+        let e = run_add_with(no_outcomes);
         assert_eq!(e.kind, ErrorKind::Internal, "{e}");
         assert_eq!(e.kind.name(), "internal");
         assert_eq!(e.loc, Some((7, 1)), "{e}");
         assert!(e.message.contains("gave 0 results for 1 destinations"), "{e}");
+        assert!(e.message.ends_with(DEFECT), "{e}");
+    }
+
+    /// The spec's `Unhandled` (a form its function does not handle: here a conversion's
+    /// semantics given `add.s32`) is a defect, not the program's fault.
+    #[test]
+    fn a_form_the_spec_does_not_handle_is_an_internal_error() {
+        let cat = spec::catalog::catalog();
+        let cvt = &cat.forms[cat.by_name("cvt.rzi.s32.f32")[0]];
+        let e = run_add_with(spec::eval::semantics(cvt).unwrap());
+        assert_eq!(e.kind, ErrorKind::Internal, "{e}");
+        assert_eq!(e.loc, Some((7, 1)), "{e}");
         assert!(
-            e.message
-                .ends_with("(a defect of the oracle, not of the program: please report it)"),
+            e.message.contains("`add.s32`: not a float-to-integer conversion"),
             "{e}"
         );
+        assert!(e.message.ends_with(DEFECT), "{e}");
+    }
+
+    /// The spec's `Rule` (operands against a rule of the manual) is the program's fault.
+    #[test]
+    fn operands_against_a_rule_of_the_manual_are_a_runtime_error() {
+        let e = run_add_with(breaks_a_rule);
+        assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
+        assert_eq!(e.loc, Some((7, 1)), "{e}");
+        assert!(e.message.contains("operands against L1"), "{e}");
+        assert!(!e.message.contains(DEFECT), "{e}");
     }
 }

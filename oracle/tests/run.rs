@@ -301,6 +301,27 @@ fn collective_misuse_is_reported() {
     );
 }
 
+/// A video instruction whose operands break a rule the manual states is the program's fault (a
+/// runtime error located at the instruction), not a defect of the oracle.
+#[test]
+fn video_operands_breaking_a_manual_rule_are_runtime_errors() {
+    for (inst, needle) in [
+        // Negating both the product and c (L31056, L31066-31077).
+        ("vmad.s32.s32.s32 %r2, -%r1, %r1, -%r1;", "either the product"),
+        // A merge into d.b0 without c (L30859).
+        ("vadd.u32.u32.u32 %r2.b0, %r1, %r1;", "merges into c"),
+    ] {
+        let body = format!("{PROLOGUE}\n    {inst}\n    st.global.u32 [%rd3], %r2;\n    ret;");
+        let e = err(&body, 1, "");
+        assert_eq!(e.kind, ErrorKind::Runtime, "{inst}: {e}");
+        assert!(
+            e.message.contains(needle) && !e.message.contains("defect"),
+            "{inst}: {e}"
+        );
+        assert_eq!(e.loc.unwrap().0, line_of(&body, "", inst), "{inst}");
+    }
+}
+
 #[test]
 fn launch_errors_are_reported_as_launch_errors() {
     let ptx = format!("{HEADER}.visible .entry k(.param .u64 out, .param .u32 n)\n{{\n    ret;\n}}\n");

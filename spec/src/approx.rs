@@ -29,7 +29,7 @@ use crate::float::format::{Class as FpClass, Fmt, F32, F64};
 use crate::float::ops::{lanewise, nan_outcome, one, NanRule};
 use crate::float::round::{from_f64, Rnd};
 use crate::types::{FloatFormat, Kind};
-use crate::value::{err, Accept, Args, Bound, ErrBound, Outcome, Outcomes};
+use crate::value::{Accept, Args, Bound, ErrBound, EvalError, Outcome, Outcomes};
 use std::f64::consts::PI;
 
 /// The 1.11.20 format of the upper word of an `.f64` operand that `rcp.approx.ftz.f64` and
@@ -482,15 +482,15 @@ pub fn semantics(form: &Form) -> Option<SemFn> {
 }
 
 /// The format and lane count of the form's type `t`.
-fn float_type(f: &Form) -> Result<(&'static Fmt, u32), crate::value::EvalError> {
+fn float_type(f: &Form) -> Result<(&'static Fmt, u32), EvalError> {
     match f.ty("t") {
         Some(t) => match t.kind {
             Kind::Float(ff @ (FloatFormat::F32 | FloatFormat::F64 | FloatFormat::F16 | FloatFormat::Bf16)) => {
                 Ok((Fmt::of(ff), t.lanes))
             }
-            _ => err(format!("`{}`: not a float type", f.name)),
+            _ => Err(EvalError::unhandled(format!("`{}`: not a float type", f.name))),
         },
-        None => err(format!("`{}`: no type", f.name)),
+        None => Err(EvalError::unhandled(format!("`{}`: no type", f.name))),
     }
 }
 
@@ -508,7 +508,10 @@ fn sem_div(f: &Form, x: &Args) -> Outcomes {
     match f.var("m") {
         Some("approx") => one_out(div_approx(a, b)),
         Some("full") => one_out(div_full(a, b)),
-        _ => err(format!("`{}`: not an approximate division", f.name)),
+        _ => Err(EvalError::unhandled(format!(
+            "`{}`: not an approximate division",
+            f.name
+        ))),
     }
 }
 

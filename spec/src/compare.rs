@@ -14,7 +14,7 @@ use crate::catalog::Form;
 use crate::eval::SemFn;
 use crate::float::format::{Fmt, Special};
 use crate::types::{sext, Kind, Type};
-use crate::value::{err, Args, Outcome, Outcomes};
+use crate::value::{Args, EvalError, Outcome, Outcomes};
 
 /// A comparison operator (`.CmpOp`, L10492-10493).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -318,13 +318,17 @@ pub(crate) fn semantics(form: &Form) -> Option<SemFn> {
 }
 
 /// Decodes `.CmpOp` and runs the comparison on operands 0 and 1.
-fn decode_compare(form: &Form, args: &Args) -> Result<bool, crate::value::EvalError> {
+fn decode_compare(form: &Form, args: &Args) -> Result<bool, EvalError> {
     let name = form.var("cmp").unwrap_or("");
-    let op = CmpOp::parse(name).ok_or_else(|| crate::value::EvalError(format!("`{}`: no CmpOp", form.name)))?;
+    let op = CmpOp::parse(name).ok_or_else(|| EvalError::unhandled(format!("`{}`: no CmpOp", form.name)))?;
     let ty = form.inputs[0].ty;
     match compare(op, ty, args.get(0), args.get(1), form.has("ftz")) {
         Some(t) => Ok(t),
-        None => err(format!("`{}`: .{} does not apply to .{ty}", form.name, op.name())),
+        None => Err(EvalError::unhandled(format!(
+            "`{}`: .{} does not apply to .{ty}",
+            form.name,
+            op.name()
+        ))),
     }
 }
 

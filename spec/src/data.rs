@@ -7,7 +7,7 @@
 use crate::catalog::Form;
 use crate::eval::SemFn;
 use crate::types::mask;
-use crate::value::{err, Args, Outcome, Outcomes};
+use crate::value::{Args, EvalError, Outcome, Outcomes};
 
 /// §9.7.9.3 mov (L11756-11757): `d = a` (also `d = sreg`); the bits are copied unchanged,
 /// whatever the type.
@@ -152,14 +152,17 @@ fn sem_mov_vector(form: &Form, args: &Args) -> Outcomes {
             .map(Outcome::exact)
             .collect())
     } else {
-        err(format!("`{}`: §9.7.9.4 form without a vector operand", form.name))
+        Err(EvalError::unhandled(format!(
+            "`{}`: §9.7.9.4 form without a vector operand",
+            form.name
+        )))
     }
 }
 
 fn sem_prmt(form: &Form, args: &Args) -> Outcomes {
     let mode = form.var("mode").unwrap_or("");
     let Some(mode) = PrmtMode::parse(mode) else {
-        return err(format!("`{}`: bad mode", form.name));
+        return Err(EvalError::unhandled(format!("`{}`: bad mode", form.name)));
     };
     let d = prmt(args.u(0) as u32, args.u(1) as u32, args.u(2) as u32, mode);
     Ok(vec![Outcome::exact(d as u128)])

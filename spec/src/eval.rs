@@ -22,7 +22,7 @@ use crate::catalog::{catalog, Form, Operand, Sem};
 use crate::float::round::{from_f64, Rnd};
 use crate::float::Fmt;
 use crate::types::{FloatFormat, Kind};
-use crate::value::{err, Args, EvalError, Input, IntegerError, Outcome, Outcomes, Sel};
+use crate::value::{Args, EvalError, Input, IntegerError, Outcome, Outcomes, Sel};
 use std::fmt::Write as _;
 
 /// A semantics adapter: decodes the form's modifiers and calls the pure function for it.
@@ -49,7 +49,8 @@ pub fn semantics(form: &Form) -> Option<SemFn> {
 
 /// Evaluates `form` on decoded operands.
 pub fn eval(form: &Form, args: &Args) -> Outcomes {
-    let f = semantics(form).ok_or_else(|| EvalError(format!("`{}` has no semantics in the spec yet", form.name)))?;
+    let f = semantics(form)
+        .ok_or_else(|| EvalError::unhandled(format!("`{}` has no semantics in the spec yet", form.name)))?;
     let out = f(form, args)?;
     debug_assert_eq!(out.len(), form.outputs.len(), "{}", form.name);
     Ok(out)
@@ -59,11 +60,11 @@ pub fn eval(form: &Form, args: &Args) -> Outcomes {
 pub fn eval_line(line: &str) -> Result<String, EvalError> {
     let mut words = line.split_whitespace();
     let Some(instr) = words.next() else {
-        return err("empty line: expected an instruction");
+        return Err(EvalError::input("empty line: expected an instruction"));
     };
     let ops: Vec<&str> = words.collect();
     let cat = catalog();
-    let found = cat.lookup(instr).map_err(|e| EvalError(e.0))?;
+    let found = cat.lookup(instr).map_err(|e| EvalError::input(e.0))?;
     // Destination templates come first: `d.b2` (a video destination selector) or `{_,_}` (an
     // unpacking destination vector); everything else is a source operand.
     let mut dsel = None;
@@ -71,7 +72,7 @@ pub fn eval_line(line: &str) -> Result<String, EvalError> {
     let mut rest = &ops[..];
     while let Some(w) = rest.first() {
         if let Some(s) = w.strip_prefix("d.") {
-            dsel = Some(Sel::parse(s).ok_or_else(|| EvalError(format!("bad destination selector `{w}`")))?);
+            dsel = Some(Sel::parse(s).ok_or_else(|| EvalError::input(format!("bad destination selector `{w}`")))?);
         } else if w.starts_with('{') && w[1..].starts_with(|c: char| c == '_' || c.is_ascii_alphabetic()) {
             *dvec.get_or_insert(0) += w.split(',').count();
         } else {
@@ -97,10 +98,10 @@ pub fn eval_line(line: &str) -> Result<String, EvalError> {
             (None, Some(n)) => format!("{n} vector source elements"),
             (None, None) => "scalar operands".to_string(),
         };
-        return err(format!("`{instr}` has no form with {what}"));
+        return Err(EvalError::input(format!("`{instr}` has no form with {what}")));
     };
     if dsel.is_some() && !form.outputs.iter().any(|o| o.flags.sel) {
-        return err(format!("`{instr}` takes no destination selector"));
+        return Err(EvalError::input(format!("`{instr}` takes no destination selector")));
     }
     let ins = parse_inputs(form, rest)?;
     let out = eval(form, &Args { ins: &ins, dsel })?;
@@ -114,7 +115,7 @@ fn flatten<'a>(ops: &[&'a str]) -> Result<Vec<&'a str>, EvalError> {
         if let Some(inner) = w.strip_prefix('{') {
             let inner = inner
                 .strip_suffix('}')
-                .ok_or_else(|| EvalError(format!("unclosed vector operand `{w}`")))?;
+                .ok_or_else(|| EvalError::input(format!("unclosed vector operand `{w}`")))?;
             v.extend(inner.split(',').map(str::trim));
         } else {
             v.push(*w);
@@ -129,21 +130,21 @@ fn parse_inputs(form: &Form, ops: &[&str]) -> Result<Vec<Input>, EvalError> {
     let required = want.iter().filter(|o| !o.optional).count();
     if ops.len() < required || ops.len() > want.len() {
         let names: Vec<String> = want.iter().map(|o| format!("{}:{}", o.name, o.ty)).collect();
-        return err(format!(
+        return Err(EvalError::input(format!(
             "`{}` takes {} source operand{} ({}), got {}",
             form.name,
             want.len(),
             if want.len() == 1 { "" } else { "s" },
             names.join(" "),
             ops.len()
-        ));
+        )));
     }
     ops.iter().zip(want).map(|(w, o)| parse_operand(w, o)).collect()
 }
 
 fn parse_operand(w: &str, o: &Operand) -> Result<Input, EvalError> {
     let bad = |why: &str| {
-        EvalError(format!(
+        EvalError::input(format!(
             "operand {} ({}{}): `{w}` {why}",
             o.name,
             o.ty,

@@ -92,7 +92,7 @@ fn out(f: &Form, (d, cf): (u64, bool)) -> Outcomes {
 fn int_ty(f: &Form) -> Result<IntTy, EvalError> {
     f.ty("t")
         .map(IntTy::of)
-        .ok_or_else(|| EvalError(format!("form `{}` has no type", f.name)))
+        .ok_or_else(|| EvalError::unhandled(format!("form `{}` has no type", f.name)))
 }
 
 /// The incoming carry: the last source operand of addc/subc/madc.

@@ -25,7 +25,7 @@ use crate::float::ops::{self, lanewise, Mods, NanRule};
 use crate::float::round::round;
 use crate::float::{fast, rnd_of, Rnd};
 use crate::types::{FloatFormat, Kind, Type};
-use crate::value::{err, Accept, Args, EvalError, Outcome, Outcomes};
+use crate::value::{Accept, Args, EvalError, Outcome, Outcomes};
 
 const SIGN32: u32 = 0x8000_0000;
 const SIGN64: u64 = 1 << 63;
@@ -550,14 +550,17 @@ fn float_type(form: &Form) -> Result<Type, EvalError> {
                 ..
             },
         ) => Ok(t),
-        _ => err(format!("`{}`: not an .f32/.f64/.f32x2 form", form.name)),
+        _ => Err(EvalError::unhandled(format!(
+            "`{}`: not an .f32/.f64/.f32x2 form",
+            form.name
+        ))),
     }
 }
 
 fn sem_testp(form: &Form, args: &Args) -> Outcomes {
     let op = form.var("op").and_then(TestOp::parse);
     let Some(op) = op else {
-        return err(format!("`{}`: no testp operator", form.name));
+        return Err(EvalError::unhandled(format!("`{}`: no testp operator", form.name)));
     };
     let p = match float_type(form)?.lane_bits {
         32 => testp_f32(op, args.get(0) as u32),
@@ -612,7 +615,7 @@ fn sem_arith(form: &Form, args: &Args) -> Outcomes {
                 "sub" => sub_f32x2(x(0), x(1), rnd, mods),
                 "mul" => mul_f32x2(x(0), x(1), rnd, mods),
                 "fma" => fma_f32x2(x(0), x(1), x(2), rnd, mods),
-                _ => return err(format!("`{}`: no .f32x2 form", form.name)),
+                _ => return Err(EvalError::unhandled(format!("`{}`: no .f32x2 form", form.name))),
             }
         }
     };

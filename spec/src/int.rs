@@ -13,7 +13,7 @@
 use crate::catalog::Form;
 use crate::eval::SemFn;
 use crate::types::{mask, sext, Type};
-use crate::value::{err, Accept, Args, EvalError, Outcome, Outcomes};
+use crate::value::{Accept, Args, EvalError, Outcome, Outcomes};
 
 /// An integer operand type: width in bits (16, 32 or 64) and signedness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,7 +144,7 @@ impl MulMode {
             Some("hi") => Ok(MulMode::Hi),
             Some("lo") => Ok(MulMode::Lo),
             Some("wide") => Ok(MulMode::Wide),
-            _ => err("mul/mad form without .hi/.lo/.wide"),
+            _ => Err(EvalError::unhandled("mul/mad form without .hi/.lo/.wide")),
         }
     }
 }
@@ -513,7 +513,7 @@ pub fn dp2a(hi: bool, a_signed: bool, b_signed: bool, a: u32, b: u32, c: u32) ->
 
 fn ty(f: &Form, name: &str) -> Result<Type, EvalError> {
     f.ty(name)
-        .ok_or_else(|| EvalError(format!("form `{}` has no type `{name}`", f.name)))
+        .ok_or_else(|| EvalError::unhandled(format!("form `{}` has no type `{name}`", f.name)))
 }
 
 fn ok(v: impl Into<u128>) -> Outcomes {

@@ -10,7 +10,7 @@ use crate::catalog::Form;
 use crate::compare::BoolOp;
 use crate::eval::SemFn;
 use crate::types::{mask, sext};
-use crate::value::{err, Args, Outcome, Outcomes};
+use crate::value::{Args, EvalError, Outcome, Outcomes};
 
 /// §9.7.8.1 and (L10995): `d = a & b`.
 pub const fn and(a: u64, b: u64) -> u64 {
@@ -180,7 +180,7 @@ fn sem_lop3(form: &Form, args: &Args) -> Outcomes {
     let mut out = vec![Outcome::exact(d as u128)];
     if let Some(bop) = form.var("bop") {
         let Some(bop) = BoolOp::parse(bop) else {
-            return err(format!("`{}`: bad BoolOp", form.name));
+            return Err(EvalError::unhandled(format!("`{}`: bad BoolOp", form.name)));
         };
         out.push(Outcome::exact(lop3_pred(d, bop, args.pred(4)) as u128));
     }

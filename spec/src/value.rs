@@ -358,22 +358,69 @@ pub fn ulp(fmt: &Fmt, x: f64) -> f64 {
     ((e - fmt.man_bits as i32) as f64).exp2()
 }
 
-/// An evaluation error (an operand the instruction cannot take, a form without semantics).
+/// Who is at fault when an instruction cannot be evaluated: the program, the text given to
+/// [`eval_line`](crate::eval::eval_line), or the spec (and its catalog) itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EvalErrorKind {
+    /// The operands or modifiers break a rule the manual states, which the instruction's syntax
+    /// does not rule out by itself: negating both `a*b` and `c` of `vmad` or any source in
+    /// `.po` mode (L31056-31077), a video selector or destination merge the manual does not
+    /// list (L30854-30863, L31257-31258, L31428-31433), `.sat` with a SIMD `.add` (L31270). The
+    /// program is at fault.
+    Rule,
+    /// The text given to [`eval_line`](crate::eval::eval_line) cannot be read: no such
+    /// instruction or form, an operand that is not a number of its type, an unclosed vector, a
+    /// wrong operand count. The user's text is at fault.
+    Input,
+    /// The form reached a function that does not handle it: no semantics in the spec yet, a
+    /// type or modifier the catalog row lacks or the function does not know (`not a float
+    /// type`, `unknown convertType`, `no CmpOp`, `bad mode`), or operands that do not fit the
+    /// form. A defect of the spec, its catalog or the caller, never of the program.
+    Unhandled,
+}
+
+/// An evaluation error: why an instruction could not be evaluated ([`EvalErrorKind`]) and a
+/// message for people. `Display` prints the message alone.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EvalError(pub String);
+pub struct EvalError {
+    /// Who is at fault.
+    pub kind: EvalErrorKind,
+    /// What went wrong, with the form's name and the manual's line where there is one.
+    pub message: String,
+}
+
+impl EvalError {
+    /// An error of kind `kind`.
+    pub fn new(kind: EvalErrorKind, message: impl Into<String>) -> EvalError {
+        EvalError {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// The operands break a rule the manual states ([`EvalErrorKind::Rule`]).
+    pub fn rule(message: impl Into<String>) -> EvalError {
+        EvalError::new(EvalErrorKind::Rule, message)
+    }
+
+    /// The text given to `eval_line` cannot be read ([`EvalErrorKind::Input`]).
+    pub fn input(message: impl Into<String>) -> EvalError {
+        EvalError::new(EvalErrorKind::Input, message)
+    }
+
+    /// The form reached a function that does not handle it ([`EvalErrorKind::Unhandled`]).
+    pub fn unhandled(message: impl Into<String>) -> EvalError {
+        EvalError::new(EvalErrorKind::Unhandled, message)
+    }
+}
 
 impl fmt::Display for EvalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
 impl std::error::Error for EvalError {}
-
-/// Shorthand for an error result.
-pub fn err<T>(msg: impl Into<String>) -> Result<T, EvalError> {
-    Err(EvalError(msg.into()))
-}
 
 /// The result of a semantics function: one outcome per destination, in PTX order.
 pub type Outcomes = Result<Vec<Outcome>, EvalError>;

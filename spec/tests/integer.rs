@@ -173,7 +173,10 @@ fn invalid_forms_and_operands_are_errors() {
         ("mul.lo", "must be followed by one of"),
         ("", "empty line"),
     ] {
-        let e = eval_line(line).err().unwrap_or_else(|| panic!("{line} should fail")).0;
+        let e = eval_line(line)
+            .err()
+            .unwrap_or_else(|| panic!("{line} should fail"))
+            .message;
         assert!(e.contains(needle), "{line}: {e}");
     }
 }

@@ -1073,7 +1073,7 @@ fn eval_line_selectors_merge_and_negation() {
 fn eval_err(name: &str, ins: &[Input], d: &str) -> String {
     match eval(form(name), &Args { ins, dsel: dsel(d) }) {
         Ok(o) => panic!("{name}: expected an error, got {o:?}"),
-        Err(e) => e.0,
+        Err(e) => e.message,
     }
 }
 
@@ -1162,11 +1162,11 @@ fn errors_are_reported_not_panics() {
     );
     eval_err("vmad.s32.s32.s32", &[input(1, ""), input(2, ""), input(3, "")], "h0");
     // Messages name the rule.
-    let e = eval_line("vadd.u32.u32.u32 d.b0 1 2").unwrap_err().0;
+    let e = eval_line("vadd.u32.u32.u32 d.b0 1 2").unwrap_err().message;
     assert!(e.contains("merges into c"), "{e}");
-    let e = eval_line("vadd4.u32.u32.u32 d.b00 1 2 3").unwrap_err().0;
+    let e = eval_line("vadd4.u32.u32.u32 d.b00 1 2 3").unwrap_err().message;
     assert!(e.contains("mask"), "{e}");
-    let e = eval_line("vmad.s32.s32.s32 -1 2 -3").unwrap_err().0;
+    let e = eval_line("vmad.s32.s32.s32 -1 2 -3").unwrap_err().message;
     assert!(e.contains("either the product"), "{e}");
 }
 

@@ -8,7 +8,7 @@ use crate::float::format::{Fmt, Special, Val, F32, F64};
 use crate::float::ops::{finish, Mods, NanRule};
 use crate::float::round::{round, to_integral, Rnd};
 use crate::types::{mask, Kind, Type};
-use crate::value::{err, Accept, Args, Outcome, Outcomes};
+use crate::value::{Accept, Args, EvalError, Outcome, Outcomes};
 
 /// How one element is converted: the rounding modifier and the layers PTX puts around it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,7 +225,10 @@ fn float_of(t: Type) -> Option<&'static Fmt> {
 /// Adapter for `cvt.irnd{.ftz}{.sat}.<int>.<float>`.
 pub fn cvt_f2i(form: &Form, args: &Args) -> Outcomes {
     let (Some(dt), Some(from)) = (form.ty("dt"), form.ty("at").and_then(float_of)) else {
-        return err(format!("`{}`: not a float-to-integer conversion", form.name));
+        return Err(EvalError::unhandled(format!(
+            "`{}`: not a float-to-integer conversion",
+            form.name
+        )));
     };
     let m = Mode::of(form);
     Ok(vec![Outcome::exact(to_int(from, args.get(0), m.rnd, m.ftz, dt))])
@@ -235,7 +238,10 @@ pub fn cvt_f2i(form: &Form, args: &Args) -> Outcomes {
 /// act (an integer never rounds to a subnormal).
 pub fn cvt_i2f(form: &Form, args: &Args) -> Outcomes {
     let (Some(to), Some(at)) = (form.ty("dt").and_then(float_of), form.ty("at")) else {
-        return err(format!("`{}`: not an integer-to-float conversion", form.name));
+        return Err(EvalError::unhandled(format!(
+            "`{}`: not an integer-to-float conversion",
+            form.name
+        )));
     };
     let m = Mode::of(form);
     let r = from_int(int::value(args.get(0), at), to, m.rnd);
@@ -250,7 +256,7 @@ pub fn cvt_i2f(form: &Form, args: &Args) -> Outcomes {
 /// Adapter for `cvt{.irnd}{.ftz}{.sat}.ftype.ftype`.
 pub fn cvt_same(form: &Form, args: &Args) -> Outcomes {
     let Some(fmt) = form.ty("dt").and_then(float_of) else {
-        return err(format!("`{}`: not a float conversion", form.name));
+        return Err(EvalError::unhandled(format!("`{}`: not a float conversion", form.name)));
     };
     let irnd = form.var("irnd").and_then(Rnd::parse);
     Ok(vec![same(fmt, args.get(0), irnd, Mode::of(form))])

@@ -2,7 +2,7 @@
 
 use crate::catalog::Form;
 use crate::types::{mask, sext, Kind, Type};
-use crate::value::{err, Args, Outcome, Outcomes};
+use crate::value::{Args, EvalError, Outcome, Outcomes};
 
 /// The value of integer bits `a` of type `t` (sign-extended for `.sN`, zero-extended otherwise).
 pub fn value(a: u128, t: Type) -> i128 {
@@ -42,7 +42,10 @@ pub fn cvt(a: u128, at: Type, dt: Type, sat: bool) -> u128 {
 /// Adapter for `cvt{.sat}.<int>.<int>`.
 pub fn cvt_int(form: &Form, args: &Args) -> Outcomes {
     let (Some(dt), Some(at)) = (form.ty("dt"), form.ty("at")) else {
-        return err(format!("`{}`: not an integer conversion", form.name));
+        return Err(EvalError::unhandled(format!(
+            "`{}`: not an integer conversion",
+            form.name
+        )));
     };
     Ok(vec![Outcome::exact(cvt(args.get(0), at, dt, form.has("sat")))])
 }

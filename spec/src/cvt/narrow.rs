@@ -7,7 +7,7 @@ use crate::catalog::Form;
 use crate::float::format::Fmt;
 use crate::float::round::Rnd;
 use crate::types::{mask, FloatFormat, Kind};
-use crate::value::{err, Accept, Args, Outcome, Outcomes};
+use crate::value::{Accept, Args, EvalError, Outcome, Outcomes};
 
 /// Bits one element of `f` takes in a packed register: its width, except fp6, which sits in a
 /// byte with two zero MSBs (L13671-13675, L13720-13740).
@@ -62,10 +62,10 @@ pub fn rs(to: FloatFormat, i: usize, rbits: u32) -> Rnd {
 /// accepted for that element.
 pub fn cvt_f2f(form: &Form, args: &Args) -> Outcomes {
     let (Some(dt), Some(at)) = (form.ty("dt"), form.ty("at")) else {
-        return err(format!("`{}`: not a float conversion", form.name));
+        return Err(EvalError::unhandled(format!("`{}`: not a float conversion", form.name)));
     };
     let (Kind::Float(df), Kind::Float(af)) = (dt.kind, at.kind) else {
-        return err(format!("`{}`: not a float conversion", form.name));
+        return Err(EvalError::unhandled(format!("`{}`: not a float conversion", form.name)));
     };
     let (to, from) = (Fmt::of(df), Fmt::of(af));
     let stochastic = form.var("frnd") == Some("rs");
@@ -81,12 +81,12 @@ pub fn cvt_f2f(form: &Form, args: &Args) -> Outcomes {
         (0..values).map(|i| args.get(i)).collect()
     };
     if elems.len() != dt.lanes as usize {
-        return err(format!(
+        return Err(EvalError::unhandled(format!(
             "`{}`: {} sources for {} results",
             form.name,
             elems.len(),
             dt.lanes
-        ));
+        )));
     }
     let mode = Mode::of(form);
     let outs: Vec<Outcome> = elems

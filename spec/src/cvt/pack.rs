@@ -3,7 +3,7 @@
 
 use crate::catalog::Form;
 use crate::types::{mask, sext};
-use crate::value::{err, Args, Outcome, Outcomes};
+use crate::value::{Args, EvalError, Outcome, Outcomes};
 
 /// `.convertType` (`.u16 .s16 .u8 .s8 .u4 .s4 .u2 .s2`): signedness and width in bits. The 2-
 /// and 4-bit types are not register types, so they are read from the modifier here.
@@ -43,7 +43,7 @@ pub fn cvt_pack(signed: bool, size: u32, a: u32, b: u32, c: Option<u32>) -> u32 
 /// Adapter for both `cvt.pack.sat` forms (with and without `c`).
 pub fn cvt_pack_form(form: &Form, args: &Args) -> Outcomes {
     let Some((signed, size)) = form.var("ct").and_then(convert_type) else {
-        return err(format!("`{}`: unknown convertType", form.name));
+        return Err(EvalError::unhandled(format!("`{}`: unknown convertType", form.name)));
     };
     let c = (form.inputs.len() == 3).then(|| args.get(2) as u32);
     Ok(vec![Outcome::exact(

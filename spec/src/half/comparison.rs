@@ -11,7 +11,7 @@ use crate::compare::{self, BoolOp, CmpOp};
 use crate::float::ops::one;
 use crate::float::Fmt;
 use crate::types::{mask, FloatFormat, Kind, Type};
-use crate::value::{err, Args, EvalError, Outcome, Outcomes};
+use crate::value::{Args, EvalError, Outcome, Outcomes};
 
 /// The ordered counterpart of an unordered operator (`ltu` → `lt`); other operators unchanged.
 fn ordered(op: CmpOp) -> CmpOp {
@@ -97,7 +97,7 @@ pub fn setp_x2(t: [bool; 2], bop: Option<(BoolOp, bool)>) -> (bool, bool) {
 /// Decodes `.CmpOp` (row variable `cmp`).
 fn cmp_op(form: &Form) -> Result<CmpOp, EvalError> {
     let name = form.var("cmp").unwrap_or("");
-    CmpOp::parse(name).ok_or_else(|| EvalError(format!("`{}`: no CmpOp", form.name)))
+    CmpOp::parse(name).ok_or_else(|| EvalError::unhandled(format!("`{}`: no CmpOp", form.name)))
 }
 
 /// Decodes the optional `.BoolOp` (row variable `bop`) and its predicate operand 2, `!`
@@ -112,7 +112,11 @@ fn lane_compare(form: &Form, op: CmpOp, st: Type, args: &Args, i: u32) -> Result
     let pick = |x: u128| (x >> (i * st.lane_bits)) & lane.mask();
     match compare(op, lane, pick(args.get(0)), pick(args.get(1)), form.has("ftz")) {
         Some(t) => Ok(t),
-        None => err(format!("`{}`: .{} does not apply to .{st}", form.name, op.name())),
+        None => Err(EvalError::unhandled(format!(
+            "`{}`: .{} does not apply to .{st}",
+            form.name,
+            op.name()
+        ))),
     }
 }
 

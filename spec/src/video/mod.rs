@@ -5,15 +5,17 @@
 //! All operands are 32-bit registers (L30792). Selectors are written on the operands, not on
 //! the instruction: `a.b1`, `b.h0`, SIMD `a.h21` / `b.b7654`, the merge destination `d.b2`, the
 //! SIMD mask `d.h10`. The adapters here decode a form's modifiers and the operands' selectors
-//! ([`Args`]), reject what the syntax does not allow with an [`EvalError`], and call the pure
-//! functions of the two submodules.
+//! ([`Args`]), reject what the manual does not allow with an [`EvalError`] of kind
+//! [`Rule`](crate::value::EvalErrorKind::Rule) (a catalog row they cannot decode is
+//! [`Unhandled`](crate::value::EvalErrorKind::Unhandled)), and call the pure functions of the
+//! two submodules.
 
 pub mod scalar;
 pub mod simd;
 
 use crate::catalog::Form;
 use crate::eval::SemFn;
-use crate::value::{err, Accept, Args, EvalError, Outcome, Outcomes, Sel};
+use crate::value::{Accept, Args, EvalError, Outcome, Outcomes, Sel};
 use scalar::{Finish, Negate, PartSel, ScalarOp, Scale, SecOp, ShiftMode, ShiftOp, Src, Tail};
 use simd::{Post, Simd, SimdOp, Ways};
 
@@ -97,11 +99,12 @@ pub(crate) fn semantics(form: &Form) -> Option<SemFn> {
 /// A form variable the catalog row always binds, or an error naming it.
 fn var(form: &Form, name: &str) -> Result<&'static str, EvalError> {
     form.var(name)
-        .ok_or_else(|| EvalError(format!("`{}`: the catalog row binds no `{name}`", form.name)))
+        .ok_or_else(|| EvalError::unhandled(format!("`{}`: the catalog row binds no `{name}`", form.name)))
 }
 
 fn vtype(form: &Form, name: &str) -> Result<VType, EvalError> {
-    VType::parse(form.var(name)).ok_or_else(|| EvalError(format!("`{}`: `{name}` is not .u32 or .s32", form.name)))
+    VType::parse(form.var(name))
+        .ok_or_else(|| EvalError::unhandled(format!("`{}`: `{name}` is not .u32 or .s32", form.name)))
 }
 
 /// Checks the operands against the form: their count, `-` only where the form allows it,
@@ -109,17 +112,19 @@ fn vtype(form: &Form, name: &str) -> Result<VType, EvalError> {
 fn check_operands(form: &Form, args: &Args) -> Result<(), EvalError> {
     let want = &form.inputs;
     let required = want.iter().filter(|o| !o.optional).count();
+    // The oracle's checker and `eval_line` count the operands against the form first: a wrong
+    // count here is its caller's defect, not the program's.
     if args.ins.len() < required || args.ins.len() > want.len() {
         let n = if required == want.len() {
             format!("{required}")
         } else {
             format!("{required} or {}", want.len())
         };
-        return err(format!(
+        return Err(EvalError::unhandled(format!(
             "`{}` takes {n} source operands, got {}",
             form.name,
             args.ins.len()
-        ));
+        )));
     }
     for (inp, o) in args.ins.iter().zip(want) {
         if inp.negated && !o.flags.neg {
@@ -128,20 +133,26 @@ fn check_operands(form: &Form, args: &Args) -> Result<(), EvalError> {
             } else {
                 ""
             };
-            return err(format!("`{}`: operand {} cannot be negated{why}", form.name, o.name));
+            return Err(EvalError::rule(format!(
+                "`{}`: operand {} cannot be negated{why}",
+                form.name, o.name
+            )));
         }
         if let Some(s) = inp.sel {
             if !o.flags.sel {
-                return err(format!(
+                return Err(EvalError::rule(format!(
                     "`{}`: operand {} takes no selector (`.{s}`)",
                     form.name, o.name
-                ));
+                )));
             }
         }
     }
     if let Some(s) = args.dsel {
         if !form.outputs.iter().any(|o| o.flags.sel) {
-            return err(format!("`{}` takes no destination selector (`d.{s}`)", form.name));
+            return Err(EvalError::rule(format!(
+                "`{}` takes no destination selector (`d.{s}`)",
+                form.name
+            )));
         }
     }
     Ok(())
@@ -153,10 +164,10 @@ fn part_sel(form: &Form, what: &str, s: Option<Sel>) -> Result<PartSel, EvalErro
     match (s.kind, s.lanes()) {
         (b'b', &[i]) if i < 4 => Ok(PartSel::Byte(i)),
         (b'h', &[i]) if i < 2 => Ok(PartSel::Half(i)),
-        _ => err(format!(
+        _ => Err(EvalError::rule(format!(
             "`{}`: `{what}.{s}` is not a scalar video selector; {what} takes .b0, .b1, .b2, .b3, .h0 or .h1 (L30863)",
             form.name
-        )),
+        ))),
     }
 }
 
@@ -184,17 +195,19 @@ fn scalar_tail(form: &Form, args: &Args) -> Result<Tail, EvalError> {
         }
         (None, Some(d), Some(c)) => Ok(Tail::Merge(part_sel(form, "d", Some(d))?, c)),
         (None, None, None) => Ok(Tail::None),
-        (None, Some(d), None) => err(format!(
+        (None, Some(d), None) => Err(EvalError::rule(format!(
             "`{name}`: the destination selector `d.{d}` merges into c; write `d.{d}, a, b, c` (L30859)"
-        )),
-        (None, None, Some(_)) => err(format!(
+        ))),
+        (None, None, Some(_)) => Err(EvalError::rule(format!(
             "`{name}`: c is taken only with a destination selector (`d.b0, a, b, c`) or a secondary \
              operation .add/.min/.max (L30855-30859)"
-        )),
-        (Some(op), Some(d), _) => err(format!(
+        ))),
+        (Some(op), Some(d), _) => Err(EvalError::rule(format!(
             "`{name}`: a secondary operation .{op} cannot be combined with a merge into `d.{d}` (L30854-30859)"
-        )),
-        (Some(op), None, None) => err(format!("`{name}`: the secondary operation .{op} needs c (L30856)")),
+        ))),
+        (Some(op), None, None) => Err(EvalError::rule(format!(
+            "`{name}`: the secondary operation .{op} needs c (L30856)"
+        ))),
     }
 }
 
@@ -243,10 +256,10 @@ fn eval_shift(form: &Form, args: &Args) -> Outcomes {
 fn eval_vmad(form: &Form, args: &Args) -> Outcomes {
     check_operands(form, args)?;
     if let Some(d) = args.dsel {
-        return err(format!(
+        return Err(EvalError::rule(format!(
             "`{}` takes no destination selector (`d.{d}`; L31044-31046)",
             form.name
-        ));
+        )));
     }
     let a = src(form, args, 0, "a", vtype(form, "at")?)?;
     let b = src(form, args, 1, "b", vtype(form, "bt")?)?;
@@ -275,7 +288,8 @@ fn eval_vmad(form: &Form, args: &Args) -> Outcomes {
 /// `vset` (9.7.18.1.4): see [`scalar::vset`].
 fn eval_vset(form: &Form, args: &Args) -> Outcomes {
     check_operands(form, args)?;
-    let cmp = Cmp::parse(var(form, "cmp")?).ok_or_else(|| EvalError(format!("`{}`: bad comparison", form.name)))?;
+    let cmp = Cmp::parse(var(form, "cmp")?)
+        .ok_or_else(|| EvalError::unhandled(format!("`{}`: bad comparison", form.name)))?;
     let a = src(form, args, 0, "a", vtype(form, "at")?)?;
     let b = src(form, args, 1, "b", vtype(form, "bt")?)?;
     let d = scalar::vset(cmp, a, b, scalar_tail(form, args)?);
@@ -300,11 +314,11 @@ fn simd_sel(form: &Form, what: &str, ways: Ways, s: Option<Sel>, default: [u8; 4
     };
     let lanes = s.lanes();
     if s.kind != kind || lanes.len() != ways.lanes() || lanes.iter().any(|&e| e >= ways.elems()) {
-        return err(format!(
+        return Err(EvalError::rule(format!(
             "`{}`: `{what}.{s}` is not a {}-way SIMD selector; write {line}",
             form.name,
             ways.lanes()
-        ));
+        )));
     }
     let mut sel = [0u8; 4];
     for (i, &e) in lanes.iter().rev().enumerate() {
@@ -330,11 +344,11 @@ fn simd_mask(form: &Form, ways: Ways, s: Option<Sel>) -> Result<u8, EvalError> {
     let lanes = s.lanes();
     let descending = lanes.windows(2).all(|w| w[0] > w[1]);
     if s.kind != kind || !descending || lanes.iter().any(|&l| usize::from(l) >= ways.lanes()) {
-        return err(format!(
+        return Err(EvalError::rule(format!(
             "`{}`: `d.{s}` is not a {}-way SIMD mask; write {line}",
             form.name,
             ways.lanes()
-        ));
+        )));
     }
     Ok(lanes.iter().fold(0u8, |m, &l| m | 1 << l))
 }
@@ -365,10 +379,10 @@ fn eval_simd(form: &Form, args: &Args) -> Outcomes {
     let s = simd_shape(form, args, vtype(form, "at")?, vtype(form, "bt")?)?;
     let post = match (form.has("add"), form.has("sat")) {
         (true, true) => {
-            return err(format!(
+            return Err(EvalError::rule(format!(
                 "`{}`: saturation cannot be used with the accumulate .add (L31270)",
                 form.name
-            ))
+            )))
         }
         (true, false) => Post::Add,
         (false, sat) => Post::Merge { sat },
@@ -384,7 +398,8 @@ fn eval_simd(form: &Form, args: &Args) -> Outcomes {
 /// `vset2`, `vset4` (9.7.18.2.2, 9.7.18.2.4): see [`simd::vset_simd`].
 fn eval_vset_simd(form: &Form, args: &Args) -> Outcomes {
     check_operands(form, args)?;
-    let cmp = Cmp::parse(var(form, "cmp")?).ok_or_else(|| EvalError(format!("`{}`: bad comparison", form.name)))?;
+    let cmp = Cmp::parse(var(form, "cmp")?)
+        .ok_or_else(|| EvalError::unhandled(format!("`{}`: bad comparison", form.name)))?;
     let s = simd_shape(form, args, vtype(form, "at")?, vtype(form, "bt")?)?;
     let (a, b, c) = (
         args.ins[0].bits as u32,

@@ -12,7 +12,7 @@
 //! set holds it (see [`finish`]).
 
 use super::{Cmp, VType};
-use crate::value::{err, EvalError, Outcome};
+use crate::value::{EvalError, Outcome};
 
 /// A scalar operand selector, `.asel`/`.bsel`/`.dsel` = `{.b0 .b1 .b2 .b3 .h0 .h1}` (L30935), or
 /// none: the whole word.
@@ -291,11 +291,15 @@ pub enum Scale {
 /// pseudocode; the prose reading (subtracting the zero-extended `c`) is accepted too.
 pub fn vmad(a: Src, b: Src, c: u32, neg: Negate, po: bool, sat: bool, scale: Scale) -> Result<Outcome, EvalError> {
     if po && (neg.a || neg.b || neg.c) {
-        return err("vmad: source operands may not be negated in .po mode (L31058)");
+        return Err(EvalError::rule(
+            "vmad: source operands may not be negated in .po mode (L31058)",
+        ));
     }
     let neg_ab = neg.a ^ neg.b;
     if neg_ab && neg.c {
-        return err("vmad: PTX allows negating either the product (a*b) or c, not both (L31056, L31066-31077)");
+        return Err(EvalError::rule(
+            "vmad: PTX allows negating either the product (a*b) or c, not both (L31056, L31066-31077)",
+        ));
     }
     let ta = i128::from(part_select_sign_extend(a.bits, a.ty, a.sel));
     let tb = i128::from(part_select_sign_extend(b.bits, b.ty, b.sel));
