@@ -6,7 +6,7 @@ use crate::backend::{Backend, Failure};
 use crate::kernel;
 use crate::profile::Profile;
 use serde::Serialize;
-use spec::catalog::{catalog, Class, Form};
+use spec::catalog::{catalog, Class, Form, FormId};
 use spec::types::FloatFormat;
 use spec::value::{Accept, Outcome};
 use spec::vector::{form_by_key, form_key, Vector};
@@ -50,8 +50,8 @@ impl Default for Settings {
 
 /// One form's vectors, from a file or generated in memory.
 pub struct FormVectors {
-    /// Index of the form in the catalog.
-    pub form: usize,
+    /// The form.
+    pub form: FormId,
     /// The vectors, in file order.
     pub vectors: Vec<Vector>,
     /// Where they came from (a path, or `generated`).
@@ -126,7 +126,7 @@ pub struct FormReport {
 
 impl FormReport {
     /// A report of catalog form `i` with nothing judged yet.
-    fn new(i: usize, status: Status, reason: Option<String>) -> FormReport {
+    fn new(i: FormId, status: Status, reason: Option<String>) -> FormReport {
         let cat = catalog();
         let form = &cat.forms[i];
         FormReport {
@@ -442,7 +442,7 @@ fn write_repro(dir: &Path, form: &Form, fv: &FormVectors, failing: &[usize]) -> 
 
 /// Reads one form's vectors from its file (`.vec.gz` or `.vec`); under a strict profile with
 /// observations for the form, those instead.
-pub fn load(path: &Path, settings: &Settings) -> Result<FormVectors, (Option<usize>, String)> {
+pub fn load(path: &Path, settings: &Settings) -> Result<FormVectors, (Option<FormId>, String)> {
     let form = key_of(path).and_then(|k| form_by_key(&k));
     let observed = settings
         .profile
@@ -470,7 +470,7 @@ pub fn key_of(path: &Path) -> Option<String> {
 /// `count` forms' vectors; `tick` is called after each form.
 pub fn run<L, T>(backend: &dyn Backend, count: usize, load: L, settings: &Settings, tick: T) -> Report
 where
-    L: Fn(usize) -> Result<FormVectors, (Option<usize>, String)> + Sync,
+    L: Fn(usize) -> Result<FormVectors, (Option<FormId>, String)> + Sync,
     T: Fn(&FormReport) + Sync,
 {
     let started = Instant::now();
@@ -503,20 +503,24 @@ where
 }
 
 /// A vector file that cannot be read is a failed form (the corpus is part of the suite).
-fn unreadable(form: Option<usize>, why: String) -> FormReport {
+fn unreadable(form: Option<FormId>, why: String) -> FormReport {
     match form {
         Some(i) => FormReport::new(i, Status::Failed, Some(why)),
         None => FormReport {
             form: "?".to_string(),
             family: "?",
             section: "?",
-            ..FormReport::new(0, Status::Failed, Some(why))
+            ..FormReport::new(
+                catalog().ids().next().expect("a catalog form"),
+                Status::Failed,
+                Some(why),
+            )
         },
     }
 }
 
 /// The report of a backend that cannot run here: every selected form skipped, with the reason.
-pub fn unavailable(backend: &str, why: &str, forms: &[usize], settings: &Settings) -> Report {
+pub fn unavailable(backend: &str, why: &str, forms: &[FormId], settings: &Settings) -> Report {
     let reports = forms
         .iter()
         .map(|&i| FormReport::new(i, Status::Skipped, Some(why.to_string())))

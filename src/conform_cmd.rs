@@ -7,7 +7,7 @@ use ptxconf::backend::{self, Failure, Options};
 use ptxconf::conform::{self, key_of, FormVectors, Report, Settings};
 use ptxconf::profile::Profile;
 use ptxconf::{corpus, vectors};
-use spec::catalog::{catalog, PtxVersion, Target};
+use spec::catalog::{catalog, FormId, PtxVersion, Target};
 use spec::vector::form_by_key;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -76,7 +76,7 @@ pub fn run(a: ConformArgs) -> ExitCode {
     let dir = dir.unwrap_or_else(|| vectors::DEFAULT_DIR.into());
     // The vector sources, in a fixed order: generated forms, the files given, or the
     // directory's files whose form the filters select.
-    let generated: Vec<usize> = match level {
+    let generated: Vec<FormId> = match level {
         Some(_) => vectors::selected(&a.filters),
         None => Vec::new(),
     };
@@ -152,7 +152,7 @@ pub fn run(a: ConformArgs) -> ExitCode {
         Err(Failure::Unavailable(why)) => {
             // One clear line, then every selected form reported as skipped.
             eprintln!("{why}");
-            let forms: Vec<usize> = match level {
+            let forms: Vec<FormId> = match level {
                 Some(_) => generated,
                 None => paths
                     .iter()
@@ -175,7 +175,7 @@ pub fn run(a: ConformArgs) -> ExitCode {
 }
 
 /// Generates one form's vectors in memory.
-fn generate_form(form: usize, seed: u64, level: Level) -> Result<FormVectors, (Option<usize>, String)> {
+fn generate_form(form: FormId, seed: u64, level: Level) -> Result<FormVectors, (Option<FormId>, String)> {
     let f = &catalog().forms[form];
     let g = generators::vectors::generate(f, seed, level).map_err(|e| (Some(form), e.to_string()))?;
     Ok(FormVectors {

@@ -23,7 +23,7 @@ use generators::program::{self, Config};
 use oracle::ast::{Expr, Instr, Item, Operand as AstOperand, Stmt};
 use oracle::program::Op;
 use serde::Serialize;
-use spec::catalog::{catalog, write, Class, Form};
+use spec::catalog::{catalog, write, Class, Form, FormId};
 use spec::types::Kind;
 use std::collections::BTreeSet;
 use std::fmt::{self, Write as _};
@@ -190,11 +190,9 @@ impl Report {
             .collect();
         let mut total = Counts::default();
         let forms: Vec<FormCoverage> = cat
-            .forms
-            .iter()
-            .zip(executed)
             .enumerate()
-            .map(|(i, (f, exec))| {
+            .zip(executed)
+            .map(|((i, f), exec)| {
                 let sec = cat.section_of(f);
                 let semantics = spec::eval::semantics(f).is_some();
                 FormCoverage {
@@ -512,8 +510,8 @@ pub fn executed_forms() -> Vec<Result<(), Declined>> {
 /// found in the programs of seeds `0..programs` (with the default swarm testing, each program
 /// draws its own features, which reaches constructs that exclude each other, such as `bar.red`
 /// and the warp collectives; 200 programs find all 80 of the constructs' forms).
-pub fn generated_forms(cfg: &Config, programs: u64) -> BTreeSet<usize> {
-    let mut set: BTreeSet<usize> = program::menu_forms(cfg).into_iter().collect();
+pub fn generated_forms(cfg: &Config, programs: u64) -> BTreeSet<FormId> {
+    let mut set: BTreeSet<FormId> = program::menu_forms(cfg).into_iter().collect();
     for seed in 0..programs {
         let p = program::from_seed(seed, cfg);
         set.extend(&p.forms);
@@ -528,9 +526,9 @@ pub fn generated_forms(cfg: &Config, programs: u64) -> BTreeSet<usize> {
     set
 }
 
-fn forms_in(body: &[Stmt], cfg: &Config, set: &mut BTreeSet<usize>) {
+fn forms_in(body: &[Stmt], cfg: &Config, set: &mut BTreeSet<FormId>) {
     let cat = catalog();
-    let by_opcode = |op: &str| cat.forms.iter().position(|f| f.opcode == op);
+    let by_opcode = |op: &str| cat.enumerate().find(|(_, f)| f.opcode == op).map(|(i, _)| i);
     for s in body {
         match s {
             Stmt::Instr(i) => {
@@ -551,7 +549,7 @@ fn forms_in(body: &[Stmt], cfg: &Config, set: &mut BTreeSet<usize>) {
 /// The catalog form of a generated instruction: the forms of its name available to `cfg` whose
 /// operand count fits; among several, a bare name as a source (`mov.u64 %rd, sh`) picks a form
 /// without value semantics (`d, avar`), registers one with.
-fn form_of(i: &Instr, cfg: &Config) -> Option<usize> {
+fn form_of(i: &Instr, cfg: &Config) -> Option<FormId> {
     let cat = catalog();
     let name = std::iter::once(i.opcode.as_str())
         .chain(i.mods.iter().map(String::as_str))
@@ -574,7 +572,7 @@ fn form_of(i: &Instr, cfg: &Config) -> Option<usize> {
         .iter()
         .skip(1)
         .any(|o| matches!(o, AstOperand::Expr(Expr::Name(n)) if !n.starts_with('%')));
-    let fits: Vec<usize> = found
+    let fits: Vec<FormId> = found
         .forms
         .iter()
         .copied()
@@ -585,7 +583,7 @@ fn form_of(i: &Instr, cfg: &Config) -> Option<usize> {
             f.available(cfg.ptx, cfg.target) && (required..=ops.len()).contains(&written)
         })
         .collect();
-    let pure = |k: &usize| spec::eval::semantics(&cat.forms[*k]).is_some();
+    let pure = |k: &FormId| spec::eval::semantics(&cat.forms[*k]).is_some();
     fits.iter().find(|k| pure(k) != named).or(fits.first()).copied()
 }
 

@@ -17,6 +17,7 @@ use crate::compare::{self, Difference};
 use crate::findings;
 use crate::reduce::{self, Case};
 use generators::program::{checked, from_seed, program_seed, Config, Program, PTX_FILE};
+use spec::catalog::FormId;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -83,8 +84,8 @@ pub struct Summary {
     pub executed: u64,
     /// Programs whose results differ.
     pub mismatches: u64,
-    /// Value forms used by the programs run (catalog indices).
-    pub forms: std::collections::BTreeSet<usize>,
+    /// Value forms used by the programs run.
+    pub forms: std::collections::BTreeSet<FormId>,
     /// Value forms the configuration allows.
     pub eligible: usize,
     /// The findings written, in program order.
@@ -179,7 +180,7 @@ pub fn run(c: &Campaign, backend: &dyn Backend, progress: &(dyn Fn(&Summary) + S
 
 /// What one program gave: thread-instructions executed, a finding (or why to abort), the forms
 /// it used.
-type One = (u64, Option<Result<Finding, String>>, Vec<usize>);
+type One = (u64, Option<Result<Finding, String>>, Vec<FormId>);
 
 /// Runs program `i`.
 fn one(c: &Campaign, i: u64, backend: &dyn Backend, differential: bool, out_dir: &Path, stop: &AtomicBool) -> One {

@@ -9,7 +9,7 @@
 use flate2::read::GzDecoder;
 use flate2::{Compression, GzBuilder};
 use generators::vectors::{generate as generate_form, Generated, Level};
-use spec::catalog::{catalog, Class, Form};
+use spec::catalog::{catalog, Class, Form, FormId};
 use spec::vector::{form_by_key, form_key, format_file, parse_file, FileError, VectorFile};
 use std::collections::HashSet;
 use std::fmt;
@@ -324,9 +324,9 @@ pub fn key_of(path: &Path) -> Option<&str> {
     path.file_name()?.to_str()?.strip_suffix(SUFFIX)
 }
 
-/// Catalog indices of the forms that have a file under `dir`, sorted.
-pub fn forms_with_vectors(dir: &Path) -> Result<Vec<usize>, VectorsError> {
-    let mut v: Vec<usize> = list(dir)?.iter().filter_map(|p| form_by_key(key_of(p)?)).collect();
+/// The forms that have a file under `dir`, in catalog order.
+pub fn forms_with_vectors(dir: &Path) -> Result<Vec<FormId>, VectorsError> {
+    let mut v: Vec<FormId> = list(dir)?.iter().filter_map(|p| form_by_key(key_of(p)?)).collect();
     v.sort_unstable();
     v.dedup();
     Ok(v)
@@ -347,10 +347,11 @@ pub fn matches(form: &Form, filters: &[String]) -> bool {
 }
 
 /// Forms with semantics that match the filters, in catalog order.
-pub fn selected(filters: &[String]) -> Vec<usize> {
+pub fn selected(filters: &[String]) -> Vec<FormId> {
     let cat = catalog();
-    (0..cat.forms.len())
-        .filter(|&i| spec::eval::semantics(&cat.forms[i]).is_some() && matches(&cat.forms[i], filters))
+    cat.enumerate()
+        .filter(|&(_, f)| spec::eval::semantics(f).is_some() && matches(f, filters))
+        .map(|(i, _)| i)
         .collect()
 }
 

@@ -33,7 +33,7 @@ use std::sync::OnceLock;
 /// form, a finding).
 struct Entry {
     c: Check,
-    form: Option<usize>,
+    form: Option<spec::catalog::FormId>,
 }
 
 /// Every form the target checks.

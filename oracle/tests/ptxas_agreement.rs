@@ -859,9 +859,7 @@ fn ptxas_census() {
     let Some(ptxas) = oracle::ptxas::required("the ptxas census") else {
         return;
     };
-    let forms: Vec<Variant> = (0..spec::catalog::catalog().forms.len())
-        .filter_map(Variant::plain)
-        .collect();
+    let forms: Vec<Variant> = spec::catalog::catalog().ids().filter_map(Variant::plain).collect();
     let dir = std::env::temp_dir().join(format!("ptxconf-ptxas-census-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let next = AtomicUsize::new(0);

@@ -36,7 +36,7 @@
 //! are zero in every accepted result: `rcp.approx.ftz.f64`'s low word). A `nan` whose format is
 //! not the destination's own is written `nan:FORMAT`.
 
-use crate::catalog::{catalog, Form, Operand};
+use crate::catalog::{catalog, Form, FormId, Operand};
 use crate::types::{FloatFormat, Kind, Type};
 use crate::value::{Accept, Bound, ErrBound, Input, Outcome, Sel};
 use std::fmt::{self, Write as _};
@@ -711,8 +711,8 @@ fn fill_lane_models(out: &mut Outcome) {
 /// A parsed vector file: the form, its header lines (`key: value`, in order) and its vectors.
 #[derive(Clone, Debug)]
 pub struct VectorFile {
-    /// Index of the form in the catalog.
-    pub form: usize,
+    /// The form.
+    pub form: FormId,
     /// The `# key: value` header lines, in file order.
     pub header: Vec<(String, String)>,
     /// The vector lines, in file order.
@@ -727,7 +727,7 @@ impl VectorFile {
 }
 
 /// The form a key names (see [`form_key`]).
-pub fn form_by_key(key: &str) -> Option<usize> {
+pub fn form_by_key(key: &str) -> Option<FormId> {
     let cat = catalog();
     let name = key.split('~').next()?;
     cat.by_name(name)
@@ -825,7 +825,7 @@ pub fn parse_file(text: &str) -> Result<VectorFile, FileError> {
         _ => return Err(FileError::NotVectorFile),
     }
     let mut header = Vec::new();
-    let mut form: Option<usize> = None;
+    let mut form: Option<FormId> = None;
     let mut vectors = Vec::new();
     for (n, line) in lines {
         if let Some(h) = line.strip_prefix('#') {
@@ -996,7 +996,7 @@ mod tests {
     fn keys_name_one_evaluated_form_each() {
         let cat = catalog();
         let mut seen = std::collections::HashMap::new();
-        for (i, f) in cat.forms.iter().enumerate() {
+        for (i, f) in cat.enumerate() {
             if crate::eval::semantics(f).is_some() {
                 if let Some(j) = seen.insert(form_key(f), i) {
                     panic!(

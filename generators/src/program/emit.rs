@@ -6,7 +6,7 @@ use super::{Config, Program, PTX_FILE};
 use crate::float::{self, IntType};
 use arbitrary::{Result, Unstructured};
 use oracle::launch::{BufferSpec, Check, JudgeIn, LaunchFile, ParamSpec, Slot};
-use spec::catalog::{catalog, write, Class, Form, PtxVersion, Target};
+use spec::catalog::{catalog, write, Class, Form, FormId, PtxVersion, Target};
 use spec::float::Fmt;
 use spec::types::{FloatFormat, Kind};
 use spec::value::{Args, Input};
@@ -48,7 +48,7 @@ struct FuncSig {
 /// The eligible value-level forms for a configuration, grouped by manual section so that each
 /// section is equally likely (the comparisons' thousands of forms would drown the rest).
 struct Menu {
-    sections: Vec<Rc<Vec<usize>>>,
+    sections: Vec<Rc<Vec<FormId>>>,
 }
 
 /// Whether a form may appear in programs of a target, version and exclusion list (the families
@@ -71,7 +71,7 @@ fn eligible(form: &Form, cfg: &Config) -> bool {
 /// once per thread (for the configuration last asked for), then narrowed to its families.
 fn menu(cfg: &Config, families: Option<&Vec<String>>) -> Menu {
     type Key = (Target, PtxVersion, std::collections::BTreeSet<String>);
-    type Sections = Rc<Vec<(&'static str, Rc<Vec<usize>>)>>;
+    type Sections = Rc<Vec<(&'static str, Rc<Vec<FormId>>)>>;
     thread_local! {
         static CACHE: RefCell<Option<(Key, Sections)>> = const { RefCell::new(None) };
     }
@@ -83,8 +83,8 @@ fn menu(cfg: &Config, families: Option<&Vec<String>>) -> Menu {
         }
         let key: Key = (cfg.target, cfg.ptx, cfg.exclude.clone());
         let cat = catalog();
-        let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        for (i, f) in cat.forms.iter().enumerate() {
+        let mut by: BTreeMap<&str, Vec<FormId>> = BTreeMap::new();
+        for (i, f) in cat.enumerate() {
             if eligible(f, cfg) {
                 by.entry(f.section).or_default().push(i);
             }
@@ -111,8 +111,8 @@ pub(super) fn eligible_count(cfg: &Config) -> usize {
 }
 
 /// The forms of the menu of `cfg` (its families), ascending.
-pub(super) fn menu_forms(cfg: &Config) -> Vec<usize> {
-    let mut v: Vec<usize> = menu(cfg, cfg.families.as_ref())
+pub(super) fn menu_forms(cfg: &Config) -> Vec<FormId> {
+    let mut v: Vec<FormId> = menu(cfg, cfg.families.as_ref())
         .sections
         .iter()
         .flat_map(|s| s.iter().copied())
@@ -201,8 +201,8 @@ struct Builder<'a, 'u> {
     budget: usize,
     labels: u32,
     instructions: usize,
-    /// Catalog indices of the value forms emitted.
-    forms: Vec<usize>,
+    /// The value forms emitted.
+    forms: Vec<FormId>,
     /// Each value instruction's line as written and how loosely its results may be determined
     /// by what the generator assumed (0 exact, 1 NaN-loose, 2 judged).
     assumed: Vec<(String, u8)>,

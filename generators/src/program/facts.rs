@@ -11,7 +11,7 @@
 //! and subnormals beside each other, which is where payload propagation lives (`cvt.f64.f32`,
 //! `copysign`, `mov`), and the differential runs themselves would expose a miss.
 
-use spec::catalog::{catalog, Form};
+use spec::catalog::{catalog, Form, FormId};
 use spec::float::format::Special;
 use spec::float::Fmt;
 use spec::types::{FloatFormat, Kind};
@@ -56,8 +56,8 @@ impl Det {
 /// The generator's facts about one form.
 #[derive(Clone, Debug)]
 pub struct Facts {
-    /// The form's index in the catalog.
-    pub form: usize,
+    /// The catalog form.
+    pub form: FormId,
     /// How many source operands are written (trailing optional ones the spec rejects with plain
     /// operands are left out, as in the golden vectors).
     pub written: usize,
@@ -81,10 +81,10 @@ impl Facts {
 
 /// The facts of catalog form `i`, computed once per process; `None` when the generator cannot
 /// use the form (no semantics, no operand shape the spec accepts).
-pub fn facts(i: usize) -> Option<&'static Facts> {
+pub fn facts(i: FormId) -> Option<&'static Facts> {
     static ALL: OnceLock<Vec<OnceLock<Option<Facts>>>> = OnceLock::new();
     let all = ALL.get_or_init(|| (0..catalog().forms.len()).map(|_| OnceLock::new()).collect());
-    all.get(i)?.get_or_init(|| probe(i)).as_ref()
+    all.get(i.index())?.get_or_init(|| probe(i)).as_ref()
 }
 
 /// How many scattered base points a form is probed on, and about how many points the cross
@@ -92,7 +92,7 @@ pub fn facts(i: usize) -> Option<&'static Facts> {
 const PROBES: usize = 40;
 const CROSS: usize = 512;
 
-fn probe(i: usize) -> Option<Facts> {
+fn probe(i: FormId) -> Option<Facts> {
     let form = &catalog().forms[i];
     spec::eval::semantics(form)?;
     let pools = crate::vectors::hard_operands(form);

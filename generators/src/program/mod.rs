@@ -50,7 +50,7 @@ pub mod facts;
 
 use arbitrary::{Arbitrary, Unstructured};
 use oracle::launch::LaunchFile;
-use spec::catalog::{catalog, PtxVersion, Target};
+use spec::catalog::{catalog, FormId, PtxVersion, Target};
 use std::collections::BTreeSet;
 
 /// The constructs a program may contain (`Arbitrary`: a random subset, for swarm testing).
@@ -240,10 +240,10 @@ pub fn eligible_forms(cfg: &Config) -> usize {
     emit::eligible_count(cfg)
 }
 
-/// The value-level forms programs of `cfg` pick their instructions from (catalog indices,
-/// ascending): the menu for its target, version, exclusions and families. The constructs
-/// (memory, atomics, collectives, barriers, control flow) come on top of these.
-pub fn menu_forms(cfg: &Config) -> Vec<usize> {
+/// The value-level forms programs of `cfg` pick their instructions from (in catalog order): the
+/// menu for its target, version, exclusions and families. The constructs (memory, atomics,
+/// collectives, barriers, control flow) come on top of these.
+pub fn menu_forms(cfg: &Config) -> Vec<FormId> {
     emit::menu_forms(cfg)
 }
 
@@ -257,8 +257,8 @@ pub struct Program {
     pub launch: LaunchFile,
     /// Instructions in the text (labels and declarations not counted).
     pub instructions: usize,
-    /// The value-level forms it uses (catalog indices, ascending).
-    pub forms: Vec<usize>,
+    /// The value-level forms it uses (in catalog order, each once).
+    pub forms: Vec<FormId>,
     /// The line of each value instruction and how loosely the generator assumed its results
     /// determined: 0 exactly, 1 up to a NaN's payload, 2 only as a set (see [`checked`]).
     pub assumed: Vec<(u32, u8)>,

@@ -12,7 +12,7 @@
 //! that a disagreement can be reduced to the components that cause it.
 
 use spec::catalog::pattern::Part;
-use spec::catalog::{catalog, write, Form, PtxVersion};
+use spec::catalog::{catalog, write, Form, FormId, FormIds, PtxVersion};
 use spec::types::{Kind, Type};
 use std::fmt::Write as _;
 
@@ -162,7 +162,7 @@ fn section_excluded(id: &str) -> bool {
 /// The sampling menu: per family weight, its sections, each a list of rows, each a list of forms.
 struct Menu {
     weights: Vec<u32>,
-    families: Vec<Vec<Vec<std::ops::Range<usize>>>>,
+    families: Vec<Vec<Vec<FormIds>>>,
 }
 
 fn menu() -> &'static Menu {
@@ -172,7 +172,7 @@ fn menu() -> &'static Menu {
         let mut weights = Vec::new();
         let mut families = Vec::new();
         for (fam, w) in FAMILY_WEIGHTS {
-            let mut sections: Vec<(usize, Vec<std::ops::Range<usize>>)> = Vec::new();
+            let mut sections: Vec<(usize, Vec<FormIds>)> = Vec::new();
             for row in &cat.rows {
                 let sec = &cat.sections[row.section];
                 if cat.families[sec.family].id != *fam || section_excluded(sec.id) || row.forms.is_empty() {
@@ -192,12 +192,12 @@ fn menu() -> &'static Menu {
     })
 }
 
-fn draw_form(r: &mut Rng) -> usize {
+fn draw_form(r: &mut Rng) -> FormId {
     let m = menu();
     let fam = &m.families[r.weighted(&m.weights)];
     let sec = &fam[r.below(fam.len())];
     let row = &sec[r.below(sec.len())];
-    row.start + r.below(row.len())
+    row.clone().nth(r.below(row.len())).expect("a form of the row")
 }
 
 /// A form's minimum target as ptxas spells it, at least sm_50 (the oldest ptxas 12.9 knows).
@@ -364,8 +364,8 @@ impl Twist {
 #[derive(Clone, Debug)]
 pub struct Variant {
     pub index: u64,
-    /// Catalog indices of the instructions; the first is the one under test.
-    pub insts: Vec<usize>,
+    /// The instructions' forms; the first is the one under test.
+    pub insts: Vec<FormId>,
     /// The base target (ptxas's spelling without `sm_`).
     pub target: String,
     pub twists: Vec<Twist>,
@@ -391,13 +391,13 @@ pub struct Rendered {
 impl Variant {
     /// Form `fi` written plainly under its own minimum target, with no twist (the census), or
     /// `None` for forms of the sections the writer cannot form.
-    pub fn plain(fi: usize) -> Option<Variant> {
+    pub fn plain(fi: FormId) -> Option<Variant> {
         let f = &catalog().forms[fi];
         if section_excluded(catalog().sections[catalog().rows[f.row].section].id) {
             return None;
         }
         Some(Variant {
-            index: fi as u64,
+            index: fi.index() as u64,
             insts: vec![fi],
             target: base_target(f),
             twists: Vec::new(),
@@ -531,7 +531,7 @@ pub fn generate(seed: u64, index: u64) -> Variant {
 }
 
 /// A form drawn from the menu that satisfies `want` (up to 400 tries).
-fn draw_where(r: &mut Rng, want: impl Fn(&Form) -> bool) -> Option<usize> {
+fn draw_where(r: &mut Rng, want: impl Fn(&Form) -> bool) -> Option<FormId> {
     (0..400).map(|_| draw_form(r)).find(|&i| want(&catalog().forms[i]))
 }
 
@@ -566,7 +566,7 @@ fn modorder_twist(r: &mut Rng, f: &Form) -> Option<Twist> {
 /// A variant aimed at one dimension, on a form where it matters: modifier order, address
 /// notations, one-element and vector-register data operands, symbols as values, predicate
 /// destinations.
-fn focused(r: &mut Rng) -> Option<(usize, Twist)> {
+fn focused(r: &mut Rng) -> Option<(FormId, Twist)> {
     let memory = |f: &Form| {
         matches!(
             f.opcode,
@@ -1238,7 +1238,7 @@ fn group_len(f: &Form, o: &spec::catalog::Operand) -> usize {
 }
 
 /// One instruction's text under the twists that touch it.
-fn render_inst(c: &mut Ctx, fi: usize, twists: &[&Twist]) -> String {
+fn render_inst(c: &mut Ctx, fi: FormId, twists: &[&Twist]) -> String {
     let f = &catalog().forms[fi];
     let guard = twists.iter().find_map(|t| match t {
         Twist::Guard(neg) => Some(*neg),

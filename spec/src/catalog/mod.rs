@@ -47,9 +47,12 @@
 //! [`OperandFlags`].
 
 pub mod fragment;
+mod id;
 pub mod pattern;
 pub mod rules;
 pub mod write;
+
+pub use id::{FormId, FormIds};
 
 use crate::types::Type;
 pub use rules::OpcodeRules;
@@ -564,8 +567,8 @@ pub struct Row {
     pub file: &'static str,
     /// Its line in that file.
     pub line: u32,
-    /// Indices of its forms in [`Catalog::forms`].
-    pub forms: std::ops::Range<usize>,
+    /// Its forms in [`Catalog::forms`].
+    pub forms: FormIds,
 }
 
 /// One instruction form: opcode, modifiers and types fixed.
@@ -706,9 +709,10 @@ pub struct Catalog {
     pub sections: Vec<Section>,
     /// The table rows, in table order.
     pub rows: Vec<Row>,
-    /// Every form, each row's forms contiguous; other structures refer to forms by index here.
+    /// Every form, each row's forms contiguous; other structures refer to forms by their place
+    /// here, a [`FormId`].
     pub forms: Vec<Form>,
-    by_name: HashMap<String, Vec<usize>>,
+    by_name: HashMap<String, Vec<FormId>>,
     by_opcode: HashMap<&'static str, Vec<usize>>,
     /// Each opcode's effects (from its rows' flags, which agree).
     effects: HashMap<&'static str, Effects>,
@@ -750,8 +754,8 @@ impl fmt::Display for LookupError {
 /// Forms an instruction name denotes (one, unless several operand shapes share the name, as
 /// `mov.b32` does for plain moves, packs and unpacks), and the hint modifiers it carried.
 pub struct Found {
-    /// Indices in [`Catalog::forms`].
-    pub forms: Vec<usize>,
+    /// The forms, in catalog order.
+    pub forms: Vec<FormId>,
     /// The performance hints written (`ca`, `L1::evict_last`), without dots.
     pub hints: Vec<String>,
 }
@@ -1014,7 +1018,8 @@ impl Catalog {
                 row: row_id,
             };
             *self.writes_first.entry(opcode).or_insert(true) &= !form.outputs.is_empty();
-            self.by_name.entry(name).or_default().push(self.forms.len());
+            let id = FormId::new(self.forms.len());
+            self.by_name.entry(name).or_default().push(id);
             self.forms.push(form);
         }
         let effects = Effects::of_flags(&flags);
@@ -1042,13 +1047,13 @@ impl Catalog {
             retired,
             file,
             line,
-            forms: start..self.forms.len(),
+            forms: FormIds::new(start..self.forms.len()),
         });
         Ok(())
     }
 
     /// The forms named exactly `name` (no hints), e.g. `add.sat.s32`.
-    pub fn by_name(&self, name: &str) -> &[usize] {
+    pub fn by_name(&self, name: &str) -> &[FormId] {
         self.by_name.get(name).map(Vec::as_slice).unwrap_or(&[])
     }
 
@@ -1413,7 +1418,7 @@ mod tests {
     fn table_builds_with_unique_forms() {
         let c = catalog();
         assert!(!c.forms.is_empty());
-        for (i, f) in c.forms.iter().enumerate() {
+        for (i, f) in c.enumerate() {
             assert!(c.by_name(&f.name).contains(&i), "{}", f.name);
             assert!(c.lookup(&f.name).ok().unwrap().forms.contains(&i), "{}", f.name);
         }
