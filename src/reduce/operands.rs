@@ -8,34 +8,29 @@ use super::probe::probe;
 use super::sites::{address_sets, sites, Regs};
 use super::syntax::{list_paths, list_ref, ListPath};
 use oracle::ast::{Expr, Instr, Item, Operand, Stmt};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 impl Reducer<'_> {
     /// Replaces register sources with constants, last instruction first, each candidate with the
     /// code it leaves dead removed.
     pub(super) fn constants(&mut self) -> bool {
-        let mut any = false;
-        // Attempts already made in this pass, by content (positions move when code is deleted).
-        let mut tried: HashSet<(usize, String, usize)> = HashSet::new();
-        'again: loop {
+        let gather = |r: &Self| {
             // Positions move when code is deleted: probe the current case.
-            let probes = if self.opts.probe {
-                probe(&self.module, &self.launch).unwrap_or_default()
+            let probes = if r.opts.probe {
+                probe(&r.module, &r.launch).unwrap_or_default()
             } else {
                 HashMap::new()
             };
-            let multi = self.threads() > 1;
-            let sites = sites(&self.module);
-            for s in sites.iter().rev() {
-                let Some(Stmt::Instr(ins)) = list_ref(&self.module, &s.list).and_then(|l| l.get(s.stmt)) else {
+            let multi = r.threads() > 1;
+            let mut cands = Vec::new();
+            for s in sites(&r.module).into_iter().rev() {
+                let Some(Stmt::Instr(ins)) = list_ref(&r.module, &s.list).and_then(|l| l.get(s.stmt)) else {
                     continue;
                 };
-                if !tried.insert((s.list.item, oracle::print::instr(ins), s.operand)) {
-                    continue;
-                }
+                let key = (s.list.item, oracle::print::instr(ins), s.operand);
                 let mut values: Vec<u64> = Vec::new();
                 if let Some(Operand::Expr(Expr::Name(n))) = ins.operands.get(s.operand) {
-                    values.extend(sreg_value(n, &self.launch));
+                    values.extend(sreg_value(n, &r.launch));
                 }
                 let probed = probes.get(&(s.list.clone(), s.stmt, s.operand));
                 // An address-like value is the oracle's memory layout, not the program's.
@@ -59,42 +54,41 @@ impl Reducer<'_> {
                         uniq.push(v);
                     }
                 }
-                let values = uniq;
-                for v in values {
-                    for lit in oracle::check::literals(s.ty.ty, v) {
-                        if self.try_edit(&s.list, s.stmt, |i| set_operand(i, s.operand, Operand::Expr(lit))) {
-                            any = true;
-                            continue 'again;
-                        }
-                        if self.exhausted {
-                            return any;
-                        }
+                cands.push((key, (s, uniq)));
+            }
+            cands
+        };
+        self.run_to_fixed_point(gather, |r, (s, values)| {
+            for v in values {
+                for lit in oracle::check::literals(s.ty.ty, v) {
+                    if r.try_edit(&s.list, s.stmt, |i| set_operand(i, s.operand, Operand::Expr(lit))) {
+                        return true;
+                    }
+                    if r.exhausted {
+                        return false;
                     }
                 }
             }
-            break;
-        }
-        any
+            false
+        })
     }
 
     /// Replaces a register source by a register its only definition reads (`add %a, %b, 0`
     /// then `[%a+4]` becomes `[%b+4]`), so that the definition dies.
     pub(super) fn bypass(&mut self) -> bool {
-        let mut any = false;
-        let mut tried: HashSet<(usize, String, usize, String)> = HashSet::new();
-        'again: loop {
-            let multi = self.threads() > 1;
+        let gather = |red: &Self| {
+            let multi = red.threads() > 1;
             // With several threads, a value an address depends on may only be replaced by one
             // equal to it in every thread (else two threads could meet at one address).
-            let probes = if multi && self.opts.probe {
-                probe(&self.module, &self.launch).unwrap_or_default()
+            let probes = if multi && red.opts.probe {
+                probe(&red.module, &red.launch).unwrap_or_default()
             } else {
                 HashMap::new()
             };
             let mut cands: Vec<(ListPath, usize, usize, Operand)> = Vec::new();
-            let paths = list_paths(&self.module);
+            let paths = list_paths(&red.module);
             for p in &paths {
-                let Some(Item::Function(f)) = self.module.items.get(p.item) else {
+                let Some(Item::Function(f)) = red.module.items.get(p.item) else {
                     continue;
                 };
                 let Some(body) = f.body.as_deref() else { continue };
@@ -103,7 +97,7 @@ impl Reducer<'_> {
                 // Each register's definitions, by position.
                 let mut defs: HashMap<&str, Vec<(&ListPath, usize, &Instr)>> = HashMap::new();
                 for q in paths.iter().filter(|q| q.item == p.item) {
-                    let Some(l) = list_ref(&self.module, q) else { continue };
+                    let Some(l) = list_ref(&red.module, q) else { continue };
                     for (k, st) in l.iter().enumerate() {
                         if let Stmt::Instr(i) = st {
                             for d in dest_and_sources(i).0 {
@@ -112,7 +106,7 @@ impl Reducer<'_> {
                         }
                     }
                 }
-                let Some(list) = list_ref(&self.module, p) else {
+                let Some(list) = list_ref(&red.module, p) else {
                     continue;
                 };
                 for (k, st) in list.iter().enumerate().rev() {
@@ -167,24 +161,21 @@ impl Reducer<'_> {
                     }
                 }
             }
-            for (p, k, j, new) in cands {
-                let Some(Stmt::Instr(i)) = list_ref(&self.module, &p).and_then(|l| l.get(k)) else {
-                    continue;
-                };
-                if !tried.insert((p.item, oracle::print::instr(i), j, format!("{new:?}"))) {
-                    continue;
-                }
-                if self.try_edit(&p, k, |i| set_operand(i, j, new)) {
-                    any = true;
-                    continue 'again;
-                }
-                if self.exhausted {
-                    return any;
-                }
-            }
-            break;
-        }
-        any
+            // Keyed by content: the instruction's text, the operand and its replacement.
+            cands
+                .into_iter()
+                .filter_map(|(p, k, j, new)| {
+                    let Some(Stmt::Instr(i)) = list_ref(&red.module, &p).and_then(|l| l.get(k)) else {
+                        return None;
+                    };
+                    let key = (p.item, oracle::print::instr(i), j, format!("{new:?}"));
+                    Some((key, (p, k, j, new)))
+                })
+                .collect::<Vec<_>>()
+        };
+        self.run_to_fixed_point(gather, |r, (p, k, j, new)| {
+            r.try_edit(&p, k, |i| set_operand(i, j, new))
+        })
     }
 }
 

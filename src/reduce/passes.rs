@@ -12,6 +12,7 @@ use super::{check, count_module, key, Case, Options, Stats};
 use oracle::ast::{Expr, Instr, Item, Module, Operand, Stmt};
 use oracle::launch::LaunchFile;
 use std::collections::HashSet;
+use std::hash::Hash;
 use std::time::Instant;
 
 /// One reduction in progress: the best case so far, the predicate, the budgets.
@@ -69,6 +70,35 @@ impl Reducer<'_> {
         }
         let m = dce(&m).unwrap_or(m);
         self.try_module(m)
+    }
+
+    /// Runs a pass to its fixed point: `gather` lists the candidates of the current case, each
+    /// with a key by content (positions move when code is deleted); `attempt` tries one and says
+    /// whether an edit was accepted, after which the candidates are gathered again. A key is
+    /// tried once per pass. Stops when a round accepts nothing or the budget is spent; whether
+    /// anything was accepted.
+    pub(super) fn run_to_fixed_point<K: Eq + Hash, C>(
+        &mut self,
+        mut gather: impl FnMut(&Self) -> Vec<(K, C)>,
+        mut attempt: impl FnMut(&mut Self, C) -> bool,
+    ) -> bool {
+        let mut any = false;
+        let mut tried: HashSet<K> = HashSet::new();
+        'again: loop {
+            for (key, c) in gather(self) {
+                if !tried.insert(key) {
+                    continue;
+                }
+                if attempt(self, c) {
+                    any = true;
+                    continue 'again;
+                }
+                if self.exhausted {
+                    return any;
+                }
+            }
+            return any;
+        }
     }
 
     /// Tries a candidate: cheap checks, then the predicate; accepted candidates replace the case.
@@ -318,37 +348,23 @@ impl Reducer<'_> {
     // ---- guards ----
 
     fn drop_guards(&mut self) -> bool {
-        let mut any = false;
-        let mut tried: HashSet<(usize, String)> = HashSet::new();
-        'again: loop {
+        let gather = |r: &Self| {
             let mut cands = Vec::new();
-            for p in list_paths(&self.module) {
-                let Some(list) = list_ref(&self.module, &p) else {
+            for p in list_paths(&r.module) {
+                let Some(list) = list_ref(&r.module, &p) else {
                     continue;
                 };
                 for (k, s) in list.iter().enumerate() {
                     if let Stmt::Instr(i) = s {
                         if i.guard.is_some() {
-                            cands.push((p.clone(), k, oracle::print::instr(i)));
+                            cands.push(((p.item, oracle::print::instr(i)), (p.clone(), k)));
                         }
                     }
                 }
             }
-            for (p, k, text) in cands {
-                if !tried.insert((p.item, text)) {
-                    continue;
-                }
-                if self.try_edit(&p, k, |i| i.guard.take().is_some()) {
-                    any = true;
-                    continue 'again;
-                }
-                if self.exhausted {
-                    return any;
-                }
-            }
-            break;
-        }
-        any
+            cands
+        };
+        self.run_to_fixed_point(gather, |r, (p, k)| r.try_edit(&p, k, |i| i.guard.take().is_some()))
     }
 
     // ---- clean-up ----
