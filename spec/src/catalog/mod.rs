@@ -741,6 +741,34 @@ pub fn catalog() -> &'static Catalog {
     CAT.get_or_init(|| Catalog::build(TABLES).unwrap_or_else(|e| panic!("instruction catalog: {e}")))
 }
 
+/// Why the instruction table does not build: a defect of the table (`spec/catalog/*.forms`),
+/// found when the catalog is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableError {
+    /// The table file and line, where the defect is one line's (not for a form listed twice or
+    /// an `@opcode` line naming no rows' opcode, which span the table).
+    pub at: Option<(&'static str, u32)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl TableError {
+    fn whole(message: String) -> TableError {
+        TableError { at: None, message }
+    }
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.at {
+            Some((file, line)) => write!(f, "{file}:{line}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
 /// Why an instruction name matched no form.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LookupError(pub String);
@@ -762,7 +790,7 @@ pub struct Found {
 
 impl Catalog {
     /// Parses and expands the table files.
-    pub fn build(tables: &[(&'static str, &'static str)]) -> Result<Catalog, String> {
+    pub fn build(tables: &[(&'static str, &'static str)]) -> Result<Catalog, TableError> {
         let mut cat = Catalog {
             families: Vec::new(),
             sections: Vec::new(),
@@ -787,7 +815,10 @@ impl Catalog {
             let mut exec: Option<Exec> = None;
             for (i, raw) in text.lines().enumerate() {
                 let line = (i + 1) as u32;
-                let at = |e: String| format!("{file}:{line}: {e}");
+                let at = |message: String| TableError {
+                    at: Some((file, line)),
+                    message,
+                };
                 let l = raw.split('#').next().unwrap_or("").trim();
                 if l.is_empty() {
                     continue;
@@ -916,14 +947,14 @@ impl Catalog {
                 for &b in &ids[i + 1..] {
                     let (fa, fb) = (&cat.forms[a], &cat.forms[b]);
                     if fa.signature() == fb.signature() {
-                        return Err(format!(
+                        return Err(TableError::whole(format!(
                             "form `{}` is listed twice (rows at {}:{} and {}:{})",
                             fa.name,
                             cat.rows[fa.row].file,
                             cat.rows[fa.row].line,
                             cat.rows[fb.row].file,
                             cat.rows[fb.row].line
-                        ));
+                        )));
                     }
                 }
             }
@@ -933,7 +964,9 @@ impl Catalog {
         let mut named: Vec<&str> = cat.rules.keys().copied().collect();
         named.sort_unstable();
         if let Some(op) = named.into_iter().find(|op| !cat.by_opcode.contains_key(op)) {
-            return Err(format!("@opcode `{op}` names an opcode without rows"));
+            return Err(TableError::whole(format!(
+                "@opcode `{op}` names an opcode without rows"
+            )));
         }
         Ok(cat)
     }
@@ -1440,7 +1473,8 @@ mod tests {
             "@family 9.7.1 Integer\n@section 9.7.1.1 add L1\nadd.<t:$T> ; d:t = a:t b:t ; 1.0 ; sm_10 ; exact\n",
         )])
         .err()
-        .unwrap();
+        .unwrap()
+        .to_string();
         assert!(e.contains("t.forms:3") && e.contains("`$T` is not defined"), "{e}");
         // A value-level row names its semantics; an operational one need not.
         let e = Catalog::build(&[(
@@ -1448,11 +1482,13 @@ mod tests {
             "@family 9.7.1 Integer\n@section 9.7.1.1 add L1\nadd.u32 ; d:u32 = a:u32 b:u32 ; 1.0 ; sm_10 ; exact\n",
         )])
         .err()
-        .unwrap();
+        .unwrap()
+        .to_string();
         assert!(e.contains("t.forms:3") && e.contains("needs an @sem"), "{e}");
         let e = Catalog::build(&[("t.forms", "@family 9.7.1 Integer\n@sem nope\n")])
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(e.contains("unknown @sem `nope`"), "{e}");
         assert!(Catalog::build(&[(
             "t.forms",
@@ -1509,18 +1545,21 @@ mod tests {
         assert_eq!(c.rules("sub"), OpcodeRules::default());
         let e = Catalog::build(&[("t.forms", &*format!("{row}@opcode add sreg\n").leak())])
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(
             e.contains("t.forms:5") && e.contains("unknown @opcode fact `sreg`"),
             "{e}"
         );
         let e = Catalog::build(&[("t.forms", &*format!("{row}@opcode sub address-sum\n").leak())])
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(e.contains("@opcode `sub` names an opcode without rows"), "{e}");
         let e = Catalog::build(&[("t.forms", "@family 9.7.1 Integer\n@opcode\n")])
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(e.contains("@opcode needs an opcode"), "{e}");
     }
 
@@ -1546,14 +1585,16 @@ mod tests {
         // An unknown executor.
         let e = Catalog::build(&[("t.forms", "@family 9.7.13 Sync\n@exec frobnicate\n")])
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(
             e.contains("t.forms:2") && e.contains("unknown @exec `frobnicate`"),
             "{e}"
         );
         let e = Catalog::build(&[("t.forms", "@family 9.7.13 Sync\n@exec\n")])
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(e.contains("unknown @exec ``"), "{e}");
         // A value row is run by its semantics: an operational executor left above it is an error
         // (only `mov`'s executor takes value rows).
@@ -1563,7 +1604,8 @@ mod tests {
              @sem cvt\n@section 9.7.9.21 cvt L2\ncvt.u32.u16 ; d:u32 = a:u16 ; 1.0 ; sm_10 ; exact\n",
         )])
         .err()
-        .unwrap();
+        .unwrap()
+        .to_string();
         assert!(
             e.contains("t.forms:7") && e.contains("run by its @sem, not by @exec `cvta`"),
             "{e}"
@@ -1601,7 +1643,8 @@ mod tests {
             .is_none());
         let e = Catalog::build(&[("t.forms", "@family 9.7.1 Integer\n@retired sm_x gone\n")])
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(e.contains("bad target `sm_x`"), "{e}");
     }
 
