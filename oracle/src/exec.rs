@@ -13,6 +13,7 @@ use crate::mem::{self, Global};
 use crate::program::*;
 use spec::sreg::Place;
 use spec::value::{Args, EvalErrorKind, Input};
+use std::collections::VecDeque;
 
 /// Bounds that turn runaway kernels into errors instead of hangs or out-of-memory kills.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -247,6 +248,26 @@ struct Thread {
     clock: u64,
     /// A `bar.red` in progress: its destination.
     red_dst: Option<Dst>,
+    /// The thread's `cp.async` copies not yet committed to a group.
+    uncommitted: Vec<AsyncCopy>,
+    /// Its committed cp.async-groups, oldest first (§9.7.9.25.3.2).
+    groups: VecDeque<Vec<AsyncCopy>>,
+}
+
+/// A `cp.async` issued and not completed: where it writes in shared memory, what it reads.
+#[derive(Clone, Copy, Debug)]
+struct AsyncCopy {
+    /// Offset of the destination in the CTA's shared memory.
+    dst: usize,
+    /// The global region and offset it reads (`None` when it reads nothing: src-size 0 or
+    /// ignore-src).
+    src: Option<(usize, usize)>,
+    /// cp-size.
+    size: u8,
+    /// The bytes read from the source; the rest of the destination is zeros.
+    n_src: u8,
+    /// The instruction that issued it.
+    pc: u32,
 }
 
 #[derive(Clone, Default)]
@@ -278,6 +299,11 @@ struct Cta<'m, 'p> {
     kparams: &'m [u8],
     threads: Vec<Thread>,
     bars: Vec<Barrier>,
+    /// Per byte of shared memory, how many issued `cp.async` copies not yet completed write it
+    /// (empty until the first one).
+    pending: Vec<u16>,
+    /// The CTA's `cp.async` copies not yet completed.
+    pending_n: usize,
 }
 
 /// Warp steps a warp runs before the next warp gets its turn (spin-waits on another warp's
@@ -329,6 +355,8 @@ impl<'m, 'p> Cta<'m, 'p> {
                         lin,
                         clock: 0,
                         red_dst: None,
+                        uncommitted: Vec::new(),
+                        groups: VecDeque::new(),
                     });
                     lin += 1;
                 }
@@ -348,6 +376,8 @@ impl<'m, 'p> Cta<'m, 'p> {
             kparams: &l.params,
             threads,
             bars: vec![Barrier::default(); 16],
+            pending: Vec::new(),
+            pending_n: 0,
         }
     }
 
@@ -455,6 +485,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                 let straight = match &self.m.prog.code[pc as usize].op {
                     Op::Fast { .. } | Op::Pure { .. } | Op::Ld { .. } | Op::St { .. } | Op::Nop => true,
                     Op::Cvta { .. } | Op::Isspacep { .. } | Op::Atom { .. } => true,
+                    Op::CpAsync { .. } | Op::CpAsyncCommit | Op::CpAsyncWait { .. } => true,
                     Op::Bra { .. } => {
                         let first = self.threads[b].pc;
                         let mut m = mask;
@@ -813,6 +844,49 @@ impl<'m, 'p> Cta<'m, 'p> {
                     t.clock += 1;
                 }
             }
+            Op::CpAsync {
+                dst,
+                src,
+                size,
+                src_size,
+                ignore,
+            } => {
+                for i in lanes(exec) {
+                    self.cp_async(i, pc, dst, src, *size, src_size.as_ref(), ignore.as_ref())?;
+                    let t = &mut self.threads[i];
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::CpAsyncCommit => {
+                for i in lanes(exec) {
+                    let t = &mut self.threads[i];
+                    let group = std::mem::take(&mut t.uncommitted);
+                    t.groups.push_back(group);
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::CpAsyncWait { n } => {
+                for i in lanes(exec) {
+                    // `wait_all` is `commit_group; wait_group 0` (L14394).
+                    if n.is_none() {
+                        let t = &mut self.threads[i];
+                        let group = std::mem::take(&mut t.uncommitted);
+                        t.groups.push_back(group);
+                    }
+                    let keep = n.unwrap_or(0) as usize;
+                    while self.threads[i].groups.len() > keep {
+                        let group = self.threads[i].groups.pop_front().unwrap_or_default();
+                        for c in group {
+                            self.complete_copy(&c);
+                        }
+                    }
+                    let t = &mut self.threads[i];
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
             Op::Bar { op, id, count, pred, d } => {
                 for i in lanes(exec) {
                     self.bar_arrive(i, pc, *op, id, count.as_ref(), pred.as_ref(), *d)?;
@@ -908,6 +982,9 @@ impl<'m, 'p> Cta<'m, 'p> {
     fn load(&self, i: usize, pc: u32, space: Space, addr: u64, out: &mut [u8]) -> Result<()> {
         let (area, off) = self.locate(i, pc, space, addr, out.len(), false)?;
         let n = out.len();
+        if self.pending_n > 0 {
+            self.check_pending(i, pc, area, off, n, "read")?;
+        }
         out.copy_from_slice(match area {
             Area::Global(k) => &self.m.global.regions[k].data[off..off + n],
             Area::Shared => &self.shared[off..off + n],
@@ -921,6 +998,9 @@ impl<'m, 'p> Cta<'m, 'p> {
     fn store(&mut self, i: usize, pc: u32, space: Space, addr: u64, data: &[u8]) -> Result<()> {
         let (area, off) = self.locate(i, pc, space, addr, data.len(), true)?;
         let n = data.len();
+        if self.pending_n > 0 {
+            self.check_pending(i, pc, area, off, n, "write")?;
+        }
         match area {
             Area::Global(k) => &mut self.m.global.regions[k].data[off..off + n],
             Area::Shared => &mut self.shared[off..off + n],
@@ -929,6 +1009,170 @@ impl<'m, 'p> Cta<'m, 'p> {
         }
         .copy_from_slice(data);
         Ok(())
+    }
+
+    /// Issues one `cp.async` of thread `i` (§9.7.9.25.3.1): its addresses are checked now, the
+    /// copy is made when its group completes.
+    #[allow(clippy::too_many_arguments)]
+    fn cp_async(
+        &mut self,
+        i: usize,
+        pc: u32,
+        dst: &Addr,
+        src: &Addr,
+        size: u8,
+        src_size: Option<&Src>,
+        ignore: Option<&(Src, bool)>,
+    ) -> Result<()> {
+        let t = &self.threads[i];
+        let (d, s) = (self.address(i, dst), self.address(i, src));
+        let n_src = match (src_size, ignore) {
+            (Some(n), _) => {
+                let n = self.rd(t, n) as u32;
+                if n > size as u32 {
+                    return Err(self.rt_err(
+                        i,
+                        pc,
+                        format!("`cp.async`'s src-size {n} exceeds its cp-size {size}: undefined (L14281)"),
+                    ));
+                }
+                n as u8
+            }
+            (None, Some((p, neg))) if (self.rd(t, p) & 1 != 0) ^ neg => 0,
+            _ => size,
+        };
+        let (area, doff) = self.locate(i, pc, Space::Shared, d, size as usize, true)?;
+        debug_assert!(matches!(area, Area::Shared));
+        // The source is read only where bytes are taken from it (a masked copy, src-size 0,
+        // may name any address), at cp-size alignment (Addresses as Operands).
+        let src = if n_src > 0 {
+            if s % size as u64 != 0 {
+                return Err(self.rt_err(
+                    i,
+                    pc,
+                    format!("global address {s:#x} is not aligned to the `cp.async` size of {size} bytes"),
+                ));
+            }
+            match self.locate(i, pc, Space::Global, s, n_src as usize, false)? {
+                (Area::Global(k), off) => Some((k, off)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        if self.pending.is_empty() {
+            self.pending = vec![0; self.shared.len()];
+        }
+        let range = doff..doff + size as usize;
+        if self.pending[range.clone()].iter().any(|&c| c > 0) {
+            return Err(self.pending_err(
+                i,
+                pc,
+                doff,
+                size as usize,
+                "copy to",
+                "two `cp.async` copies to the same bytes are unordered unless a wait separates them (L14353, L14404)",
+            ));
+        }
+        self.pending[range].iter_mut().for_each(|c| *c += 1);
+        self.pending_n += 1;
+        self.threads[i].uncommitted.push(AsyncCopy {
+            dst: doff,
+            src,
+            size,
+            n_src,
+            pc,
+        });
+        Ok(())
+    }
+
+    /// Makes a `cp.async` copy: its source bytes now, zeros past them.
+    fn complete_copy(&mut self, c: &AsyncCopy) {
+        let mut buf = [0u8; 16];
+        if let Some((k, off)) = c.src {
+            let n = c.n_src as usize;
+            buf[..n].copy_from_slice(&self.m.global.regions[k].data[off..off + n]);
+        }
+        let size = c.size as usize;
+        self.shared[c.dst..c.dst + size].copy_from_slice(&buf[..size]);
+        self.pending[c.dst..c.dst + size].iter_mut().for_each(|x| *x -= 1);
+        self.pending_n -= 1;
+    }
+
+    /// An access of `n` bytes at `off` in `area` that meets a `cp.async` not completed: its
+    /// shared destination (read or written), or its global source (written).
+    fn check_pending(&self, i: usize, pc: u32, area: Area, off: usize, n: usize, what: &str) -> Result<()> {
+        match area {
+            Area::Shared if self.pending[off..off + n].iter().any(|&c| c > 0) => Err(self.pending_err(
+                i,
+                pc,
+                off,
+                n,
+                what,
+                "a `cp.async` destination holds its data only after the issuing thread's \
+                 `cp.async.wait_group`/`wait_all` (L14398-14402)",
+            )),
+            Area::Global(k) if what == "write" => {
+                let hit = self.threads.iter().enumerate().find_map(|(j, t)| {
+                    t.uncommitted
+                        .iter()
+                        .chain(t.groups.iter().flatten())
+                        .find(|c| {
+                            c.src
+                                .is_some_and(|(ck, co)| ck == k && co < off + n && off < co + c.n_src as usize)
+                        })
+                        .map(|c| (j, c.pc))
+                });
+                match hit {
+                    Some((j, cpc)) => Err(self.rt_err(
+                        i,
+                        pc,
+                        format!(
+                            "write to the source of a `cp.async` that has not completed (issued at line {} by {}): \
+                             the copy may read it at any time until the issuing thread waits for it (L14291, L14398)",
+                            self.m.prog.code[cpc as usize].loc.line,
+                            self.thread_name(j)
+                        ),
+                    )),
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The error for an access of `n` shared bytes at `off` that a pending `cp.async` writes.
+    #[cold]
+    fn pending_err(&self, i: usize, pc: u32, off: usize, n: usize, what: &str, rule: &str) -> Error {
+        let hit = self.threads.iter().enumerate().find_map(|(j, t)| {
+            t.uncommitted
+                .iter()
+                .chain(t.groups.iter().flatten())
+                .find(|c| c.dst < off + n && off < c.dst + c.size as usize)
+                .map(|c| (j, c.pc))
+        });
+        let by = match hit {
+            Some((j, cpc)) => format!(
+                " (issued at line {} by {})",
+                self.m.prog.code[cpc as usize].loc.line,
+                self.thread_name(j)
+            ),
+            None => String::new(),
+        };
+        self.rt_err(
+            i,
+            pc,
+            format!(
+                "{what} shared memory [{off:#x}, {:#x}) while a `cp.async` to it has not completed{by}: {rule}",
+                off + n
+            ),
+        )
+    }
+
+    /// `thread (x, y, z)` of the CTA.
+    fn thread_name(&self, j: usize) -> String {
+        let [x, y, z] = self.threads[j].tid;
+        format!("thread ({x}, {y}, {z})")
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -336,6 +336,28 @@ pub enum Op {
         /// The sources, as for [`Op::Pure`]; in a `.sync` form the member mask is last.
         srcs: Vec<PureIn>,
     },
+    /// `cp.async` (§9.7.9.25.3.1): `size` bytes from global memory at `src` to shared memory
+    /// at `dst`, made when the thread's group completes (its writes are visible only then,
+    /// L14398-14402); the bytes past `src_size` (all of them when `ignore` holds) are zeros.
+    CpAsync {
+        /// The shared-memory destination.
+        dst: Addr,
+        /// The global source.
+        src: Addr,
+        /// `cp-size`: 4, 8 or 16 bytes.
+        size: u8,
+        /// `src-size`: the bytes read from `src` (at most `size`).
+        src_size: Option<Src>,
+        /// `ignore-src`: the predicate and whether it is written `!p`.
+        ignore: Option<(Src, bool)>,
+    },
+    /// `cp.async.commit_group` (§9.7.9.25.3.2).
+    CpAsyncCommit,
+    /// `cp.async.wait_group N` (`Some(N)`) and `cp.async.wait_all` (`None`), §9.7.9.25.3.3.
+    CpAsyncWait {
+        /// The number of the newest groups that may stay pending.
+        n: Option<u32>,
+    },
     /// Instructions with no effect on the oracle's sequentially consistent, cache-less memory:
     /// fence, membar, prefetch, discard-free hints.
     Nop,
@@ -525,7 +547,30 @@ impl Inst {
                 src(c, &mut r);
                 d.iter().for_each(|d| dst(d.slot, &mut w));
             }
-            Op::Bra { .. } | Op::Ret | Op::Exit | Op::Trap | Op::Nop | Op::Unsupported { .. } => {}
+            Op::CpAsync {
+                dst: d,
+                src: a,
+                src_size,
+                ignore,
+                ..
+            } => {
+                addr(d, &mut r);
+                addr(a, &mut r);
+                if let Some(n) = src_size {
+                    src(n, &mut r);
+                }
+                if let Some((p, _)) = ignore {
+                    src(p, &mut r);
+                }
+            }
+            Op::Bra { .. }
+            | Op::Ret
+            | Op::Exit
+            | Op::Trap
+            | Op::CpAsyncCommit
+            | Op::CpAsyncWait { .. }
+            | Op::Nop
+            | Op::Unsupported { .. } => {}
         }
         (r, w)
     }

@@ -799,7 +799,12 @@ fn cases() -> Vec<Case> {
             .module(".global .u64 cptr = cbuf;"),
         ok("generic address plus an offset in an initializer", "ld.global.u64 %rd1, [gptr];")
             .module(".global .u64 gptr[2] = {generic(gbuf), generic(gbuf)+4};"),
-        unsup("cp.async", "cp.async.ca.shared.global [%rd1], [%rd2], 4;"),
+        ok("cp.async", "cp.async.ca.shared.global [%rd1], [%rd2], 4;"),
+        ok("cp.async with src-size", "cp.async.ca.shared.global [%rd1], [%rd2], 8, %r1;"),
+        ok("cp.async with ignore-src", "cp.async.cg.shared.global [%rd1], [%rd2], 16, !%p1;"),
+        bad("cp.async.cg of 8 bytes", "cp.async.cg.shared.global [%rd1], [%rd2], 8;"),
+        bad("cp.async src-size past cp-size", "cp.async.ca.shared.global [%rd1], [%rd2], 8, 9;"),
+        ok("cp.async.wait_group", "cp.async.wait_group 2;"),
         unsup("discard", "discard.global.L2 [%rd1], 128;"),
         unsup("ldmatrix", "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, [%rd1];"),
         unsup(
@@ -807,8 +812,8 @@ fn cases() -> Vec<Case> {
             "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, \
              {%r4, %r5}, {%f4, %f5, %f6, %f7};",
         ),
-        unsup("cp.async.wait_all", "cp.async.wait_all;"),
-        unsup("cp.async.commit_group", "cp.async.commit_group;"),
+        ok("cp.async.wait_all", "cp.async.wait_all;"),
+        ok("cp.async.commit_group", "cp.async.commit_group;"),
         ok("atom.add.noftz.f16", "atom.global.add.noftz.f16 %hf1, [%rd1], %hf2;"),
         unsup("mbarrier.init", "mbarrier.init.shared.b64 [sbuf], 32;"),
         unsup("stacksave", "stacksave.u64 %rd1;"),

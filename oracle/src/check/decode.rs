@@ -3,9 +3,9 @@
 //! `isspacep`, `brx`, `call`, `bar`/`barrier`.
 
 use super::body::FuncCx;
-use super::consts::{addr_name, addr_name_off};
+use super::consts::{addr_name, addr_name_off, const_int};
 use super::errors::{terr, CheckError, NotExecuted, Result, What};
-use super::layout::{bits_type, mem_ty, space_of, vector_count, wide_as_halves};
+use super::layout::{bits_type, mem_ty, space_named, space_of, vector_count, wide_as_halves};
 use super::operands::Site;
 use super::symbols::Sym;
 use crate::ast::{Expr, Instr, Operand};
@@ -510,6 +510,121 @@ impl FuncCx<'_> {
             );
         }
         Ok(Op::Bar { op, id, count, pred, d })
+    }
+}
+
+impl FuncCx<'_> {
+    /// `cp.async` (§9.7.9.25.3.1, L14246-14330): `[dst], [src], cp-size{, src-size |
+    /// ignore-src}{, cache-policy}`. The operands are first checked as the catalog writes them
+    /// (`shape`, against each form of the name: the src-size and ignore-src forms); then `dst`
+    /// is a `.shared` and `src` a `.global` address, cp-size 4, 8 or 16 (16 with `.cg`, L14257),
+    /// src-size a constant at most cp-size or a register, read when the copy is made.
+    pub(super) fn cp_async(&self, i: &Instr, avail: &[&'static Form]) -> Result<Op> {
+        let loc = i.loc;
+        let at = Site::of(i);
+        // The src-size and ignore-src forms share the name: a predicate (or `!p`) after cp-size
+        // is ignore-src, a constant is src-size (ignore-src is a "non-immediate predicate",
+        // L14283; ptxas 12.9 range-checks a constant as src-size), and for another register
+        // (src-size, or the cache policy) the src-size form is tried first.
+        let ignore_form = |f: &&'static Form| f.inputs.iter().any(|o| o.name == "ignore_src");
+        let mut order: Vec<&'static Form> = avail.to_vec();
+        match i.operands.get(3) {
+            Some(Operand::Not(_)) => order.retain(ignore_form),
+            Some(Operand::Expr(Expr::Name(n))) if matches!(self.lookup(n), Some(Sym::Reg { ty, .. }) if ty.kind == Kind::Pred) => {
+                order.retain(ignore_form)
+            }
+            Some(Operand::Expr(Expr::Int { .. })) => order.retain(|f| !ignore_form(f)),
+            _ => order.sort_by_key(ignore_form),
+        }
+        // As `value` picks among a name's forms: the first that takes the operands, else the
+        // error of a form whose operand count fits before one whose does not.
+        let mut errs = Vec::new();
+        let mut form = None;
+        for f in order {
+            match self.shape(i, f) {
+                Ok(()) => {
+                    form = Some(f);
+                    break;
+                }
+                Err(e) => errs.push((if self.fits(i, f) { 1 } else { 2 }, e)),
+            }
+        }
+        let Some(form) = form else {
+            let e = errs.into_iter().min_by_key(|(rank, _)| *rank).map(|(_, e)| e);
+            return Err(e.unwrap_or_else(|| CheckError::invalid(loc, "`cp.async` has no form here")));
+        };
+        let ops = &i.operands[..];
+        let (dst, _) = self.mem_addr_in(&ops[0], space_named(form.var("dst").unwrap_or("shared")), loc)?;
+        let (src, _) = self.mem_addr_in(&ops[1], space_named(form.var("src").unwrap_or("global")), loc)?;
+        let size = match &ops[2] {
+            Operand::Expr(e) => const_int(e),
+            _ => None,
+        };
+        let size = match size {
+            Some(n @ (4 | 8 | 16)) if n == 16 || !form.has("cg") => n as u8,
+            Some(n) if form.has("cg") => {
+                return terr(loc, format!("`cp.async.cg` copies 16 bytes, not {n} (L14257)"));
+            }
+            _ => return terr(loc, "`cp.async`'s cp-size is the constant 4, 8 or 16 (L14267)"),
+        };
+        let u32t = Type::parse("u32").unwrap();
+        let pred = Type::parse("pred").unwrap();
+        let mut src_size = None;
+        let mut ignore = None;
+        let mut rest = ops[3..].iter();
+        let takes = |name: &str| form.inputs.iter().any(|o| o.name == name);
+        let extra = if takes("cache_policy") && rules::cache_hint(&i.mods) {
+            1
+        } else {
+            0
+        };
+        if ops.len() > 3 + extra {
+            let o = rest.next().expect("counted");
+            if takes("src_size") {
+                let n = self.src(o, u32t, false, at)?;
+                if let Src::Imm(k) = n {
+                    if k > size as u64 {
+                        // L14281: a src-size larger than cp-size is undefined.
+                        return terr(
+                            loc,
+                            format!("`cp.async`'s src-size {k} exceeds its cp-size {size} (undefined, L14281)"),
+                        );
+                    }
+                }
+                src_size = Some(n);
+            } else {
+                ignore = Some(match o {
+                    Operand::Not(p) => (Src::Reg(self.pred(p, loc)?), true),
+                    p => (self.src(p, pred, false, at)?, false),
+                });
+            }
+        }
+        if let Some(o) = rest.next() {
+            cache_policy_hinted(i)?;
+            self.src(o, Type::parse("b64").unwrap(), false, at)?;
+        }
+        Ok(Op::CpAsync {
+            dst,
+            src,
+            size,
+            src_size,
+            ignore,
+        })
+    }
+
+    /// `cp.async.wait_group N` and `cp.async.wait_all` (§9.7.9.25.3.3).
+    pub(super) fn cp_async_wait(&self, i: &Instr, form: &Form) -> Result<Op> {
+        self.shape(i, form)?;
+        if form.has("wait_all") {
+            return Ok(Op::CpAsyncWait { n: None });
+        }
+        match i.operands.first() {
+            Some(Operand::Expr(e)) => match const_int(e) {
+                Some(n) if (0..=u32::MAX as i64).contains(&n) => Ok(Op::CpAsyncWait { n: Some(n as u32) }),
+                _ => terr(i.loc, "`cp.async.wait_group` takes a constant group count N (L14376)"),
+            },
+            _ => terr(i.loc, "`cp.async.wait_group` takes a constant group count N (L14376)"),
+        }
     }
 }
 

@@ -244,6 +244,12 @@ impl FuncCx<'_> {
                 Op::Nop
             }
             Some(Exec::Nop) => Op::Nop,
+            Some(Exec::CpAsync) => self.cp_async(i, &avail)?,
+            Some(Exec::CpAsyncCommit) => {
+                self.shape(i, avail[0])?;
+                Op::CpAsyncCommit
+            }
+            Some(Exec::CpAsyncWait) => self.cp_async_wait(i, avail[0])?,
             // Value forms (`mov`'s without an address among them), the warp collectives (bound
             // like them, `bind`) and the forms not executed yet (`bind` says so).
             Some(Exec::Mov | Exec::Shfl | Exec::Vote | Exec::Match | Exec::Redux | Exec::Elect | Exec::Activemask)

@@ -117,9 +117,7 @@ impl FuncCx<'_> {
     /// A memory instruction's address, its space checked against the instruction's; a generic
     /// access naming a variable uses the variable's generic address.
     pub(super) fn mem_addr(&self, a: &Operand, form: &Form, loc: Loc) -> Result<(Addr, Space)> {
-        let (addr, sym_space) = self.addr(a, loc)?;
-        let space = self.check_space(space_of(form), sym_space, loc)?;
-        immediate_address_ok(addr, sym_space, space, loc)?;
+        let (addr, space) = self.mem_addr_in(a, space_of(form), loc)?;
         match addr {
             // 32-bit addresses in a 64-bit module: ptxas 12.9 takes them for the per-CTA
             // and per-thread windows (.shared, .local, .const, .param) only ("Program uses
@@ -133,6 +131,17 @@ impl FuncCx<'_> {
             }
             _ => {}
         }
+        Ok((addr, space))
+    }
+
+    /// [`Self::mem_addr`] for an instruction that names the operand's state space itself
+    /// (`cp.async`'s `.shared` destination and `.global` source), without the rule against
+    /// 32-bit registers for `.global`, which ptxas 12.9 does not apply there (`cp.async.ca.
+    /// shared.global [%rd0], [%r0], 16` assembles; the register is zero-extended).
+    pub(super) fn mem_addr_in(&self, a: &Operand, space: Space, loc: Loc) -> Result<(Addr, Space)> {
+        let (addr, sym_space) = self.addr(a, loc)?;
+        let space = self.check_space(space, sym_space, loc)?;
+        immediate_address_ok(addr, sym_space, space, loc)?;
         Ok((generic_var_addr(space, sym_space, addr), space))
     }
 

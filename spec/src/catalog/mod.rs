@@ -235,6 +235,14 @@ pub enum Exec {
     /// Instructions with no effect the oracle models (decoded as a no-op): §9.7.13.4
     /// `membar`/`fence`, §9.7.19.2 `nanosleep`, §9.7.19.3 `pmevent`.
     Nop,
+    /// §9.7.9.25.3.1 `cp.async`: a copy from global to shared memory that completes later, at a
+    /// `cp.async.wait_group`/`wait_all` of the issuing thread.
+    CpAsync,
+    /// §9.7.9.25.3.2 `cp.async.commit_group`: the thread's uncommitted copies become a group.
+    CpAsyncCommit,
+    /// §9.7.9.25.3.3 `cp.async.wait_group N` and `cp.async.wait_all`: the thread's groups but the
+    /// newest N complete.
+    CpAsyncWait,
     // The warp collectives: their operands bind like a value form's, and the interpreter runs
     // them across the warp ([`Exec::is_warp`]).
     /// §9.7.9.5-6 `shfl` (its `.mode` the form's `mode`), with or without `.sync`.
@@ -271,6 +279,9 @@ impl Exec {
         Exec::WarpSync,
         Exec::Prefetch,
         Exec::Nop,
+        Exec::CpAsync,
+        Exec::CpAsyncCommit,
+        Exec::CpAsyncWait,
         Exec::Shfl,
         Exec::Vote,
         Exec::Match,
@@ -298,6 +309,9 @@ impl Exec {
             Exec::WarpSync => "warp-sync",
             Exec::Prefetch => "prefetch",
             Exec::Nop => "nop",
+            Exec::CpAsync => "cp-async",
+            Exec::CpAsyncCommit => "cp-async-commit",
+            Exec::CpAsyncWait => "cp-async-wait",
             Exec::Shfl => "shfl",
             Exec::Vote => "vote",
             Exec::Match => "match",
