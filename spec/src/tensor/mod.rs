@@ -1,0 +1,185 @@
+//! Tensor-core multiply-accumulate numerics (`mma`, `wmma.mma`, `wgmma.mma_async`; §9.7.14-15),
+//! at the level of matrices: `D = A × B + C` element by element, independent of how fragments
+//! are spread over threads (that is `crate::matrix`'s business).
+//!
+//! - [`block`]: the block-FMA step, the exact arithmetic core of floating-point forms;
+//! - [`arch`]: which configuration each GPU generation uses ([`Arch`], [`Kind`], [`config`]);
+//! - [`accept`]: the acceptance set the manual's precision sentences allow (L22918-22935);
+//! - [`exact`]: the integer and single-bit forms (exact, L22898, L22949-22953) and f64 (an FMA
+//!   chain, L22937-22947).
+//!
+//! The entry point is [`mma`] (or [`dot`] for one element).
+//!
+//! ```
+//! use spec::tensor::{mma, Arch, Elem, Kind, MmaOp};
+//! use spec::types::FloatFormat::{F16, F32};
+//!
+//! // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 on sm_80, shrunk to 1×1×16 (M and N
+//! // are only the matrices' shapes): d = c + Σ a_k b_k for one row and one column.
+//! let op = MmaOp::float(Arch::Sm80, Kind::Mma, (1, 1, 16), F16, F32);
+//! let one = 0x3c00u128; // f16 1.0
+//! let tiny = 0x0c00u128; // f16 2^-12; 2^-12 × 2^-12 = 2^-24
+//! let mut a = vec![0u128; 16];
+//! let mut b = vec![0u128; 16];
+//! (a[0], b[0]) = (one, one); // 1 × 1
+//! (a[9], b[9]) = (tiny, tiny); // 2^-24, in the second block of 8
+//! let d = mma(&op, &a, &b, &[0]);
+//! // Block 1 gives 1.0; block 2 adds 2^-24 at F = 24, then RZ to f32 drops it: 1.0.
+//! assert_eq!(d[0].model, 0x3f80_0000);
+//! // The manual leaves the rounding unspecified: 1 + 2^-23 (RN-up of the exact sum) is accepted.
+//! assert!(d[0].accepts(0x3f80_0001) && !d[0].accepts(0x3f80_0100));
+//! ```
+
+pub mod accept;
+pub mod arch;
+pub mod block;
+pub mod exact;
+
+pub use arch::{config, Arch, Kind};
+pub use exact::BitOp;
+
+use crate::float::format::Fmt;
+use crate::float::round::{round, Rnd};
+use crate::types::FloatFormat;
+use crate::value::Outcome;
+
+/// The type of a matrix's elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elem {
+    /// A floating-point format (`.f16 .bf16 .tf32 .f32 .f64 .e4m3 .e5m2 .e3m2 .e2m3 .e2m1`).
+    Float(FloatFormat),
+    /// `.s32` (C and D of integer forms).
+    S32,
+    /// `.s8`.
+    S8,
+    /// `.u8`.
+    U8,
+    /// `.s4`.
+    S4,
+    /// `.u4`.
+    U4,
+    /// `.b1`.
+    B1,
+}
+
+impl Elem {
+    /// The element as an integer (sign- or zero-extended by type); `None` for floats.
+    fn int(self, bits: u128) -> Option<i64> {
+        Some(match self {
+            Elem::S32 => bits as u32 as i32 as i64,
+            Elem::S8 => bits as u8 as i8 as i64,
+            Elem::U8 => bits as u8 as i64,
+            Elem::S4 => ((bits as u8 & 0xf) << 4) as i8 as i64 >> 4,
+            Elem::U4 => (bits & 0xf) as i64,
+            Elem::B1 => (bits & 1) as i64,
+            Elem::Float(_) => return None,
+        })
+    }
+}
+
+/// One tensor-core multiply-accumulate, as the numerics see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MmaOp {
+    /// The GPU generation ([`Arch::from_target`]).
+    pub arch: Arch,
+    /// `mma`, `wmma` or `wgmma`.
+    pub kind: Kind,
+    /// M × N × K.
+    pub shape: (usize, usize, usize),
+    /// `.atype`.
+    pub a: Elem,
+    /// `.btype`.
+    pub b: Elem,
+    /// `.ctype`.
+    pub c: Elem,
+    /// `.dtype`.
+    pub d: Elem,
+    /// The f64 rounding modifier (`.rn` default, `.rz .rm .rp`, L22941-22947); ignored otherwise.
+    pub rnd: Rnd,
+    /// `.satfinite` on an integer form (L22949-22953).
+    pub satfinite: bool,
+    /// `.xor.popc` / `.and.popc` of a `.b1` form (L22898).
+    pub bit_op: Option<BitOp>,
+}
+
+impl MmaOp {
+    /// A floating-point op with A and B in `input`, C and D in `acc`, `.rn`.
+    pub fn float(arch: Arch, kind: Kind, shape: (usize, usize, usize), input: FloatFormat, acc: FloatFormat) -> MmaOp {
+        MmaOp {
+            arch,
+            kind,
+            shape,
+            a: Elem::Float(input),
+            b: Elem::Float(input),
+            c: Elem::Float(acc),
+            d: Elem::Float(acc),
+            rnd: Rnd::Rn,
+            satfinite: false,
+            bit_op: None,
+        }
+    }
+}
+
+/// `D = A × B + C`: `a` is M×K, `b` K×N, `c` M×N, all row-major, one element's bits per entry
+/// (in the low bits: an f16 as 16 bits, a tf32 in its 32-bit layout, an fp8 as 8 bits, a `.b1`
+/// as bit 0); returns D (M×N, row-major), one [`Outcome`] per element: the model value of the
+/// generation and the set of results the manual allows. See [`dot`].
+pub fn mma(op: &MmaOp, a: &[u128], b: &[u128], c: &[u128]) -> Vec<Outcome> {
+    let (m, n, k) = op.shape;
+    assert!(
+        a.len() == m * k && b.len() == k * n && c.len() == m * n,
+        "matrix sizes do not match {m}x{n}x{k}"
+    );
+    let mut col = vec![0u128; k];
+    let mut d = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            for (kk, x) in col.iter_mut().enumerate() {
+                *x = b[kk * n + j];
+            }
+            d.push(dot(op, &a[i * k..(i + 1) * k], &col, c[i * n + j]));
+        }
+    }
+    d
+}
+
+/// One element of D: `c + Σ_k a_row[k] × b_col[k]` (K = `a_row.len()`, the instruction's K:
+/// unused k positions are zeros, and the block structure sees them).
+///
+/// - Floating point (not f64): `c` is converted to D's format first (to nearest even where it
+///   narrows; `m8n8k4` allows an f16 C with an f32 D, L22906), then the generation's block-FMA
+///   chain ([`config`], [`block::BlockFma::dot`]); acceptance per [`accept`].
+/// - f64: [`exact::f64_chain`]. Integer: [`exact::int_dot`]. `.b1`: [`exact::b1_dot`].
+pub fn dot(op: &MmaOp, a_row: &[u128], b_col: &[u128], c: u128) -> Outcome {
+    match (op.a, op.b, op.c, op.d) {
+        (Elem::Float(FloatFormat::F64), ..) => exact::f64_chain(a_row, b_col, c, op.rnd),
+        (Elem::B1, ..) => exact::b1_dot(op.bit_op.unwrap_or(BitOp::Xor), a_row, b_col, c as u32 as i32),
+        (Elem::Float(fa), Elem::Float(fb), Elem::Float(fc), Elem::Float(fd)) => {
+            let c = convert(fc, fd, c);
+            let cfg = config(op.arch, op.kind, fa, fd).expect("an f16 or f32 D");
+            let model = cfg.dot(fa, fb, a_row, b_col, c);
+            Outcome {
+                model,
+                accept: accept::accept(fa, fb, fd, a_row, b_col, c, model),
+            }
+        }
+        (ta, tb, ..) => {
+            let ints =
+                |t: Elem, v: &[u128]| -> Vec<i64> { v.iter().map(|&x| t.int(x).expect("an integer type")).collect() };
+            exact::int_dot(&ints(ta, a_row), &ints(tb, b_col), c as u32 as i32, op.satfinite)
+        }
+    }
+}
+
+/// `bits` of format `from` in format `to`, rounded to nearest even (exact when widening).
+pub fn convert(from: FloatFormat, to: FloatFormat, bits: u128) -> u128 {
+    if from == to {
+        return bits;
+    }
+    let (f, t) = (Fmt::of(from), Fmt::of(to));
+    match f.decode(bits) {
+        crate::float::format::Val::Nan => t.canonical_nan,
+        crate::float::format::Val::Inf { neg } => t.inf(neg).unwrap_or(t.canonical_nan),
+        crate::float::format::Val::Finite { neg, sig, exp } => round(t, neg, sig as u128, exp, false, Rnd::Rn).bits,
+    }
+}
