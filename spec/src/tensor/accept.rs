@@ -115,3 +115,69 @@ pub fn accept(
     }
     bound(out, reference, allow * (1.0 + 1e-9))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Outcome;
+    use FloatFormat::{E4m3, F16, F32};
+
+    fn f32b(x: f32) -> u128 {
+        x.to_bits() as u128
+    }
+    fn set(fa: FloatFormat, out: FloatFormat, a: &[u128], b: &[u128], c: u128, model: u128) -> Outcome {
+        Outcome {
+            model,
+            accept: accept(fa, fa, out, a, b, c, model),
+        }
+    }
+
+    #[test]
+    fn single_precision_accumulation_bound() {
+        // 1 + 1×1 = 2 with K = 1: allowance 4·3·2^-23·2 (+ tiny terms) = 12 ulps of 2 (2^-22
+        // each): 2 + 12 ulps in, 2 + 13 out, and nothing near 2 + 2^-10.
+        let d = set(F16, F32, &[0x3c00], &[0x3c00], f32b(1.0), f32b(2.0));
+        assert!(matches!(d.accept, Accept::Bound(_)));
+        assert!(d.accepts(f32b(2.0) + 12) && d.accepts(f32b(2.0) - 24));
+        assert!(!d.accepts(f32b(2.0) + 13) && !d.accepts(f32b(2.0 + 1.0 / 1024.0)));
+    }
+
+    #[test]
+    fn fp8_with_f32_accumulator_allows_13_fraction_bits() {
+        // e4m3 1×1 + 1: allowance 12·2^-13·2 ≈ 2.9e-3; 2 + 2^-9 (≈ 2e-3) is in, 2 + 2^-8 out.
+        let one = 0x38;
+        let d = set(E4m3, F32, &[one], &[one], f32b(1.0), f32b(2.0));
+        assert!(d.accepts(f32b(2.0 + 1.0 / 512.0)) && !d.accepts(f32b(2.0 + 1.0 / 256.0)));
+    }
+
+    #[test]
+    fn half_precision_accumulation_for_f16_outputs() {
+        // 1 + 1×1 in f16: allowance 12·2^-10·2 (+ 6·2^-14) ≈ 0.0238: 2 + 12 ulps (2^-9 each)
+        // in, 2 + 13 out.
+        let two = 0x4000;
+        let d = set(F16, F16, &[0x3c00], &[0x3c00], 0x3c00, two);
+        assert!(d.accepts(two + 12) && !d.accepts(two + 13));
+    }
+
+    #[test]
+    fn subnormal_inputs_may_be_flushed() {
+        // f16 2^-24 × 2^10 with c = 0: exactly 2^-14, but the subnormal factor may read as
+        // anything from 0 to 2^-14, so the product as anything up to 2^-4.
+        let d = set(F16, F32, &[0x0001], &[0x6400], 0, f32b(2f32.powi(-14)));
+        assert!(d.accepts(0) && d.accepts(f32b(2f32.powi(-15))));
+        // The same product from normal factors (2^-12 × 2^-2) may not become 0.
+        let d = set(F16, F32, &[0x0c00], &[0x3400], 0, f32b(2f32.powi(-14)));
+        assert!(!d.accepts(0));
+    }
+
+    #[test]
+    fn specials_and_overflow() {
+        let nan = set(F16, F32, &[0x7e00], &[0x3c00], 0, 0x7fff_ffff);
+        assert_eq!(nan.accept, Accept::Nan(F32));
+        let inf = set(F16, F32, &[0x7c00], &[0x3c00], 0, 0x7f80_0000);
+        assert_eq!(inf.accept, Accept::Exact);
+        // f16 65504 × 2 + 0: partial sums may overflow the f16 accumulator: anything goes.
+        let big = set(F16, F16, &[0x7bff], &[0x4000], 0, 0x7c00);
+        assert_eq!(big.accept, Accept::Any);
+    }
+}

@@ -19,7 +19,8 @@ pub enum BitOp {
 /// Integer `mma`: `c + Σ a_k × b_k` with an `.s32` accumulator (L22949-22953). Elements are
 /// given as their (sign- or zero-extended) values. Without `.satfinite` the s32 result wraps
 /// (the sum modulo 2^32, whatever the order); with it the accumulated value is clamped to
-/// [INT32_MIN, INT32_MAX] "on overflow". Interpretation: the clamp applies to the exact
+/// [INT32_MIN, INT32_MAX] "on overflow" (`wmma`: "the final value … is saturated",
+/// L20906-20908). Interpretation: the clamp applies to the exact
 /// `c + Σ` (no intermediate partial sum can overflow: |Σ products| ≤ K × 2^16 ≤ 2^23 for the
 /// shapes PTX has, so only adding `c` can); the result is exact.
 pub fn int_dot(a: &[i64], b: &[i64], c: i32, satfinite: bool) -> Outcome {

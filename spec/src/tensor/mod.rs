@@ -183,3 +183,78 @@ pub fn convert(from: FloatFormat, to: FloatFormat, bits: u128) -> u128 {
         crate::float::format::Val::Finite { neg, sig, exp } => round(t, neg, sig as u128, exp, false, Rnd::Rn).bits,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int_op(a: Elem, shape: (usize, usize, usize), satfinite: bool) -> MmaOp {
+        MmaOp {
+            arch: Arch::Sm80,
+            kind: Kind::Mma,
+            shape,
+            a,
+            b: a,
+            c: Elem::S32,
+            d: Elem::S32,
+            rnd: Rnd::Rn,
+            satfinite,
+            bit_op: None,
+        }
+    }
+
+    #[test]
+    fn matrices_are_row_major() {
+        // A = [[1, 2], [3, 4]] (s8), B = [[5, 6], [7, 8]], C = [[0, 1], [2, 3]]:
+        // A×B = [[19, 22], [43, 50]].
+        let op = int_op(Elem::S8, (2, 2, 2), false);
+        let d = mma(&op, &[1, 2, 3, 4], &[5, 6, 7, 8], &[0, 1, 2, 3]);
+        let got: Vec<u128> = d.iter().map(|o| o.model).collect();
+        assert_eq!(got, vec![19, 23, 45, 53]);
+        assert!(d.iter().all(|o| o.accept == crate::value::Accept::Exact));
+    }
+
+    #[test]
+    fn narrow_integers_extend_by_type() {
+        // s4 0xf is −1, u4 0xf is 15; s8 0x80 is −128, u8 0x80 is 128.
+        let s4 = mma(&int_op(Elem::S4, (1, 1, 1), false), &[0xf], &[0x3], &[0]);
+        assert_eq!(s4[0].model, (-3i32) as u32 as u128);
+        let u4 = mma(&int_op(Elem::U4, (1, 1, 1), false), &[0xf], &[0x3], &[0]);
+        assert_eq!(u4[0].model, 45);
+        let s8 = mma(
+            &int_op(Elem::S8, (1, 1, 1), true),
+            &[0x80],
+            &[0x7f],
+            &[i32::MIN as u32 as u128],
+        );
+        assert_eq!(s8[0].model, i32::MIN as u32 as u128);
+        let u8_ = mma(&int_op(Elem::U8, (1, 1, 1), false), &[0x80], &[0x2], &[0]);
+        assert_eq!(u8_[0].model, 256);
+    }
+
+    #[test]
+    fn b1_and_f64_through_the_entry_point() {
+        let op = MmaOp {
+            bit_op: Some(BitOp::And),
+            ..int_op(Elem::B1, (1, 1, 4), false)
+        };
+        assert_eq!(mma(&op, &[1, 1, 0, 1], &[1, 0, 1, 1], &[5])[0].model, 7);
+        let f = |x: f64| x.to_bits() as u128;
+        let op = MmaOp {
+            rnd: Rnd::Rz,
+            ..MmaOp::float(Arch::Sm90, Kind::Mma, (1, 1, 4), FloatFormat::F64, FloatFormat::F64)
+        };
+        let d = mma(&op, &[f(1.0), f(2.0), f(3.0), f(4.0)], &[f(1.0); 4], &[f(0.5)]);
+        assert_eq!(d[0].model, f(10.5));
+    }
+
+    #[test]
+    fn f16_c_with_f32_d_is_widened() {
+        // m8n8k4 allows .f32 D with .f16 C (L22906): C = f16 1.5, no products.
+        let op = MmaOp {
+            c: Elem::Float(FloatFormat::F16),
+            ..MmaOp::float(Arch::Sm70, Kind::Mma, (1, 1, 4), FloatFormat::F16, FloatFormat::F32)
+        };
+        assert_eq!(mma(&op, &[0; 4], &[0; 4], &[0x3e00])[0].model, 0x3fc0_0000);
+    }
+}
