@@ -98,7 +98,8 @@ pub struct MmaOp {
     pub rnd: Rnd,
     /// `.satfinite` on an integer form (L22949-22953).
     pub satfinite: bool,
-    /// `.xor.popc` / `.and.popc` of a `.b1` form (L22898).
+    /// `.xor.popc` / `.and.popc` of a `.b1` form (L22898); `None` on a `.b1` form is `.xor`
+    /// (the only one before PTX 7.1).
     pub bit_op: Option<BitOp>,
 }
 
