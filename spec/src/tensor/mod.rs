@@ -11,7 +11,7 @@
 //! The entry point is [`mma`] (or [`dot`] for one element).
 //!
 //! ```
-//! use spec::tensor::{mma, Arch, Elem, Kind, MmaOp};
+//! use spec::tensor::{mma, Arch, Kind, MmaOp};
 //! use spec::types::FloatFormat::{F16, F32};
 //!
 //! // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 on sm_80, shrunk to 1×1×16 (M and N
@@ -26,7 +26,8 @@
 //! let d = mma(&op, &a, &b, &[0]);
 //! // Block 1 gives 1.0; block 2 adds 2^-24 at F = 24, then RZ to f32 drops it: 1.0.
 //! assert_eq!(d[0].model, 0x3f80_0000);
-//! // The manual leaves the rounding unspecified: 1 + 2^-23 (RN-up of the exact sum) is accepted.
+//! // The manual leaves the rounding unspecified: 1 + 2^-23 (the exact 1 + 2^-24 rounded up) is
+//! // accepted; 1 + 2^-15 is not.
 //! assert!(d[0].accepts(0x3f80_0001) && !d[0].accepts(0x3f80_0100));
 //! ```
 
