@@ -10,6 +10,9 @@
 //!   §9.7.3-9.7.4), [`data`] and [`cvt`] (§9.7.9), [`video`] (§9.7.18); the per-element
 //!   arithmetic of `atom`/`red` ([`atom`]) and the warp-wide collectives (`shfl`, `vote`,
 //!   `redux.sync`, `bar.red`: [`warp`]), which the oracle's interpreter calls.
+//! - [`tensor`]: the numerics of tensor-core multiply-accumulate (`mma`, `wmma.mma`,
+//!   `wgmma.mma_async`) at matrix level: the block-FMA model per GPU generation, checked bit for
+//!   bit against recorded hardware results, and the acceptance set the manual allows.
 //! - [`eval`]: the dispatch from a form to its function ([`eval::eval`], [`eval::semantics`]),
 //!   and the `ptxconf eval` text front end ([`eval::eval_line`]).
 //! - [`value`]: operands in ([`value::Input`], [`value::Args`]), results out: each destination is
@@ -110,6 +113,7 @@ pub mod half;
 pub mod int;
 pub mod logic;
 pub mod sreg;
+pub mod tensor;
 pub mod types;
 pub mod value;
 pub mod vector;

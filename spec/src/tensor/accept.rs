@@ -1,0 +1,183 @@
+//! The acceptance set of floating-point `mma`/`wmma`/`wgmma` (f16, bf16, tf32, fp8/fp6/fp4
+//! inputs): what the manual's precision sentences allow, as an error bound around the exact
+//! value.
+//!
+//! # The manual
+//!
+//! L22918-22935 (and the same text for `wmma`, L20906-20940, and `wgmma`, L25791-25809): products
+//! are formed in at least single precision (fp16) or "in the specified precision" (the others:
+//! every such product is exact in f32, its significand has at most 22 bits); accumulation is in
+//! at least single precision (f32 accumulator, and every fp8/bf16/tf32 form) or at least half
+//! precision (f16 `.ctype`/`.dtype`); "accumulation order, rounding and the handling of
+//! subnormal inputs are unspecified".
+//!
+//! # The derivation
+//!
+//! Read as: the K + 1 terms (`c` and K products) are added in any order (any tree), each
+//! addition rounded in any direction to a precision of at least p bits, then converted to the
+//! output format; a subnormal input may be read as any value of its sign between 0 and the
+//! smallest normal number (flushed, or kept); an accumulator in the subnormal range may be
+//! flushed. Then, with δ = 2^(1−p) (the relative error of any faithful rounding to p bits),
+//! A_k = |a_k| for a normal a_k and 2^emin for a subnormal one (likewise B_k), and
+//! T = |c| + Σ A_k B_k (which bounds every partial sum's magnitude before rounding):
+//!
+//! - every rounding of a partial sum s costs at most δ|s| ≤ δ·T(1+δ)^K, and at most K + 1
+//!   roundings happen (K additions and the output conversion): with (1+δ)^m − 1 ≤ 2mδ for
+//!   mδ ≤ 1, at most 2(K+2)δ·T;
+//! - tensor cores do not add pairwise: they align all terms of a block on the largest exponent
+//!   and truncate each (error below 2^(E−F) ≤ δ·T per term and block, with F ≥ p − 1), and round
+//!   once per block; counting each of the ≤ 2K terms of all blocks and each block's rounding
+//!   once, at most (3K + 2)δ·T(1+2Kδ). Both readings fit inside **4(K+2)·δ·T**;
+//! - each product with a subnormal input may move by up to A_k B_k: **+ Σ_{subnormal k} A_k B_k**;
+//! - each of at most K + 2 flushes of a subnormal partial sum costs at most 2^emin_acc:
+//!   **+ 2(K+2)·2^emin_acc**;
+//! - the reference value is the exact sum computed in f64 (K + 1 roundings): **+ (K+2)·2^-52·T**.
+//!
+//! The precision p: 24 (f32) for an f32 accumulator; 11 (f16) for an f16 `.dtype` — the fp16
+//! sentence's "at least half precision", applied to every f16-output form (an f16 result cannot
+//! hold more); and **14 for fp8/fp6/fp4 inputs with an f32 accumulator**. That last one is a
+//! conflict between manual and hardware, resolved for the hardware: sm_89 and sm_90 (`wgmma`)
+//! accumulate fp8 in 13 fraction bits (the recorded results' e8m13, low 10 bits always zero),
+//! which is below the manual's "at least single precision" (L22927), and a suite must accept what
+//! NVIDIA's own GPUs return (see `spec/INTERPRETATIONS.md`).
+//!
+//! Where T reaches the accumulator's overflow threshold a partial sum may overflow, to ±Inf or
+//! the largest finite value depending on the rounding, and Inf − Inf may follow: any value is
+//! accepted. Special inputs: a NaN result accepts any NaN of the output format; an Inf result
+//! (an infinite input and no NaN) is exact.
+
+use super::arch::is_narrow;
+use super::exact::bound;
+use crate::float::format::{Fmt, Val};
+use crate::types::FloatFormat;
+use crate::value::Accept;
+
+/// The value bound of an input: (|x| or, for a subnormal, 2^emin; whether x is subnormal);
+/// `None` for Inf/NaN.
+fn mag(fmt: &Fmt, bits: u128) -> Option<(f64, bool)> {
+    match fmt.decode(bits) {
+        Val::Finite { sig: 0, .. } => Some((0.0, false)),
+        Val::Finite { .. } if fmt.is_subnormal(bits) => Some(((fmt.emin() as f64).exp2(), true)),
+        Val::Finite { .. } => Some((fmt.to_f64(bits).abs(), false)),
+        _ => None,
+    }
+}
+
+/// The acceptance set around the model `model` of `c + Σ a_k b_k` with A/B elements in
+/// `fa`/`fb`, `c` and D in `out` (f32 or f16), K = `a.len()`; see the module documentation.
+pub fn accept(
+    fa: FloatFormat,
+    fb: FloatFormat,
+    out: FloatFormat,
+    a: &[u128],
+    b: &[u128],
+    c: u128,
+    model: u128,
+) -> Accept {
+    let (fa_, fb_, fo) = (Fmt::of(fa), Fmt::of(fb), Fmt::of(out));
+    if fo.is_nan(model) {
+        return Accept::Nan(out);
+    }
+    let k = a.len() as f64;
+    let mut t = 0.0f64;
+    let mut sub = 0.0f64;
+    let mut reference = 0.0f64;
+    for (&x, &y) in a.iter().zip(b) {
+        let (Some((mx, sx)), Some((my, sy))) = (mag(fa_, x), mag(fb_, y)) else {
+            // An infinite input (the model is that Inf): exact.
+            return Accept::Exact;
+        };
+        t += mx * my;
+        if sx || sy {
+            sub += mx * my;
+        }
+        reference += fa_.to_f64(x) * fb_.to_f64(y);
+    }
+    let Some((mc, _)) = mag(fo, c) else {
+        return Accept::Exact;
+    };
+    t += mc;
+    reference += fo.to_f64(c);
+    let p = match out {
+        FloatFormat::F16 => 11,
+        _ if is_narrow(fa) || is_narrow(fb) => 14,
+        _ => 24,
+    };
+    let (emin_acc, emax_acc) = match out {
+        FloatFormat::F16 => (fo.emin(), fo.emax()),
+        _ => (-126, 127),
+    };
+    let delta = (1.0 - p as f64).exp2();
+    let allow =
+        4.0 * (k + 2.0) * delta * t + sub + 2.0 * (k + 2.0) * (emin_acc as f64).exp2() + (k + 2.0) * f64::EPSILON * t;
+    if t + allow >= (emax_acc as f64 + 1.0).exp2() {
+        return Accept::Any;
+    }
+    bound(out, reference, allow * (1.0 + 1e-9))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Outcome;
+    use FloatFormat::{E4m3, F16, F32};
+
+    fn f32b(x: f32) -> u128 {
+        x.to_bits() as u128
+    }
+    fn set(fa: FloatFormat, out: FloatFormat, a: &[u128], b: &[u128], c: u128, model: u128) -> Outcome {
+        Outcome {
+            model,
+            accept: accept(fa, fa, out, a, b, c, model),
+        }
+    }
+
+    #[test]
+    fn single_precision_accumulation_bound() {
+        // 1 + 1×1 = 2 with K = 1: allowance 4·3·2^-23·2 (+ tiny terms) = 12 ulps of 2 (2^-22
+        // each): 2 + 12 ulps in, 2 + 13 out, and nothing near 2 + 2^-10.
+        let d = set(F16, F32, &[0x3c00], &[0x3c00], f32b(1.0), f32b(2.0));
+        assert!(matches!(d.accept, Accept::Bound(_)));
+        assert!(d.accepts(f32b(2.0) + 12) && d.accepts(f32b(2.0) - 24));
+        assert!(!d.accepts(f32b(2.0) + 13) && !d.accepts(f32b(2.0 + 1.0 / 1024.0)));
+    }
+
+    #[test]
+    fn fp8_with_f32_accumulator_allows_13_fraction_bits() {
+        // e4m3 1×1 + 1: allowance 12·2^-13·2 ≈ 2.9e-3; 2 + 2^-9 (≈ 2e-3) is in, 2 + 2^-8 out.
+        let one = 0x38;
+        let d = set(E4m3, F32, &[one], &[one], f32b(1.0), f32b(2.0));
+        assert!(d.accepts(f32b(2.0 + 1.0 / 512.0)) && !d.accepts(f32b(2.0 + 1.0 / 256.0)));
+    }
+
+    #[test]
+    fn half_precision_accumulation_for_f16_outputs() {
+        // 1 + 1×1 in f16: allowance 12·2^-10·2 (+ 6·2^-14) ≈ 0.0238: 2 + 12 ulps (2^-9 each)
+        // in, 2 + 13 out.
+        let two = 0x4000;
+        let d = set(F16, F16, &[0x3c00], &[0x3c00], 0x3c00, two);
+        assert!(d.accepts(two + 12) && !d.accepts(two + 13));
+    }
+
+    #[test]
+    fn subnormal_inputs_may_be_flushed() {
+        // f16 2^-24 × 2^10 with c = 0: exactly 2^-14, but the subnormal factor may read as
+        // anything from 0 to 2^-14, so the product as anything up to 2^-4.
+        let d = set(F16, F32, &[0x0001], &[0x6400], 0, f32b(2f32.powi(-14)));
+        assert!(d.accepts(0) && d.accepts(f32b(2f32.powi(-15))));
+        // The same product from normal factors (2^-12 × 2^-2) may not become 0.
+        let d = set(F16, F32, &[0x0c00], &[0x3400], 0, f32b(2f32.powi(-14)));
+        assert!(!d.accepts(0));
+    }
+
+    #[test]
+    fn specials_and_overflow() {
+        let nan = set(F16, F32, &[0x7e00], &[0x3c00], 0, 0x7fff_ffff);
+        assert_eq!(nan.accept, Accept::Nan(F32));
+        let inf = set(F16, F32, &[0x7c00], &[0x3c00], 0, 0x7f80_0000);
+        assert_eq!(inf.accept, Accept::Exact);
+        // f16 65504 × 2 + 0: partial sums may overflow the f16 accumulator: anything goes.
+        let big = set(F16, F16, &[0x7bff], &[0x4000], 0, 0x7c00);
+        assert_eq!(big.accept, Accept::Any);
+    }
+}
