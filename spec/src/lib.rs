@@ -10,6 +10,8 @@
 //!   §9.7.3-9.7.4), [`data`] and [`cvt`] (§9.7.9), [`video`] (§9.7.18); the per-element
 //!   arithmetic of `atom`/`red` ([`atom`]) and the warp-wide collectives (`shfl`, `vote`,
 //!   `redux.sync`, `bar.red`: [`warp`]), which the oracle's interpreter calls.
+//! - [`matrix`]: the tensor cores' data movement (§9.7.14): `mma`/`wmma` fragment layouts (which
+//!   lane holds which matrix element in which register) and `ldmatrix`/`stmatrix`/`movmatrix`.
 //! - [`eval`]: the dispatch from a form to its function ([`eval::eval`], [`eval::semantics`]),
 //!   and the `ptxconf eval` text front end ([`eval::eval_line`]).
 //! - [`value`]: operands in ([`value::Input`], [`value::Args`]), results out: each destination is
@@ -109,6 +111,7 @@ pub mod fp;
 pub mod half;
 pub mod int;
 pub mod logic;
+pub mod matrix;
 pub mod sreg;
 pub mod types;
 pub mod value;

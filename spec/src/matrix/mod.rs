@@ -1,0 +1,78 @@
+//! Matrix data movement of the warp-level tensor-core instructions (§9.7.14): where each element
+//! of an `mma`/`wmma` fragment sits in the threads' registers ([`layout`]), and the exact
+//! semantics of `ldmatrix`, `stmatrix` and `movmatrix` ([`movement`]).
+//!
+//! These are pure functions over bit patterns and data derived from a catalog [`Form`]: the
+//! oracle's interpreter gathers a warp's fragment registers into matrices with a [`Layout`],
+//! hands them to the numerics, and scatters D back; the golden-vector emitter and the program
+//! generator read the same layouts. Lines `L<n>` refer to the PTX ISA 8.7 manual
+//! (`ptx-isa-8.7.zh.txt`), `E<n>` to the 6.4 English one.
+//!
+//! What the manual fixes and what it leaves open:
+//! - `mma` fragments (§9.7.14.5.1-13, L21037-22802): the manual gives row/column formulas in
+//!   terms of `groupID = %laneid >> 2` and `threadID_in_group = %laneid % 4`; [`layout()`]
+//!   follows them for every dense shape and type of the catalog.
+//! - `wmma` fragments: "the distribution and identity of fragment elements are unspecified and
+//!   architecture-dependent" (L20114-20116). [`layout()`] gives the oracle's own choice (see
+//!   [`layout::wmma`]); a check that depends on it is wrong. Only `wmma.load` → `wmma.mma` →
+//!   `wmma.store` round trips are portable.
+//! - `ldmatrix`/`stmatrix` `.m8n8.b16` and `movmatrix` (L23337-23771): the text fixes which lanes
+//!   give the row addresses and which lane receives which row fragment.
+//!
+//! Not covered yet (they return [`MatrixError::Uncovered`]): sparse `mma.sp` fragments and
+//! metadata (§9.7.14.6, L23860-24395); the sm_100 `ldmatrix` `.m16n16`/`.m8n16` shapes with
+//! their unpack formats and `stmatrix.m16n8.b8`, whose fragment layouts are in figures only
+//! (Fig. 104, 105, 107, L23487-23497, L23655) with the unpacking of Fig. 188-192
+//! (L28862-28892).
+//!
+//! [`Form`]: crate::catalog::Form
+//! [`Layout`]: layout::Layout
+
+use std::fmt;
+
+pub mod layout;
+pub mod movement;
+
+pub use layout::{layout, Layout, Which};
+pub use movement::{ldmatrix, movmatrix, stmatrix, Access, MoveError};
+
+/// Why a matrix function cannot give a result: the form is not one this module covers, or the
+/// inputs break a rule the manual states (the interpreter reports these as runtime errors).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MatrixError {
+    /// The form (or its operand) has no layout or movement semantics here: not a matrix form,
+    /// or one not covered yet (named in the module documentation).
+    Uncovered {
+        /// The form's name.
+        form: String,
+        /// Why, in words.
+        why: &'static str,
+    },
+    /// A row address is not aligned as the manual requires (16 bytes for `ldmatrix`/`stmatrix`
+    /// rows, L23473, L23641).
+    Misaligned {
+        /// The lane that gave the address.
+        lane: usize,
+        /// The address.
+        addr: u64,
+        /// The alignment required, in bytes.
+        align: u64,
+    },
+    /// Inputs of the wrong shape: a register vector of the wrong length, a lane or register
+    /// index out of range, a memory read of the wrong size.
+    Input(String),
+}
+
+impl fmt::Display for MatrixError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MatrixError::Uncovered { form, why } => write!(f, "{form}: {why}"),
+            MatrixError::Misaligned { lane, addr, align } => {
+                write!(f, "lane {lane}: row address {addr:#x} is not {align}-byte aligned")
+            }
+            MatrixError::Input(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for MatrixError {}
