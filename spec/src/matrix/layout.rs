@@ -137,6 +137,10 @@ pub struct Layout {
     /// How many times each matrix element appears in one group's registers: 1 for `mma`; more
     /// for the `wmma` f16 A/B fragments, eight registers whatever the shape (L20186-20192).
     pub copies: usize,
+    /// A of `mma.sp`: the matrix is the compressed M×K/2 one of the non-zero elements
+    /// (L23774); compressed column `c` stands for the K column that the metadata operand picks
+    /// in its block (§9.7.14.6.1), which this layout does not cover.
+    pub compressed: bool,
     /// The formula.
     pub map: Map,
 }
@@ -381,14 +385,19 @@ fn packing(form: &Form, t: &str, kind: Option<&str>) -> Result<(usize, usize, us
     Ok(if bits == 64 { (64, 1, 64) } else { (bits, 32 / bits, 32) })
 }
 
-/// `mma` (§9.7.14.5.1-13): the manual's formulas. Sparse `mma.sp` is not covered yet.
+/// `mma` (§9.7.14.5.1-13) and `mma.sp` (§9.7.14.6.2): the manual's formulas.
+///
+/// The sparse A fragments (L23872-24346) give for each register the row and the block of K
+/// columns its non-zero elements come from; in the compressed M×K/2 matrix that is exactly the
+/// dense A layout of half the K (`mma.sp.m16n8k32` f16 A is `m16n8k16` f16 A, L23952-23961
+/// against L22048-22052, and so on for every shape). B and C/D of `m16n8k16` f16/bf16,
+/// `m16n8k8` tf32, `m16n8k32` s8 and `m16n8k64` s4 are the dense ones (L23913, L24102,
+/// L24149, L24292). The other sparse B fragments (`m16n8k32` f16/bf16, `m16n8k16` tf32,
+/// `m16n8k64` s8/fp8, `m16n8k128` s4/e2m1) are figures only (Fig. 120, 123, 131-134,
+/// 141-144): **interpretation**, the rule every B formula in the text follows ([`Map::Cols`]),
+/// extended to the longer K.
 fn mma(form: &Form, which: Which) -> Result<Layout, MatrixError> {
-    if form.var("sp").is_some() {
-        return Err(uncovered(
-            form,
-            "sparse mma.sp fragments (L23860-24395) are not covered yet",
-        ));
-    }
+    let sparse = form.var("sp").is_some();
     let (m, n, k) = form
         .var("shape")
         .and_then(mnk)
@@ -405,6 +414,8 @@ fn mma(form: &Form, which: Which) -> Result<Layout, MatrixError> {
     })?;
     let (bits, per_reg, reg_bits) = packing(form, t, form.var("kind"))?;
     let (rows, cols) = match which {
+        // The sparse A holds the M×K/2 non-zero elements (L23774).
+        Which::A if sparse => (m, k / 2),
         Which::A => (m, k),
         Which::B => (k, n),
         Which::C | Which::D => (m, n),
@@ -418,6 +429,7 @@ fn mma(form: &Form, which: Which) -> Result<Layout, MatrixError> {
         regs,
         groups,
         copies: 1,
+        compressed: sparse && which == Which::A,
         map,
     };
     // §9.7.14.5.1: four quad-pair products (L21047-21059).
@@ -510,6 +522,7 @@ pub fn wmma(form: &Form, which: Which) -> Result<Layout, MatrixError> {
         regs,
         groups: 1,
         copies: slots / (rows * cols),
+        compressed: false,
         map: Map::Wmma,
     })
 }
@@ -558,14 +571,14 @@ mod tests {
         assert_eq!(l.locate(0, l.rows, 0), None);
     }
 
-    /// Every dense `mma` form of the catalog: its four layouts exist, hold as many registers per
-    /// lane as the type checker's fragment length, and are bijections.
+    /// Every `mma` and `mma.sp` form of the catalog: its four layouts exist, hold as many
+    /// registers per lane as the type checker's fragment length, and are bijections.
     #[test]
-    fn every_dense_mma_form() {
+    fn every_mma_form() {
         let cat = catalog();
         let mut n = 0;
         let mut shapes = std::collections::BTreeSet::new();
-        for f in cat.forms.iter().filter(|f| f.opcode == "mma" && f.var("sp").is_none()) {
+        for f in cat.forms.iter().filter(|f| f.opcode == "mma") {
             for w in Which::ALL {
                 let l = layout(f, w).unwrap_or_else(|e| panic!("{e}"));
                 let o = f.outputs.iter().chain(&f.inputs).find(|o| o.name == w.name()).unwrap();
@@ -585,18 +598,38 @@ mod tests {
         assert_eq!(shapes.len(), 11, "{shapes:?}");
     }
 
-    /// Sparse forms are refused with a typed error, not a panic.
+    /// Sparse A in compressed coordinates (§9.7.14.6.2), checked by hand against the text's
+    /// row and first-column formulas; forms without fragments are refused with a typed error.
     #[test]
-    fn sparse_is_uncovered() {
-        let cat = catalog();
-        let f = cat
-            .forms
-            .iter()
-            .find(|f| f.opcode == "mma" && f.var("sp").is_some())
-            .unwrap();
-        assert!(matches!(layout(f, Which::A), Err(MatrixError::Uncovered { .. })));
+    fn sparse() {
+        // m16n8k32 f16 (L23952-23961): lane 6, a5 → row groupID 1, block 4·2 + 16 = 24..27,
+        // whose two non-zeros are compressed columns 12, 13: a5 is the second.
+        let f16 = "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32";
+        let a = lay(f16, Which::A);
+        assert!(a.compressed && !lay(f16, Which::B).compressed);
+        assert_eq!((a.rows, a.cols), (16, 16));
+        assert_eq!(a.element(6, 2, 1), Some((1, 13)));
+        // tf32 m16n8k16 (L24022-24031): lane 6, a3 → row 9, block 2·2 + 8 = 12..13 → column 6.
+        assert_eq!(
+            lay("mma.sp.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32", Which::A).element(6, 3, 0),
+            Some((9, 6))
+        );
+        // s4 m16n8k128 (L24337-24346): lane 5, a20 → row 1, block 16 + 64 = 80..95 → 40 + 4.
+        assert_eq!(
+            lay("mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32", Which::A).element(5, 2, 4),
+            Some((1, 44))
+        );
+        // B, C and D of sparse m16n8k16 f16 are the dense ones (L23913).
+        for w in [Which::B, Which::C, Which::D] {
+            assert_eq!(
+                lay("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", w),
+                lay("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", w)
+            );
+        }
         let add = form("add.s32");
         assert!(matches!(layout(add, Which::A), Err(MatrixError::Uncovered { .. })));
+        let ld = form("ldmatrix.sync.aligned.m8n8.x4.b16");
+        assert!(of_operand(ld, &ld.outputs[0]).is_err());
     }
 
     /// Every `wmma` form: our own layout covers the matrix `copies` times with the checker's

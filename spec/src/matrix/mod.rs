@@ -12,6 +12,9 @@
 //! - `mma` fragments (§9.7.14.5.1-13, L21037-22802): the manual gives row/column formulas in
 //!   terms of `groupID = %laneid >> 2` and `threadID_in_group = %laneid % 4`; [`layout()`]
 //!   follows them for every dense shape and type of the catalog.
+//! - `mma.sp` fragments (§9.7.14.6.2, L23860-24395): A as the compressed M×K/2 matrix of its
+//!   non-zero elements, B, C and D; some sparse B layouts are figures only and taken by the
+//!   rule of all the others (an interpretation, see [`layout()`]).
 //! - `wmma` fragments: "the distribution and identity of fragment elements are unspecified and
 //!   architecture-dependent" (L20114-20116). [`layout()`] gives the oracle's own choice (see
 //!   [`layout::wmma`]); a check that depends on it is wrong. Only `wmma.load` → `wmma.mma` →
@@ -19,9 +22,10 @@
 //! - `ldmatrix`/`stmatrix` `.m8n8.b16` and `movmatrix` (L23337-23771): the text fixes which lanes
 //!   give the row addresses and which lane receives which row fragment.
 //!
-//! Not covered yet (they return [`MatrixError::Uncovered`]): sparse `mma.sp` fragments and
-//! metadata (§9.7.14.6, L23860-24395); the sm_100 `ldmatrix` `.m16n16`/`.m8n16` shapes with
-//! their unpack formats and `stmatrix.m16n8.b8`, whose fragment layouts are in figures only
+//! Not covered yet (they return [`MatrixError::Uncovered`] or are not modelled): the sparsity
+//! metadata operand `e` and the selector `f` (which metadata bits describe which block of A,
+//! Fig. 118-146, figures only); the sm_100 `ldmatrix` `.m16n16`/`.m8n16` shapes with their
+//! unpack formats and `stmatrix.m16n8.b8`, whose fragment layouts are in figures only
 //! (Fig. 104, 105, 107, L23487-23497, L23655) with the unpacking of Fig. 188-192
 //! (L28862-28892).
 //!
