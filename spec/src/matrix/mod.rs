@@ -21,13 +21,14 @@
 //!   `wmma.store` round trips are portable.
 //! - `ldmatrix`/`stmatrix` `.m8n8.b16` and `movmatrix` (L23337-23771): the text fixes which lanes
 //!   give the row addresses and which lane receives which row fragment.
+//! - `mma.sp` sparsity (§9.7.14.6.1): block granularity, one block's metadata index field and
+//!   the selector's threads ([`sparse`]).
 //!
-//! Not covered yet (they return [`MatrixError::Uncovered`] or are not modelled): the sparsity
-//! metadata operand `e` and the selector `f` (which metadata bits describe which block of A,
-//! Fig. 118-146, figures only); the sm_100 `ldmatrix` `.m16n16`/`.m8n16` shapes with their
-//! unpack formats and `stmatrix.m16n8.b8`, whose fragment layouts are in figures only
-//! (Fig. 104, 105, 107, L23487-23497, L23655) with the unpacking of Fig. 188-192
-//! (L28862-28892).
+//! Not covered yet (they return [`MatrixError::Uncovered`] or are not modelled): which bits of
+//! which thread's metadata register describe which block of A (Fig. 118-146, figures only);
+//! the sm_100 `ldmatrix` `.m16n16`/`.m8n16` shapes with their unpack formats and
+//! `stmatrix.m16n8.b8`, whose fragment layouts are in figures only (Fig. 104, 105, 107,
+//! L23487-23497, L23655) with the unpacking of Fig. 188-192 (L28862-28892).
 //!
 //! [`Form`]: crate::catalog::Form
 //! [`Layout`]: layout::Layout
@@ -36,9 +37,11 @@ use std::fmt;
 
 pub mod layout;
 pub mod movement;
+pub mod sparse;
 
 pub use layout::{layout, Layout, Which};
 pub use movement::{ldmatrix, movmatrix, stmatrix, Access, MoveError};
+pub use sparse::{sparsity, Sparsity};
 
 /// Why a matrix function cannot give a result: the form is not one this module covers, or the
 /// inputs break a rule the manual states (the interpreter reports these as runtime errors).
