@@ -1,6 +1,7 @@
 //! Matrix data movement of the warp-level tensor-core instructions (§9.7.14): where each element
 //! of an `mma`/`wmma` fragment sits in the threads' registers ([`layout`]), and the exact
-//! semantics of `ldmatrix`, `stmatrix` and `movmatrix` ([`movement`]).
+//! semantics of `ldmatrix`, `stmatrix`, `movmatrix`, `wmma.load` and `wmma.store`
+//! ([`movement`]).
 //!
 //! These are pure functions over bit patterns and data derived from a catalog [`Form`]: the
 //! oracle's interpreter gathers a warp's fragment registers into matrices with a [`Layout`],
@@ -18,7 +19,9 @@
 //! - `wmma` fragments: "the distribution and identity of fragment elements are unspecified and
 //!   architecture-dependent" (L20114-20116). [`layout()`] gives the oracle's own choice (see
 //!   [`layout::wmma`]); a check that depends on it is wrong. Only `wmma.load` → `wmma.mma` →
-//!   `wmma.store` round trips are portable.
+//!   `wmma.store` round trips are portable. The memory side of `wmma.load`/`wmma.store`
+//!   (strides, default strides, alignment, §9.7.14.4.2) is the manual's ([`wmma_load`],
+//!   [`wmma_store`]).
 //! - `ldmatrix`/`stmatrix` `.m8n8.b16` and `movmatrix` (L23337-23771): the text fixes which lanes
 //!   give the row addresses and which lane receives which row fragment.
 //! - `mma.sp` sparsity (§9.7.14.6.1): block granularity, one block's metadata index field and
@@ -40,7 +43,7 @@ pub mod movement;
 pub mod sparse;
 
 pub use layout::{layout, Layout, Which};
-pub use movement::{ldmatrix, movmatrix, stmatrix, Access, MoveError};
+pub use movement::{ldmatrix, movmatrix, stmatrix, wmma_load, wmma_store, Access, MoveError, WmmaAccess};
 pub use sparse::{sparsity, Sparsity};
 
 /// Why a matrix function cannot give a result: the form is not one this module covers, or the
@@ -56,10 +59,12 @@ pub enum MatrixError {
         why: &'static str,
     },
     /// A row address is not aligned as the manual requires (16 bytes for `ldmatrix`/`stmatrix`
-    /// rows, L23473, L23641).
+    /// rows, L23473, L23641; the fragment size for each row or column of `wmma.load/store`,
+    /// L20400), or a `wmma` stride is below its default (undefined, L20626).
     Misaligned {
-        /// The lane that gave the address.
-        lane: usize,
+        /// The lane that gave the address (`ldmatrix`/`stmatrix`); `None` for `wmma`, whose
+        /// addresses come from `p` and the stride.
+        lane: Option<usize>,
         /// The address.
         addr: u64,
         /// The alignment required, in bytes.
@@ -75,7 +80,10 @@ impl fmt::Display for MatrixError {
         match self {
             MatrixError::Uncovered { form, why } => write!(f, "{form}: {why}"),
             MatrixError::Misaligned { lane, addr, align } => {
-                write!(f, "lane {lane}: row address {addr:#x} is not {align}-byte aligned")
+                if let Some(lane) = lane {
+                    write!(f, "lane {lane}: ")?;
+                }
+                write!(f, "row address {addr:#x} is not {align}-byte aligned")
             }
             MatrixError::Input(s) => f.write_str(s),
         }

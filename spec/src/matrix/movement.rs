@@ -1,5 +1,6 @@
 //! Warp-level matrix data movement: §9.7.14.5.15 `ldmatrix` (L23337-23573), §9.7.14.5.16
-//! `stmatrix` (L23574-23721) and §9.7.14.5.17 `movmatrix` (L23722-23771).
+//! `stmatrix` (L23574-23721), §9.7.14.5.17 `movmatrix` (L23722-23771), and the memory side of
+//! §9.7.14.4.3 `wmma.load` / §9.7.14.4.4 `wmma.store` ([`WmmaAccess`], L20392-20636).
 //!
 //! Covered: the `.m8n8` shape with `.b16` elements, `.x1/.x2/.x4`, with and without `.trans`,
 //! for both `ldmatrix` and `stmatrix`, and `movmatrix.sync.aligned.m8n8.trans.b16`. The sm_100
@@ -27,6 +28,7 @@
 //! Two `stmatrix` rows at overlapping addresses: the manual says nothing; here rows are
 //! written in lane order, so the higher lane's bytes remain.
 
+use super::layout::{Layout, Which};
 use super::MatrixError;
 use crate::catalog::Form;
 use std::fmt;
@@ -95,7 +97,7 @@ impl Access {
         for lane in self.address_lanes() {
             if !addrs[lane].is_multiple_of(ROW_BYTES) {
                 return Err(MatrixError::Misaligned {
-                    lane,
+                    lane: Some(lane),
                     addr: addrs[lane],
                     align: ROW_BYTES,
                 });
@@ -119,8 +121,8 @@ pub enum MoveError<E> {
     Matrix(MatrixError),
     /// The memory callback failed.
     Memory {
-        /// The lane whose row address it was.
-        lane: usize,
+        /// The lane whose row address it was (`None` for `wmma`).
+        lane: Option<usize>,
         /// The address.
         addr: u64,
         /// The callback's error.
@@ -138,7 +140,16 @@ impl<E: fmt::Display> fmt::Display for MoveError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MoveError::Matrix(e) => e.fmt(f),
-            MoveError::Memory { lane, addr, error } => write!(f, "lane {lane}: row at {addr:#x}: {error}"),
+            MoveError::Memory {
+                lane: Some(lane),
+                addr,
+                error,
+            } => write!(f, "lane {lane}: row at {addr:#x}: {error}"),
+            MoveError::Memory {
+                lane: None,
+                addr,
+                error,
+            } => write!(f, "row at {addr:#x}: {error}"),
         }
     }
 }
@@ -184,7 +195,11 @@ pub fn ldmatrix<E>(form: &Form, addrs: &[u64; 32], read: &mut ReadRow<'_, E>) ->
     let mut rows = vec![[[0u16; 8]; 8]; acc.num];
     for lane in acc.address_lanes() {
         let addr = addrs[lane];
-        let bytes = read(addr, ROW_BYTES as usize).map_err(|error| MoveError::Memory { lane, addr, error })?;
+        let bytes = read(addr, ROW_BYTES as usize).map_err(|error| MoveError::Memory {
+            lane: Some(lane),
+            addr,
+            error,
+        })?;
         if bytes.len() != ROW_BYTES as usize {
             return Err(MatrixError::Input(format!(
                 "lane {lane}: a row read returned {} bytes, expected {ROW_BYTES}",
@@ -242,7 +257,11 @@ pub fn stmatrix<E>(
     for lane in acc.address_lanes() {
         let bytes: Vec<u8> = rows[lane / 8][lane % 8].iter().flat_map(|e| e.to_le_bytes()).collect();
         let addr = addrs[lane];
-        write(addr, &bytes).map_err(|error| MoveError::Memory { lane, addr, error })?;
+        write(addr, &bytes).map_err(|error| MoveError::Memory {
+            lane: Some(lane),
+            addr,
+            error,
+        })?;
     }
     Ok(())
 }
@@ -261,6 +280,229 @@ pub fn movmatrix(a: &[u32; 32]) -> [u32; 32] {
         let (row, col) = (l / 4, 2 * (l % 4));
         elem(col, row) | elem(col + 1, row) << 16
     })
+}
+
+/// Where the rows (or columns) of a `wmma.load`/`wmma.store` matrix lie in memory
+/// (§9.7.14.4.2, L20392-20529).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WmmaAccess {
+    /// The fragment layout of the matrix moved (the oracle's own, [`layout::wmma`]).
+    ///
+    /// [`layout::wmma`]: super::layout::wmma
+    pub layout: Layout,
+    /// `.row`: each row is contiguous (the leading dimension); `.col`: each column (L20394).
+    pub row_major: bool,
+}
+
+impl WmmaAccess {
+    /// The access of a `wmma.load` or `wmma.store` form.
+    pub fn of(form: &Form) -> Result<WmmaAccess, MatrixError> {
+        let which = match (form.opcode, form.mods.first().copied()) {
+            ("wmma", Some("load")) => form.var("m").and_then(Which::parse),
+            ("wmma", Some("store")) => Some(Which::D),
+            _ => None,
+        };
+        let which = which.ok_or_else(|| MatrixError::Uncovered {
+            form: form.name.clone(),
+            why: "not a wmma.load or wmma.store form",
+        })?;
+        Ok(WmmaAccess {
+            layout: super::layout::wmma(form, which)?,
+            row_major: form.var("layout") == Some("row"),
+        })
+    }
+
+    /// (instances of the leading dimension, elements in each): (rows, columns) for `.row`,
+    /// (columns, rows) for `.col`.
+    pub fn instances(&self) -> (usize, usize) {
+        let l = &self.layout;
+        if self.row_major {
+            (l.rows, l.cols)
+        } else {
+            (l.cols, l.rows)
+        }
+    }
+
+    /// The default stride, in elements: the size of the leading dimension (L20417 and the table
+    /// L20419-20529).
+    pub fn default_stride(&self) -> u64 {
+        self.instances().1 as u64
+    }
+
+    /// The fragment size in bytes, to which the start of every row or column must be aligned
+    /// (L20400; the example L20404-20413: eight `.f16x2`, 32 bytes).
+    pub fn fragment_bytes(&self) -> u64 {
+        (self.layout.regs * self.layout.reg_bits / 8) as u64
+    }
+
+    /// The start address of each row (`.row`) or column (`.col`) from `p` and the `stride`
+    /// operand (in elements, default [`WmmaAccess::default_stride`]). A stride below the
+    /// default is undefined (L20626) and an error here, as is a start that is not a multiple of
+    /// the fragment size (L20400) or a stride that is not a whole number of bytes.
+    ///
+    /// ⚠ The manual contradicts itself for the f16 A of `m8n32k16` in `.col` and the f16 B of
+    /// `m32n8k16` in `.row`: their fragment is eight `.f16x2`, 32 bytes (L20186-20192), but the
+    /// default stride (L20447-20473) is 8 elements, 16 bytes, so with the default stride the
+    /// second column (row) could never be aligned as L20400 demands. Interpretation: `p` must
+    /// be aligned to the fragment size (L20411), each later row or column only to the smaller
+    /// of the fragment size and the default stride's bytes, so that the default stride is
+    /// always allowed.
+    pub fn instance_addrs(&self, p: u64, stride: Option<u32>) -> Result<Vec<u64>, MatrixError> {
+        let s = stride.map_or(self.default_stride(), u64::from);
+        if s < self.default_stride() {
+            return Err(MatrixError::Input(format!(
+                "stride {s} is below the default {} (undefined, L20626)",
+                self.default_stride()
+            )));
+        }
+        let bits = s * self.layout.bits as u64;
+        if !bits.is_multiple_of(8) {
+            return Err(MatrixError::Input(format!("stride {s} is not a whole number of bytes")));
+        }
+        let frag = self.fragment_bytes();
+        if !p.is_multiple_of(frag) {
+            return Err(MatrixError::Misaligned {
+                lane: None,
+                addr: p,
+                align: frag,
+            });
+        }
+        // Interpretation: the later rows or columns need only the alignment the default stride
+        // gives, where that is less than the fragment size (see the doc above).
+        let align = frag.min(self.default_stride() * self.layout.bits as u64 / 8).max(1);
+        (0..self.instances().0 as u64)
+            .map(|i| {
+                let addr = p.wrapping_add(i * bits / 8);
+                if addr.is_multiple_of(align) {
+                    Ok(addr)
+                } else {
+                    Err(MatrixError::Misaligned {
+                        lane: None,
+                        addr,
+                        align,
+                    })
+                }
+            })
+            .collect()
+    }
+
+    /// Bytes of one row (`.row`) or column (`.col`) in memory.
+    fn instance_bytes(&self) -> usize {
+        (self.instances().1 * self.layout.bits).div_ceil(8)
+    }
+
+    /// The (row, column) of element `i` of instance `n`.
+    fn cell(&self, n: usize, i: usize) -> (usize, usize) {
+        if self.row_major {
+            (n, i)
+        } else {
+            (i, n)
+        }
+    }
+}
+
+/// Element `i` of `bits` bits from little-endian `bytes`, elements packed from the low bits of
+/// the first byte (for sub-byte `.s4/.u4/.b1` elements an interpretation: the manual gives
+/// their offsets in elements, L20396, not their order within a byte).
+fn unpack(bytes: &[u8], i: usize, bits: usize) -> u64 {
+    let first = i * bits;
+    (0..bits).fold(0u64, |v, b| {
+        let bit = first + b;
+        v | u64::from(bytes[bit / 8] >> (bit % 8) & 1) << b
+    })
+}
+
+fn pack(bytes: &mut [u8], i: usize, bits: usize, v: u64) {
+    for b in 0..bits {
+        let bit = i * bits + b;
+        let m = 1u8 << (bit % 8);
+        if v >> b & 1 != 0 {
+            bytes[bit / 8] |= m;
+        } else {
+            bytes[bit / 8] &= !m;
+        }
+    }
+}
+
+/// §9.7.14.4.3 `wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type r, [p] {, stride}`
+/// (L20531-20636): the warp's fragment registers (`[lane][reg]`, in the oracle's own layout,
+/// [`layout::wmma`]) from the matrix at `p`. Each row (`.row`) or column (`.col`) is one
+/// `read(addr, bytes)`, in order; all addresses are checked first. The state space and the
+/// "same `p` and stride in every thread" rule (L20634) are the interpreter's.
+///
+/// [`layout::wmma`]: super::layout::wmma
+pub fn wmma_load<E>(
+    form: &Form,
+    p: u64,
+    stride: Option<u32>,
+    read: &mut ReadRow<'_, E>,
+) -> Result<Vec<Vec<u64>>, MoveError<E>> {
+    let acc = WmmaAccess::of(form)?;
+    if form.mods.first() != Some(&"load") {
+        return Err(MatrixError::Uncovered {
+            form: form.name.clone(),
+            why: "not a wmma.load form",
+        }
+        .into());
+    }
+    let addrs = acc.instance_addrs(p, stride)?;
+    let l = &acc.layout;
+    let mut matrix = vec![0u64; l.rows * l.cols];
+    let n = acc.instance_bytes();
+    for (k, &addr) in addrs.iter().enumerate() {
+        let bytes = read(addr, n).map_err(|error| MoveError::Memory {
+            lane: None,
+            addr,
+            error,
+        })?;
+        if bytes.len() != n {
+            return Err(MatrixError::Input(format!("a read returned {} bytes, expected {n}", bytes.len())).into());
+        }
+        for i in 0..acc.instances().1 {
+            let (r, c) = acc.cell(k, i);
+            matrix[r * l.cols + c] = unpack(&bytes, i, l.bits);
+        }
+    }
+    let mut regs = vec![Vec::new(); 32];
+    l.scatter(0, &matrix, &mut regs)?;
+    Ok(regs)
+}
+
+/// §9.7.14.4.4 `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride}`
+/// (L20712 ff.): the inverse of [`wmma_load`] for D: one `write(addr, bytes)` per row
+/// (`.row`) or column (`.col`), in order, after every address is checked. Where our layout
+/// holds an element more than once (never for D), the first copy is stored.
+pub fn wmma_store<E>(
+    form: &Form,
+    p: u64,
+    stride: Option<u32>,
+    regs: &[Vec<u64>],
+    write: &mut WriteRow<'_, E>,
+) -> Result<(), MoveError<E>> {
+    let acc = WmmaAccess::of(form)?;
+    if form.mods.first() != Some(&"store") {
+        return Err(MatrixError::Uncovered {
+            form: form.name.clone(),
+            why: "not a wmma.store form",
+        }
+        .into());
+    }
+    let addrs = acc.instance_addrs(p, stride)?;
+    let l = &acc.layout;
+    let matrix = l.gather(0, regs)?;
+    for (k, &addr) in addrs.iter().enumerate() {
+        let mut bytes = vec![0u8; acc.instance_bytes()];
+        for i in 0..acc.instances().1 {
+            let (r, c) = acc.cell(k, i);
+            pack(&mut bytes, i, l.bits, matrix[r * l.cols + c]);
+        }
+        write(addr, &bytes).map_err(|error| MoveError::Memory {
+            lane: None,
+            addr,
+            error,
+        })?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -358,7 +600,7 @@ mod tests {
         assert_eq!(
             e,
             MoveError::Matrix(MatrixError::Misaligned {
-                lane: 11,
+                lane: Some(11),
                 addr: addrs[11],
                 align: 16
             })
@@ -369,7 +611,7 @@ mod tests {
             matches!(
                 e,
                 MoveError::Memory {
-                    lane: 11,
+                    lane: Some(11),
                     addr: 0x9000,
                     ..
                 }
@@ -473,5 +715,140 @@ mod tests {
         let got = b.gather(0, &wide).unwrap();
         let want: Vec<u64> = (0..128).map(|i| u64::from(tile(i / 8, i % 8))).collect();
         assert_eq!(got, want);
+    }
+    /// A little memory for wmma: element (r, c) of an `rows×cols` matrix, `bits` wide.
+    fn wmma_cell(r: usize, c: usize, bits: usize) -> u64 {
+        ((r * 131 + c * 7 + 1) as u64) & if bits >= 64 { u64::MAX } else { (1 << bits) - 1 }
+    }
+
+    fn store_matrix(acc: &WmmaAccess, p: u64, stride: u64, mem: &mut Mem) {
+        let l = &acc.layout;
+        let (count, len) = acc.instances();
+        for k in 0..count {
+            let mut bytes = vec![0u8; acc.instance_bytes()];
+            for i in 0..len {
+                let (r, c) = acc.cell(k, i);
+                pack(&mut bytes, i, l.bits, wmma_cell(r, c, l.bits));
+            }
+            let base = p + k as u64 * stride * l.bits as u64 / 8;
+            for (j, b) in bytes.into_iter().enumerate() {
+                mem.0.insert(base + j as u64, b);
+            }
+        }
+    }
+
+    /// The portable checks: the registers a wmma.load fills depend on the matrix only, not on
+    /// .row/.col or the stride; wmma.store of what was loaded writes the matrix back.
+    #[test]
+    fn wmma_round_trips() {
+        let cat = catalog();
+        let mut n = 0;
+        for f in cat
+            .forms
+            .iter()
+            .filter(|f| f.opcode == "wmma" && f.mods.first() == Some(&"load"))
+        {
+            let acc = WmmaAccess::of(f).unwrap();
+            let l = acc.layout;
+            let stride = acc.default_stride() + 64 / l.bits.min(64) as u64 * 8;
+            let mut mem = Mem::default();
+            store_matrix(&acc, 0x4000, stride, &mut mem);
+            let regs = wmma_load(f, 0x4000, Some(stride as u32), &mut |a, k| mem.read(a, k)).unwrap();
+            assert_eq!(regs.iter().filter(|r| r.len() == l.regs).count(), 32);
+            let want: Vec<u64> = (0..l.rows * l.cols)
+                .map(|i| wmma_cell(i / l.cols, i % l.cols, l.bits))
+                .collect();
+            assert_eq!(l.gather(0, &regs).unwrap(), want, "{}", f.name);
+            // The same matrix in the other layout (where the form exists) gives the same registers.
+            let other = f.name.replace(
+                if acc.row_major { ".row." } else { ".col." },
+                if acc.row_major { ".col." } else { ".row." },
+            );
+            if let Some(&id) = cat.by_name(&other).first() {
+                let g = &cat.forms[id];
+                let acc2 = WmmaAccess::of(g).unwrap();
+                let mut mem2 = Mem::default();
+                store_matrix(&acc2, 0x8000, acc2.default_stride(), &mut mem2);
+                assert_eq!(
+                    wmma_load(g, 0x8000, None, &mut |a, k| mem2.read(a, k)).unwrap(),
+                    regs,
+                    "{other}"
+                );
+            }
+            n += 1;
+        }
+        assert!(n > 100, "{n}");
+        // Store: D registers back to memory, through a different stride.
+        let st = form("wmma.store.d.sync.aligned.col.m32n8k16.f32");
+        let ld = form("wmma.load.c.sync.aligned.col.m32n8k16.f32");
+        let mut mem = Mem::default();
+        store_matrix(&WmmaAccess::of(ld).unwrap(), 0x4000, 32, &mut mem);
+        let regs = wmma_load(ld, 0x4000, None, &mut |a, k| mem.read(a, k)).unwrap();
+        let mut out = Mem::default();
+        wmma_store(st, 0x10000, Some(40), &regs, &mut |a, b: &[u8]| {
+            for (i, &x) in b.iter().enumerate() {
+                out.0.insert(a + i as u64, x);
+            }
+            Ok::<_, ()>(())
+        })
+        .unwrap();
+        let mut want = Mem::default();
+        store_matrix(&WmmaAccess::of(st).unwrap(), 0x10000, 40, &mut want);
+        assert_eq!(out.0, want.0);
+    }
+
+    /// The alignment and stride rules of §9.7.14.4.2 (L20400-20417, L20626).
+    #[test]
+    fn wmma_addresses() {
+        let acc = WmmaAccess::of(form("wmma.load.a.sync.aligned.row.m16n16k16.f16")).unwrap();
+        // The manual's example: fragment size 32 bytes, so p and 2·s multiples of 32 (L20404-20413).
+        assert_eq!((acc.fragment_bytes(), acc.default_stride()), (32, 16));
+        assert_eq!(acc.instance_addrs(64, Some(48)).unwrap()[1], 64 + 96);
+        assert!(matches!(
+            acc.instance_addrs(64, Some(24)),
+            Err(MatrixError::Misaligned {
+                lane: None,
+                addr: 112,
+                align: 32
+            })
+        ));
+        assert!(matches!(
+            acc.instance_addrs(48, None),
+            Err(MatrixError::Misaligned { .. })
+        ));
+        assert!(matches!(acc.instance_addrs(64, Some(8)), Err(MatrixError::Input(_))));
+        // Default strides from the table (L20447-20459): m8n32k16 A col 8, B row 32, C col 8.
+        let d = |n: &str| WmmaAccess::of(form(n)).unwrap().default_stride();
+        assert_eq!(d("wmma.load.a.sync.aligned.col.m8n32k16.f16"), 8);
+        assert_eq!(d("wmma.load.b.sync.aligned.row.m8n32k16.f16"), 32);
+        assert_eq!(d("wmma.load.c.sync.aligned.col.m8n32k16.f32"), 8);
+        assert_eq!(d("wmma.load.a.sync.aligned.row.m8n8k128.b1"), 128);
+        // The contradiction of L20400 and the default strides: m8n32k16 f16 A in .col, default
+        // stride 8 (16 bytes), fragment 32 bytes: p must be 32-aligned, the columns 16-aligned.
+        let a = WmmaAccess::of(form("wmma.load.a.sync.aligned.col.m8n32k16.f16")).unwrap();
+        assert_eq!(a.instance_addrs(0x100, None).unwrap()[1], 0x110);
+        assert!(a.instance_addrs(0x110, None).is_err());
+        assert!(WmmaAccess::of(form("ldmatrix.sync.aligned.m8n8.x4.b16")).is_err());
+        let mma = form("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32");
+        assert!(wmma_load(mma, 0, None, &mut |_, _| Ok::<_, ()>(vec![])).is_err());
+    }
+
+    /// Register counts agree with the type checker's fragment lengths for every covered
+    /// ldmatrix/stmatrix form.
+    #[test]
+    fn access_lengths() {
+        let cat = catalog();
+        let mut n = 0;
+        for f in cat.forms.iter().filter(|f| matches!(f.opcode, "ldmatrix" | "stmatrix")) {
+            let o = f.outputs.iter().chain(&f.inputs).find(|o| o.name == "r").unwrap();
+            match Access::of(f) {
+                Ok(a) => {
+                    assert_eq!(Some(a.num), crate::catalog::fragment::length(f, o), "{}", f.name);
+                    n += 1;
+                }
+                Err(e) => assert!(matches!(e, MatrixError::Uncovered { .. }), "{}", f.name),
+            }
+        }
+        assert!(n >= 12, "{n}");
     }
 }
