@@ -33,6 +33,46 @@
 //! `stmatrix.m16n8.b8`, whose fragment layouts are in figures only (Fig. 104, 105, 107,
 //! L23487-23497, L23655) with the unpacking of Fig. 188-192 (L28862-28892).
 //!
+//! # Example
+//!
+//! How the interpreter runs an `mma`: gather each operand's matrix from the warp's registers,
+//! compute, scatter D back. Here `mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32`, whose
+//! integer arithmetic is exact, with B the identity, so D = A + C in the upper 8×8 corner.
+//!
+//! ```
+//! use spec::catalog::catalog;
+//! use spec::matrix::{layout, Which};
+//!
+//! let cat = catalog();
+//! let f = &cat.forms[cat.by_name("mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32")[0]];
+//! let [a, b, c, d] = Which::ALL.map(|w| layout(f, w).unwrap());
+//! // The warp's registers, as the interpreter holds them: regs[lane][i].
+//! let mut ra = vec![Vec::new(); 32];
+//! let mut rb = vec![Vec::new(); 32];
+//! let mut rc = vec![Vec::new(); 32];
+//! let am: Vec<u64> = (0..8 * 16).map(|i| (i % 7) as u64).collect(); // 8×16 s8
+//! let bm: Vec<u64> = (0..16 * 8).map(|i| u64::from(i / 8 == i % 8)).collect(); // 16×8, I
+//! let cm: Vec<u64> = (0..64).map(|i| 100 + i as u64).collect(); // 8×8 s32
+//! a.scatter(0, &am, &mut ra).unwrap();
+//! b.scatter(0, &bm, &mut rb).unwrap();
+//! c.scatter(0, &cm, &mut rc).unwrap();
+//! assert_eq!((ra[0].len(), rb[0].len(), rc[0].len()), (1, 1, 2)); // fragment lengths
+//!
+//! // The interpreter's side: matrices in, matrix out.
+//! let (am, bm, cm) = (a.gather(0, &ra).unwrap(), b.gather(0, &rb).unwrap(), c.gather(0, &rc).unwrap());
+//! let dm: Vec<u64> = (0..64)
+//!     .map(|i| {
+//!         let (r, n) = (i / 8, i % 8);
+//!         let dot: u64 = (0..16).map(|k| am[r * 16 + k] * bm[k * 8 + n]).sum();
+//!         (cm[i] + dot) & 0xffff_ffff
+//!     })
+//!     .collect();
+//! let mut rd = vec![Vec::new(); 32];
+//! d.scatter(0, &dm, &mut rd).unwrap();
+//! // Lane 5 (groupID 1, threadID_in_group 1) holds D[1][2] and D[1][3] (L21379-21381).
+//! assert_eq!(rd[5], vec![100 + 10 + am[16 + 2], 100 + 11 + am[16 + 3]]);
+//! ```
+//!
 //! [`Form`]: crate::catalog::Form
 //! [`Layout`]: layout::Layout
 
