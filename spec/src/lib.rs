@@ -10,6 +10,8 @@
 //!   §9.7.3-9.7.4), [`data`] and [`cvt`] (§9.7.9), [`video`] (§9.7.18); the per-element
 //!   arithmetic of `atom`/`red` ([`atom`]) and the warp-wide collectives (`shfl`, `vote`,
 //!   `redux.sync`, `bar.red`: [`warp`]), which the oracle's interpreter calls.
+//! - [`matrix`]: the tensor cores' data movement (§9.7.14): `mma`/`wmma` fragment layouts (which
+//!   lane holds which matrix element in which register) and `ldmatrix`/`stmatrix`/`movmatrix`.
 //! - [`tensor`]: the numerics of tensor-core multiply-accumulate (`mma`, `wmma.mma`,
 //!   `wgmma.mma_async`) at matrix level: the block-FMA model per GPU generation, checked bit for
 //!   bit against recorded hardware results, and the acceptance set the manual allows.
@@ -112,6 +114,7 @@ pub mod fp;
 pub mod half;
 pub mod int;
 pub mod logic;
+pub mod matrix;
 pub mod sreg;
 pub mod tensor;
 pub mod types;

@@ -18,7 +18,7 @@
 use super::{Form, Operand};
 
 /// `m16n8k16` → (16, 8, 16).
-fn mnk(shape: &str) -> Option<(usize, usize, usize)> {
+pub(crate) fn mnk(shape: &str) -> Option<(usize, usize, usize)> {
     let s = shape.strip_prefix('m')?;
     let (m, rest) = s.split_once('n')?;
     let (n, k) = rest.split_once('k')?;
@@ -27,7 +27,7 @@ fn mnk(shape: &str) -> Option<(usize, usize, usize)> {
 
 /// Bits one element of a matrix of type `t` takes in its register (`kind` decides whether fp6
 /// and fp4 sit in 8-bit containers).
-fn element_bits(t: &str, kind: Option<&str>) -> Option<usize> {
+pub(crate) fn element_bits(t: &str, kind: Option<&str>) -> Option<usize> {
     Some(match t {
         "f64" => 64,
         "f32" | "s32" | "tf32" => 32,
