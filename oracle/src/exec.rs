@@ -909,6 +909,15 @@ impl<'m, 'p> Cta<'m, 'p> {
             Op::Warp { kind, form, dsts, srcs } => {
                 self.warp_op(lo, exec, pc, *kind, form, dsts, srcs)?;
             }
+            Op::Matrix {
+                op,
+                form,
+                dsts,
+                srcs,
+                addr,
+            } => {
+                self.matrix_op(lo, exec, pc, op, form, dsts, srcs, addr.as_ref())?;
+            }
             Op::WarpSync { mask: mop } => {
                 self.warp_sync(lo, exec, pc, mop)?;
             }
@@ -1576,6 +1585,144 @@ impl<'m, 'p> Cta<'m, 'p> {
         Ok(())
     }
 
+    /// A warp-wide matrix instruction (§9.7.14.5): the lanes wait until every live lane of the
+    /// warp is here (`.sync`); all 32 must be (`.aligned`: "all threads in the warp must
+    /// execute the same" instruction, L22957, L23429), then the fragments of the whole warp are
+    /// gathered, computed and written back.
+    #[allow(clippy::too_many_arguments)]
+    fn matrix_op(
+        &mut self,
+        lo: usize,
+        exec: u32,
+        pc: u32,
+        op: &MatrixOp,
+        form: &'static spec::catalog::Form,
+        dsts: &[Dst],
+        srcs: &[Vec<Src>],
+        addr: Option<&(Addr, Space)>,
+    ) -> Result<()> {
+        use spec::matrix::{self, Which};
+        let hi = (lo + 32).min(self.threads.len());
+        let n = hi - lo;
+        let mut here = exec;
+        let mut live = 0u32;
+        for l in 0..n {
+            let t = &self.threads[lo + l];
+            if t.st == St::WarpWait && t.pc == pc {
+                here |= 1 << l;
+            }
+            if t.st != St::Exited {
+                live |= 1 << l;
+            }
+        }
+        if here == 0 {
+            return Ok(());
+        }
+        if live & !here != 0 {
+            for l in 0..n {
+                if here >> l & 1 != 0 {
+                    self.threads[lo + l].st = St::WarpWait;
+                }
+            }
+            return Ok(());
+        }
+        let first = lo + here.trailing_zeros() as usize;
+        if n < 32 || here != u32::MAX {
+            return Err(self.rt_err(
+                first,
+                pc,
+                format!(
+                    "`{}` needs all 32 threads of the warp to execute it together (`.sync.aligned`); {} of them do (undefined otherwise: `.aligned`, L22955-22957, L23429)",
+                    form.name,
+                    here.count_ones()
+                ),
+            ));
+        }
+        let regs = |me: &Self, group: &[Src]| -> Vec<Vec<u64>> {
+            (lo..hi)
+                .map(|i| group.iter().map(|s| me.rd(&me.threads[i], s)).collect())
+                .collect()
+        };
+        let internal =
+            |me: &Self, e: &dyn std::fmt::Display| me.internal_err(first, pc, format!("`{}`: {e}", form.name));
+        let mut out: Vec<Vec<u64>> = vec![vec![0; dsts.len()]; 32];
+        match op {
+            MatrixOp::Mma(mop) => {
+                let lay = |w| matrix::layout(form, w).map_err(|e| internal(self, &e));
+                let (la, lb, lc, ld) = (lay(Which::A)?, lay(Which::B)?, lay(Which::C)?, lay(Which::D)?);
+                let (a, b, c) = (regs(self, &srcs[0]), regs(self, &srcs[1]), regs(self, &srcs[2]));
+                for g in 0..ld.groups {
+                    let am = la.gather(g, &a).map_err(|e| internal(self, &e))?;
+                    let bm = lb.gather(g, &b).map_err(|e| internal(self, &e))?;
+                    let cm = lc.gather(g, &c).map_err(|e| internal(self, &e))?;
+                    let wide = |v: Vec<u64>| v.into_iter().map(u128::from).collect::<Vec<u128>>();
+                    let d = spec::tensor::mma(mop, &wide(am), &wide(bm), &wide(cm));
+                    let dm: Vec<u64> = d.iter().map(|o| o.model as u64).collect();
+                    ld.scatter(g, &dm, &mut out).map_err(|e| internal(self, &e))?;
+                }
+            }
+            MatrixOp::Movmatrix => {
+                let a = regs(self, &srcs[0]);
+                let a: [u32; 32] = std::array::from_fn(|l| a[l][0] as u32);
+                for (l, d) in matrix::movmatrix(&a).into_iter().enumerate() {
+                    out[l][0] = d as u64;
+                }
+            }
+            MatrixOp::Ldmatrix | MatrixOp::Stmatrix => {
+                let Some((a, space)) = addr else {
+                    return Err(internal(self, &"no address"));
+                };
+                let addrs: [u64; 32] = std::array::from_fn(|l| self.address(lo + l, a));
+                if matches!(op, MatrixOp::Ldmatrix) {
+                    let mut read = |at: u64, len: usize| -> Result<Vec<u8>> {
+                        let mut buf = vec![0u8; len];
+                        self.load(first, pc, *space, at, &mut buf)?;
+                        Ok(buf)
+                    };
+                    let r =
+                        matrix::ldmatrix(form, &addrs, &mut read).map_err(|e| self.matrix_err(first, pc, form, e))?;
+                    for (l, regs) in r.into_iter().enumerate() {
+                        out[l] = regs.into_iter().map(u64::from).collect();
+                    }
+                } else {
+                    let r = regs(self, &srcs[0]);
+                    let r: Vec<Vec<u32>> = r
+                        .into_iter()
+                        .map(|v| v.into_iter().map(|x| x as u32).collect())
+                        .collect();
+                    let mut writes: Vec<(u64, Vec<u8>)> = Vec::new();
+                    let mut write = |at: u64, bytes: &[u8]| -> Result<()> {
+                        writes.push((at, bytes.to_vec()));
+                        Ok(())
+                    };
+                    matrix::stmatrix(form, &addrs, &r, &mut write).map_err(|e| self.matrix_err(first, pc, form, e))?;
+                    for (at, bytes) in writes {
+                        self.store(first, pc, *space, at, &bytes)?;
+                    }
+                }
+            }
+        }
+        for (l, t) in self.threads[lo..hi].iter_mut().enumerate() {
+            for (d, &v) in dsts.iter().zip(&out[l]) {
+                wr(t, d, v);
+            }
+            t.st = St::Run;
+            t.pc += 1;
+            t.clock += 1;
+        }
+        Ok(())
+    }
+
+    /// A matrix load's or store's error: the memory's own (already located), or the rule the
+    /// addresses broke.
+    #[cold]
+    fn matrix_err(&self, lane: usize, pc: u32, form: &spec::catalog::Form, e: spec::matrix::MoveError<Error>) -> Error {
+        match e {
+            spec::matrix::MoveError::Memory { error, .. } => error,
+            spec::matrix::MoveError::Matrix(m) => self.rt_err(lane, pc, format!("`{}`: {m}", form.name)),
+        }
+    }
+
     /// Re-evaluates the warp collective the furthest-behind waiting lanes are at; whether any lane
     /// could go on.
     fn retry_waiting(&mut self, lo: usize, hi: usize) -> Result<bool> {
@@ -1587,6 +1734,13 @@ impl<'m, 'p> Cta<'m, 'p> {
         match &prog.code[pc as usize].op {
             Op::Warp { kind, form, dsts, srcs } => self.warp_op(lo, 0, pc, *kind, form, dsts, srcs)?,
             Op::WarpSync { mask } => self.warp_sync(lo, 0, pc, mask)?,
+            Op::Matrix {
+                op,
+                form,
+                dsts,
+                srcs,
+                addr,
+            } => self.matrix_op(lo, 0, pc, op, form, dsts, srcs, addr.as_ref())?,
             // Only warp collectives wait.
             _ => {
                 let lane = (lo..hi)

@@ -193,6 +193,19 @@ pub enum WarpKind {
 /// three operands, chosen at decode time (see [`crate::fast`]).
 pub type FastFn = fn(u64, u64, u64) -> u64;
 
+/// What a warp-wide matrix instruction ([`Op::Matrix`]) computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixOp {
+    /// `mma` (dense): `D = A × B + C` with the numerics of the module's target.
+    Mma(spec::tensor::MmaOp),
+    /// `ldmatrix`.
+    Ldmatrix,
+    /// `stmatrix`.
+    Stmatrix,
+    /// `movmatrix`.
+    Movmatrix,
+}
+
 /// One decoded operation.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -357,6 +370,22 @@ pub enum Op {
     CpAsyncWait {
         /// The number of the newest groups that may stay pending.
         n: Option<u32>,
+    },
+    /// A warp-wide matrix instruction (§9.7.14.5: `mma`, `ldmatrix`, `stmatrix`, `movmatrix`):
+    /// `.sync.aligned`, every thread of the warp executes it together; the registers of all
+    /// lanes are gathered into matrices (`spec::matrix`), computed, and scattered back.
+    Matrix {
+        /// What it computes.
+        op: MatrixOp,
+        /// The catalog form.
+        form: &'static Form,
+        /// The destination fragment, the same registers in every lane (`mma`'s D, `ldmatrix`'s
+        /// r, `movmatrix`'s d).
+        dsts: Vec<Dst>,
+        /// The source fragments: `mma`'s A, B and C; `stmatrix`'s r; `movmatrix`'s a.
+        srcs: Vec<Vec<Src>>,
+        /// `ldmatrix`/`stmatrix`: the lane's row address and its state space.
+        addr: Option<(Addr, Space)>,
     },
     /// Instructions with no effect on the oracle's sequentially consistent, cache-less memory:
     /// fence, membar, prefetch, discard-free hints.
@@ -562,6 +591,15 @@ impl Inst {
                 if let Some((p, _)) = ignore {
                     src(p, &mut r);
                 }
+            }
+            Op::Matrix {
+                dsts, srcs, addr: a, ..
+            } => {
+                srcs.iter().flatten().for_each(|s| src(s, &mut r));
+                if let Some((a, _)) = a {
+                    addr(a, &mut r);
+                }
+                dsts.iter().for_each(|d| dst(d.slot, &mut w));
             }
             Op::Bra { .. }
             | Op::Ret

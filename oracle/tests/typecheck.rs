@@ -806,8 +806,10 @@ fn cases() -> Vec<Case> {
         bad("cp.async src-size past cp-size", "cp.async.ca.shared.global [%rd1], [%rd2], 8, 9;"),
         ok("cp.async.wait_group", "cp.async.wait_group 2;"),
         unsup("discard", "discard.global.L2 [%rd1], 128;"),
-        unsup("ldmatrix", "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, [%rd1];"),
-        unsup(
+        ok("ldmatrix", "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, [%rd1];"),
+        bad("ldmatrix with a fragment of the wrong length", "ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1}, [%rd1];"),
+        ok("movmatrix", "movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r2;"),
+        ok(
             "mma.sync",
             "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, \
              {%r4, %r5}, {%f4, %f5, %f6, %f7};",

@@ -11,7 +11,7 @@ use super::symbols::Sym;
 use crate::ast::{Expr, Instr, Operand};
 use crate::mem;
 use crate::program::*;
-use spec::catalog::{rules, Form};
+use spec::catalog::{rules, Exec, Form};
 use spec::types::{Kind, Type};
 
 impl FuncCx<'_> {
@@ -609,6 +609,94 @@ impl FuncCx<'_> {
             size,
             src_size,
             ignore,
+        })
+    }
+
+    /// The warp-wide matrix instructions (§9.7.14.5.14-17): operands checked as the catalog
+    /// writes them (`shape`), then each fragment's registers, as many as the catalog's fragment
+    /// length, of `.f64` for f64 fragments and `.b32` otherwise. A form whose layout or numerics
+    /// the spec does not cover yet is decoded as not executed.
+    pub(super) fn matrix(&self, i: &Instr, form: &'static Form, exec: Exec) -> Result<Op> {
+        let loc = i.loc;
+        let at = Site::of(i);
+        self.shape(i, form)?;
+        let not_yet = |why: String| -> Result<Op> {
+            Ok(Op::Unsupported {
+                message: format!(
+                    "`{}` is valid PTX, but the oracle does not execute it yet ({why})",
+                    form.name
+                ),
+            })
+        };
+        let op = match exec {
+            Exec::Mma => {
+                let arch = spec::tensor::Arch::from_target(&self.ck.target.to_string());
+                match arch.and_then(|a| spec::tensor::MmaOp::of_form(form, a)) {
+                    Some(op) => MatrixOp::Mma(op),
+                    None => return not_yet("its numerics".into()),
+                }
+            }
+            Exec::Ldmatrix => MatrixOp::Ldmatrix,
+            Exec::Stmatrix => MatrixOp::Stmatrix,
+            _ => MatrixOp::Movmatrix,
+        };
+        // Every fragment's layout must be known before the instruction runs.
+        let layouts: Vec<&spec::catalog::Operand> = form.outputs.iter().chain(&form.inputs).collect();
+        for o in &layouts {
+            if o.group.is_some() && matches!(op, MatrixOp::Mma(_)) {
+                if let Err(e) = spec::matrix::layout::of_operand(form, o) {
+                    return not_yet(e.to_string());
+                }
+            }
+        }
+        if matches!(op, MatrixOp::Ldmatrix | MatrixOp::Stmatrix) {
+            if let Err(e) = spec::matrix::Access::of(form) {
+                return not_yet(e.to_string());
+            }
+        }
+        let reg_ty = |o: &spec::catalog::Operand| {
+            if o.ty.bits() == 64 {
+                Type::parse("f64").unwrap()
+            } else {
+                Type::parse("b32").unwrap()
+            }
+        };
+        let len = |o: &spec::catalog::Operand| spec::catalog::fragment::length(form, o).unwrap_or(1);
+        let ops = &i.operands[..];
+        let mut dsts = Vec::new();
+        let mut srcs = Vec::new();
+        let mut addr = None;
+        let mut k = 0;
+        for o in &form.outputs {
+            let Some(w) = ops.get(k) else {
+                return terr(loc, format!("`{}` needs a `{}` operand", form.name, o.name));
+            };
+            for e in self.elements(w, len(o), loc)? {
+                dsts.push(self.dst(&e, reg_ty(o), false, loc)?);
+            }
+            k += 1;
+        }
+        for o in &form.inputs {
+            let Some(w) = ops.get(k) else {
+                return terr(loc, format!("`{}` needs a `{}` operand", form.name, o.name));
+            };
+            if matches!(w, Operand::Address(_)) {
+                addr = Some(self.mem_addr(w, form, loc)?);
+            } else {
+                let mut v = Vec::new();
+                for e in self.elements(w, len(o), loc)? {
+                    v.push(self.src(&e, reg_ty(o), false, at)?);
+                }
+                srcs.push(v);
+            }
+            k += 1;
+        }
+        Ok(Op::Matrix {
+            op,
+            form,
+            dsts,
+            srcs,
+            addr,
         })
     }
 

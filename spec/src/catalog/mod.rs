@@ -243,6 +243,15 @@ pub enum Exec {
     /// §9.7.9.25.3.3 `cp.async.wait_group N` and `cp.async.wait_all`: the thread's groups but the
     /// newest N complete.
     CpAsyncWait,
+    /// §9.7.14.5.14 `mma` (dense): fragments of the warp gathered into matrices
+    /// (`crate::matrix`), multiplied (`crate::tensor`), D scattered back.
+    Mma,
+    /// §9.7.14.5.15 `ldmatrix`: 8×8 matrices from shared memory into the warp's fragments.
+    Ldmatrix,
+    /// §9.7.14.5.16 `stmatrix`: the warp's fragments to 8×8 matrices in shared memory.
+    Stmatrix,
+    /// §9.7.14.5.17 `movmatrix`: a transpose of an 8×8 fragment across the warp.
+    Movmatrix,
     // The warp collectives: their operands bind like a value form's, and the interpreter runs
     // them across the warp ([`Exec::is_warp`]).
     /// §9.7.9.5-6 `shfl` (its `.mode` the form's `mode`), with or without `.sync`.
@@ -282,6 +291,10 @@ impl Exec {
         Exec::CpAsync,
         Exec::CpAsyncCommit,
         Exec::CpAsyncWait,
+        Exec::Mma,
+        Exec::Ldmatrix,
+        Exec::Stmatrix,
+        Exec::Movmatrix,
         Exec::Shfl,
         Exec::Vote,
         Exec::Match,
@@ -312,6 +325,10 @@ impl Exec {
             Exec::CpAsync => "cp-async",
             Exec::CpAsyncCommit => "cp-async-commit",
             Exec::CpAsyncWait => "cp-async-wait",
+            Exec::Mma => "mma",
+            Exec::Ldmatrix => "ldmatrix",
+            Exec::Stmatrix => "stmatrix",
+            Exec::Movmatrix => "movmatrix",
             Exec::Shfl => "shfl",
             Exec::Vote => "vote",
             Exec::Match => "match",

@@ -122,6 +122,67 @@ impl MmaOp {
     }
 }
 
+impl Elem {
+    /// The element type a catalog type name denotes (`f16`, `tf32`, `s8`, `b1`, ...).
+    pub fn parse(name: &str) -> Option<Elem> {
+        Some(match name {
+            "s32" => Elem::S32,
+            "s8" => Elem::S8,
+            "u8" => Elem::U8,
+            "s4" => Elem::S4,
+            "u4" => Elem::U4,
+            "b1" => Elem::B1,
+            f => Elem::Float(crate::types::FloatFormat::NAMES.iter().find(|(n, _)| *n == f)?.1),
+        })
+    }
+}
+
+impl MmaOp {
+    /// The operation of a dense `mma` form of the catalog (§9.7.14.5.14: `shape`, `at` `bt`
+    /// `ct` `dt`, `.satfinite`, the `.b1` `op`, an f64 form's rounding `rnd`) on `arch`; `None`
+    /// for the forms these numerics do not cover yet: block-scaled (`block_scale`) ones, and
+    /// a D that is neither f16 nor f32 for float inputs.
+    pub fn of_form(form: &crate::catalog::Form, arch: Arch) -> Option<MmaOp> {
+        if form.has("block_scale") {
+            return None;
+        }
+        let shape = form.var("shape")?;
+        let (m, rest) = shape.strip_prefix('m')?.split_once('n')?;
+        let (n, k) = rest.split_once('k')?;
+        let shape = (m.parse().ok()?, n.parse().ok()?, k.parse().ok()?);
+        let ty = |v: &str| form.var(v).and_then(Elem::parse);
+        let (a, b, c, d) = (ty("at")?, ty("bt")?, ty("ct")?, ty("dt")?);
+        let f64_form = a == Elem::Float(FloatFormat::F64);
+        if let (Elem::Float(_), false) = (a, f64_form) {
+            if !matches!(d, Elem::Float(FloatFormat::F16 | FloatFormat::F32)) {
+                return None;
+            }
+        }
+        let rnd = match form.var("rnd") {
+            Some("rz") => Rnd::Rz,
+            Some("rm") => Rnd::Rm,
+            Some("rp") => Rnd::Rp,
+            _ => Rnd::Rn,
+        };
+        Some(MmaOp {
+            arch,
+            kind: Kind::Mma,
+            shape,
+            a,
+            b,
+            c,
+            d,
+            rnd,
+            satfinite: form.has("satfinite"),
+            bit_op: match form.var("op") {
+                Some("and") => Some(BitOp::And),
+                Some("xor") => Some(BitOp::Xor),
+                _ => None,
+            },
+        })
+    }
+}
+
 /// `D = A × B + C`: `a` is M×K, `b` K×N, `c` M×N, all row-major, one element's bits per entry
 /// (in the low bits: an f16 as 16 bits, a tf32 in its 32-bit layout, an fp8 as 8 bits, a `.b1`
 /// as bit 0); returns D (M×N, row-major), one [`Outcome`] per element: the model value of the

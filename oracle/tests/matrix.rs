@@ -1,0 +1,247 @@
+//! The warp-wide matrix instructions on the interpreter (§9.7.14.5.14-17): `mma`, `ldmatrix`,
+//! `stmatrix`, `movmatrix` executed by a whole warp, each lane's registers loaded from and
+//! stored to global memory. Expected values are computed here independently: matrix products
+//! in plain integer arithmetic, placed in lanes by the manual's fragment formulas as written in
+//! the comments (not by the oracle's code).
+
+use oracle::error::ErrorKind;
+use oracle::launch::{self, LaunchFile};
+
+/// Runs `body` on `threads` threads of one CTA (target `sm`), with `in` holding `input` and
+/// `out` a zeroed buffer of `out_bytes`; `%rd1` is `in`, `%rd2` is `out`, `%rd3` is this lane's
+/// 4-byte offset times `%r20` words (set `%r20` first with `mov`; `lane_base` below).
+fn run(sm: u32, threads: u32, body: &str, input: &[u8], out_bytes: usize) -> Result<Vec<u8>, oracle::error::Error> {
+    let ptx = format!(
+        ".version 8.7\n.target sm_{sm}\n.address_size 64\n.shared .align 16 .b8 tile[1024];\n\
+         .visible .entry k(.param .u64 pin, .param .u64 pout)\n{{\n\
+         .reg .pred %p<4>;\n.reg .b32 %r<64>;\n.reg .b64 %rd<16>;\n\
+         ld.param.u64 %rd1, [pin];\nld.param.u64 %rd2, [pout];\nmov.u32 %r0, %tid.x;\n{body}\nret;\n}}\n"
+    );
+    let hex: String = input.iter().map(|b| format!("{b:02x}")).collect();
+    let l: LaunchFile = serde_json::from_value(serde_json::json!({
+        "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [threads, 1, 1],
+        "buffers": [{"name": "in", "hex": hex}, {"name": "out", "size": out_bytes}],
+        "params": [{"buffer": "in"}, {"buffer": "out"}],
+        "limits": {"steps": 1_000_000, "stack": 1024},
+    }))
+    .unwrap();
+    launch::run(&l, &ptx).map(|(b, _)| b[1].1.clone())
+}
+
+/// `%rd4` = `in + lane·4·words`, `%rd5` = `out + lane·4·words`.
+fn lane_base(words: u32) -> String {
+    format!(
+        "mul.wide.u32 %rd6, %r0, {};\nadd.s64 %rd4, %rd1, %rd6;\nadd.s64 %rd5, %rd2, %rd6;\n",
+        4 * words
+    )
+}
+
+/// Loads registers `%r{first}..` from `in` at word offsets `off..` of the lane's block.
+fn load_regs(first: u32, off: u32, n: u32) -> String {
+    (0..n)
+        .map(|k| format!("ld.global.b32 %r{}, [%rd4+{}];\n", first + k, 4 * (off + k)))
+        .collect()
+}
+
+fn store_regs(first: u32, off: u32, n: u32) -> String {
+    (0..n)
+        .map(|k| format!("st.global.b32 [%rd5+{}], %r{};\n", 4 * (off + k), first + k))
+        .collect()
+}
+
+fn regs(first: u32, n: u32) -> String {
+    (0..n)
+        .map(|k| format!("%r{}", first + k))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// `mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32` (L22303-22489): D = A·B + C over the
+/// integers. Fragments by the manual's formulas (groupID g = lane/4, threadID_in_group t =
+/// lane%4): A (s8, 4 registers of 4 bytes, L22372-22376): byte i (0..16) is row g + 8·((i/4)%2),
+/// column 4t + (i%4) + 16·(i/8); B (2 registers, L22443-22446): byte i (0..8) is row
+/// 4t + (i%4) + 16·(i/4), column g; C/D (4 registers, L22485-22488): element i is row
+/// g + 8·(i/2), column 2t + (i%2).
+#[test]
+fn mma_s8_computes_the_integer_product_in_the_manuals_layout() {
+    let a = |r: usize, c: usize| ((r * 7 + c * 3) % 23) as i64 - 11;
+    let b = |r: usize, c: usize| ((r * 5 + c * 11) % 19) as i64 - 9;
+    let c = |r: usize, c: usize| (r as i64 * 1000) - (c as i64 * 77);
+    let mut input = vec![0u8; 32 * 10 * 4];
+    for lane in 0..32 {
+        let (g, t) = (lane / 4, lane % 4);
+        let base = lane * 40;
+        for i in 0..16 {
+            input[base + i] = a(g + 8 * ((i / 4) % 2), 4 * t + (i % 4) + 16 * (i / 8)) as i8 as u8;
+        }
+        for i in 0..8 {
+            input[base + 16 + i] = b(4 * t + (i % 4) + 16 * (i / 4), g) as i8 as u8;
+        }
+        for i in 0..4 {
+            let v = c(g + 8 * (i / 2), 2 * t + (i % 2)) as i32;
+            input[base + 24 + 4 * i..base + 28 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    let body = format!(
+        "{}{}mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {{{}}}, {{{}}}, {{{}}}, {{{}}};\n{}",
+        lane_base(10),
+        load_regs(1, 0, 10),
+        regs(11, 4),
+        regs(1, 4),
+        regs(5, 2),
+        regs(7, 4),
+        store_regs(11, 0, 4)
+    );
+    let out = run(80, 32, &body, &input, 32 * 40).unwrap_or_else(|e| panic!("{e}"));
+    let d = words(&out);
+    for lane in 0..32 {
+        let (g, t) = (lane / 4, lane % 4);
+        for i in 0..4 {
+            let (r, col) = (g + 8 * (i / 2), 2 * t + (i % 2));
+            let want = c(r, col) + (0..32).map(|k| a(r, k) * b(k, col)).sum::<i64>();
+            assert_eq!(d[lane * 10 + i] as i32 as i64, want, "lane {lane} d{i}");
+        }
+    }
+}
+
+/// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32` with small integers, whose products and
+/// sums are exact in every rounding: D must be the exact integer result (L22045-22052 for A:
+/// element i of 8 halves is row g + 8·((i/2)%2), column 2t + (i%2) + 8·(i/4); B, L22109-22115:
+/// row 2t + (i%2) + 8·(i/2), column g; C/D as for m16n8k32).
+#[test]
+fn mma_f16_with_exact_operands_gives_the_exact_product() {
+    let a = |r: usize, c: usize| ((r + 2 * c) % 5) as i64 - 2;
+    let b = |r: usize, c: usize| ((3 * r + c) % 7) as i64 - 3;
+    let f16 = |v: i64| -> u16 {
+        // Small integers: sign, exponent, mantissa by hand.
+        if v == 0 {
+            return 0;
+        }
+        let (s, m) = (if v < 0 { 0x8000 } else { 0 }, v.unsigned_abs() as u16);
+        let e = 15 - m.leading_zeros() as u16; // floor(log2 m)
+        s | ((e + 15) << 10) | ((m << (10 - e)) & 0x3ff)
+    };
+    let mut input = vec![0u8; 32 * 10 * 4];
+    for lane in 0..32 {
+        let (g, t) = (lane / 4, lane % 4);
+        let base = lane * 40;
+        for i in 0..8 {
+            let v = f16(a(g + 8 * ((i / 2) % 2), 2 * t + (i % 2) + 8 * (i / 4)));
+            input[base + 2 * i..base + 2 * i + 2].copy_from_slice(&v.to_le_bytes());
+        }
+        for i in 0..4 {
+            let v = f16(b(2 * t + (i % 2) + 8 * (i / 2), g));
+            input[base + 16 + 2 * i..base + 18 + 2 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        for i in 0..4 {
+            let v = (100.0f32 * (g + 8 * (i / 2)) as f32).to_bits();
+            input[base + 24 + 4 * i..base + 28 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    let body = format!(
+        "{}{}mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{{}}}, {{{}}}, {{{}}}, {{{}}};\n{}",
+        lane_base(10),
+        load_regs(1, 0, 10),
+        regs(11, 4),
+        regs(1, 4),
+        regs(5, 2),
+        regs(7, 4),
+        store_regs(11, 0, 4)
+    );
+    let out = run(80, 32, &body, &input, 32 * 40).unwrap_or_else(|e| panic!("{e}"));
+    let d = words(&out);
+    for lane in 0..32 {
+        let (g, t) = (lane / 4, lane % 4);
+        for i in 0..4 {
+            let (r, col) = (g + 8 * (i / 2), 2 * t + (i % 2));
+            let want = 100 * r as i64 + (0..16).map(|k| a(r, k) * b(k, col)).sum::<i64>();
+            assert_eq!(f32::from_bits(d[lane * 10 + i]), want as f32, "lane {lane} d{i}");
+        }
+    }
+}
+
+/// `ldmatrix.x4` of a 16×16 `.b16` tile in shared memory, matrix j the 8×8 block at rows
+/// 8·(j%2), columns 8·(j/2); lane 8j + r gives the address of row r of matrix j (L23437-23467),
+/// and lane l receives, in register j, row l/4, columns 2(l%4) and 2(l%4)+1 of matrix j, the
+/// lower column in the low half (L23473-23479). `movmatrix` then transposes matrix 0 (L23745):
+/// the lane holds the same positions of the transpose. On sm_90 `stmatrix` writes the registers
+/// back, as the inverse of `ldmatrix` (L23574-23659).
+#[test]
+fn ldmatrix_movmatrix_and_stmatrix_move_the_manuals_elements() {
+    let elem = |r: usize, c: usize| (r * 16 + c) as u16 + 0x100;
+    let mut input = vec![0u8; 512];
+    for r in 0..16 {
+        for c in 0..16 {
+            input[2 * (16 * r + c)..2 * (16 * r + c) + 2].copy_from_slice(&elem(r, c).to_le_bytes());
+        }
+    }
+    // Thread l copies bytes 16l..16l+16 of the tile into shared memory, then computes its row
+    // address: matrix j = l/8, row r = l%8 → tile row 8(j%2) + r, column 8(j/2).
+    let body = format!(
+        "{}mov.u32 %r40, tile;\n\
+         mul.wide.u32 %rd7, %r0, 16;\nadd.s64 %rd8, %rd1, %rd7;\n\
+         ld.global.v4.b32 {{%r41, %r42, %r43, %r44}}, [%rd8];\n\
+         shl.b32 %r45, %r0, 4;\nadd.u32 %r46, %r40, %r45;\n\
+         st.shared.v4.b32 [%r46], {{%r41, %r42, %r43, %r44}};\n\
+         bar.sync 0;\n\
+         shr.u32 %r47, %r0, 3;\nand.b32 %r48, %r0, 7;\n\
+         and.b32 %r49, %r47, 1;\nshl.b32 %r49, %r49, 3;\nadd.u32 %r49, %r49, %r48;\n\
+         shr.u32 %r50, %r47, 1;\nshl.b32 %r50, %r50, 3;\n\
+         shl.b32 %r51, %r49, 4;\nadd.u32 %r51, %r51, %r50;\nshl.b32 %r51, %r51, 1;\nadd.u32 %r52, %r40, %r51;\n\
+         ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{%r11, %r12, %r13, %r14}}, [%r52];\n\
+         movmatrix.sync.aligned.m8n8.trans.b16 %r15, %r11;\n{}",
+        lane_base(5),
+        store_regs(11, 0, 5)
+    );
+    let out = run(80, 32, &body, &input, 32 * 20).unwrap_or_else(|e| panic!("{e}"));
+    let d = words(&out);
+    for l in 0..32 {
+        let (row, col) = (l / 4, 2 * (l % 4));
+        for j in 0..4 {
+            let (r0, c0) = (8 * (j % 2), 8 * (j / 2));
+            let want = elem(r0 + row, c0 + col) as u32 | (elem(r0 + row, c0 + col + 1) as u32) << 16;
+            assert_eq!(d[l * 5 + j], want, "lane {l} r{j}");
+        }
+        // The transpose of matrix 0: position (row, col) of Mᵀ is M[col][row].
+        let want = elem(col, row) as u32 | (elem(col + 1, row) as u32) << 16;
+        assert_eq!(d[l * 5 + 4], want, "lane {l} movmatrix");
+    }
+    // stmatrix (sm_90) of the ldmatrix registers to the upper half of `tile`, then copied out:
+    // the same 16×16 tile.
+    let body = body.replace(
+        "movmatrix.sync.aligned.m8n8.trans.b16 %r15, %r11;\n",
+        "add.u32 %r53, %r52, 512;\n\
+         stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r53], {%r11, %r12, %r13, %r14};\n\
+         bar.sync 0;\n\
+         add.u32 %r54, %r46, 512;\nld.shared.v4.b32 {%r41, %r42, %r43, %r44}, [%r54];\n\
+         mul.wide.u32 %rd9, %r0, 16;\nadd.s64 %rd10, %rd2, %rd9;\n\
+         st.global.v4.b32 [%rd10+640], {%r41, %r42, %r43, %r44};\n",
+    );
+    let out = run(90, 32, &body, &input, 32 * 20 + 512).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(&out[640..1152], &input[..512]);
+}
+
+#[test]
+fn a_warp_that_is_not_whole_at_an_mma_is_an_error() {
+    let mma = format!(
+        "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {{{}}}, {{{}}}, {{{}}}, {{{}}};\n",
+        regs(11, 4),
+        regs(1, 4),
+        regs(5, 2),
+        regs(7, 4)
+    );
+    // Half the warp branches around it; the other half waits for lanes that never come.
+    let body = format!("setp.lt.u32 %p1, %r0, 16;\n@%p1 bra SKIP;\n{mma}SKIP:\n");
+    let e = run(80, 32, &body, &[0; 4], 4).unwrap_err();
+    assert!(
+        e.kind == ErrorKind::Runtime && e.to_string().contains("needs all 32 threads"),
+        "{e}"
+    );
+    // A CTA of 16 threads has a warp of 16.
+    let e = run(80, 16, &mma, &[0; 4], 4).unwrap_err();
+    assert!(e.to_string().contains("needs all 32 threads"), "{e}");
+}
