@@ -1661,6 +1661,59 @@ impl<'m, 'p> Cta<'m, 'p> {
                     ld.scatter(g, &dm, &mut out).map_err(|e| internal(self, &e))?;
                 }
             }
+            MatrixOp::WmmaLoad | MatrixOp::WmmaStore => {
+                let Some((a, space)) = addr else {
+                    return Err(internal(self, &"no address"));
+                };
+                let load = matches!(op, MatrixOp::WmmaLoad);
+                // "p and stride ... must be the same for all threads in the warp" (L20634).
+                let same = |me: &Self, v: &dyn Fn(usize) -> u64, what: &str| -> Result<u64> {
+                    let v0 = v(lo);
+                    match (lo..hi).find(|&i| v(i) != v0) {
+                        Some(i) => Err(me.rt_err(
+                            i,
+                            pc,
+                            format!(
+                                "`{}`: the {what} differs between lanes ({:#x} in lane 0, {:#x} here); it must be the same in every thread of the warp (L20634)",
+                                form.name,
+                                v0,
+                                v(i)
+                            ),
+                        )),
+                        None => Ok(v0),
+                    }
+                };
+                let p = same(self, &|i| self.address(i, a), "address")?;
+                let stride_group = if load { srcs.first() } else { srcs.get(1) };
+                let stride = match stride_group.and_then(|g| g.first()) {
+                    Some(s) => Some(same(self, &|i| self.rd(&self.threads[i], s) as u32 as u64, "stride")? as u32),
+                    None => None,
+                };
+                if load {
+                    let mut read = |at: u64, len: usize| -> Result<Vec<u8>> {
+                        let mut buf = vec![0u8; len];
+                        self.load(first, pc, *space, at, &mut buf)?;
+                        Ok(buf)
+                    };
+                    let r = matrix::wmma_load(form, p, stride, &mut read)
+                        .map_err(|e| self.matrix_err(first, pc, form, e))?;
+                    for (l, regs) in r.into_iter().enumerate() {
+                        out[l] = regs;
+                    }
+                } else {
+                    let r = regs(self, &srcs[0]);
+                    let mut writes: Vec<(u64, Vec<u8>)> = Vec::new();
+                    let mut write = |at: u64, bytes: &[u8]| -> Result<()> {
+                        writes.push((at, bytes.to_vec()));
+                        Ok(())
+                    };
+                    matrix::wmma_store(form, p, stride, &r, &mut write)
+                        .map_err(|e| self.matrix_err(first, pc, form, e))?;
+                    for (at, bytes) in writes {
+                        self.store(first, pc, *space, at, &bytes)?;
+                    }
+                }
+            }
             MatrixOp::Movmatrix => {
                 let a = regs(self, &srcs[0]);
                 let a: [u32; 32] = std::array::from_fn(|l| a[l][0] as u32);

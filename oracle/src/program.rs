@@ -196,8 +196,12 @@ pub type FastFn = fn(u64, u64, u64) -> u64;
 /// What a warp-wide matrix instruction ([`Op::Matrix`]) computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MatrixOp {
-    /// `mma` (dense): `D = A × B + C` with the numerics of the module's target.
+    /// `mma` (dense) and `wmma.mma`: `D = A × B + C` with the numerics of the module's target.
     Mma(spec::tensor::MmaOp),
+    /// `wmma.load`: a matrix from memory into the warp's fragment (the oracle's own layout).
+    WmmaLoad,
+    /// `wmma.store`: the warp's D fragment to memory.
+    WmmaStore,
     /// `ldmatrix`.
     Ldmatrix,
     /// `stmatrix`.
@@ -382,9 +386,11 @@ pub enum Op {
         /// The destination fragment, the same registers in every lane (`mma`'s D, `ldmatrix`'s
         /// r, `movmatrix`'s d).
         dsts: Vec<Dst>,
-        /// The source fragments: `mma`'s A, B and C; `stmatrix`'s r; `movmatrix`'s a.
+        /// The source fragments: `mma`'s A, B and C; `stmatrix`'s r; `movmatrix`'s a;
+        /// `wmma.store`'s r; then a `wmma.load`'s or `wmma.store`'s stride, when written.
         srcs: Vec<Vec<Src>>,
-        /// `ldmatrix`/`stmatrix`: the lane's row address and its state space.
+        /// `ldmatrix`/`stmatrix`: the lane's row address and its state space; `wmma.load`/
+        /// `wmma.store`: the matrix's address, the same in every lane.
         addr: Option<(Addr, Space)>,
     },
     /// Instructions with no effect on the oracle's sequentially consistent, cache-less memory:

@@ -245,3 +245,56 @@ fn a_warp_that_is_not_whole_at_an_mma_is_an_error() {
     let e = run(80, 16, &mma, &[0; 4], 4).unwrap_err();
     assert!(e.to_string().contains("needs all 32 threads"), "{e}");
 }
+
+/// `wmma.load` → `wmma.mma` → `wmma.store` (§9.7.14.4): the fragment layout is the oracle's own
+/// (the manual leaves it unspecified, L20114-20116), so the check is the round trip: D in memory
+/// must be A·B + C, with A row-major, B column-major, C and D row-major (s8 into s32, exact).
+#[test]
+fn wmma_load_mma_store_computes_the_product_in_memory() {
+    let a = |r: usize, c: usize| ((r * 3 + c * 5) % 17) as i64 - 8;
+    let b = |r: usize, c: usize| ((r * 7 + c) % 13) as i64 - 6;
+    let c = |r: usize, c: usize| r as i64 * 100 - c as i64;
+    // in: A (16×16 s8, row-major) at 0, B (16×16 s8, column-major: B[k][n] at 16n + k) at 256,
+    // C (16×16 s32, row-major) at 512.
+    let mut input = vec![0u8; 512 + 1024];
+    for r in 0..16 {
+        for k in 0..16 {
+            input[16 * r + k] = a(r, k) as i8 as u8;
+            input[256 + 16 * r + k] = b(k, r) as i8 as u8;
+            input[512 + 4 * (16 * r + k)..516 + 4 * (16 * r + k)].copy_from_slice(&(c(r, k) as i32).to_le_bytes());
+        }
+    }
+    let body = format!(
+        "add.s64 %rd7, %rd1, 256;\nadd.s64 %rd8, %rd1, 512;\n\
+         wmma.load.a.sync.aligned.row.m16n16k16.global.s8 {{{}}}, [%rd1];\n\
+         wmma.load.b.sync.aligned.col.m16n16k16.global.s8 {{{}}}, [%rd7];\n\
+         wmma.load.c.sync.aligned.row.m16n16k16.global.s32 {{{}}}, [%rd8], 16;\n\
+         wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.s8.s32 {{{}}}, {{{}}}, {{{}}}, {{{}}};\n\
+         wmma.store.d.sync.aligned.row.m16n16k16.global.s32 [%rd2], {{{}}};\n",
+        regs(1, 2),
+        regs(3, 2),
+        regs(5, 8),
+        regs(13, 8),
+        regs(1, 2),
+        regs(3, 2),
+        regs(5, 8),
+        regs(13, 8)
+    );
+    let out = run(80, 32, &body, &input, 1024).unwrap_or_else(|e| panic!("{e}"));
+    let d = words(&out);
+    for r in 0..16 {
+        for n in 0..16 {
+            let want = c(r, n) + (0..16).map(|k| a(r, k) * b(k, n)).sum::<i64>();
+            assert_eq!(d[16 * r + n] as i32 as i64, want, "D[{r}][{n}]");
+        }
+    }
+    // The address must be the same in every lane (L20634).
+    let body = "mul.wide.u32 %rd9, %r0, 16;\nadd.s64 %rd9, %rd1, %rd9;\n\
+                wmma.load.a.sync.aligned.row.m16n16k16.global.s8 {%r1, %r2}, [%rd9];\n";
+    let e = run(80, 32, body, &input, 4).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("must be the same in every thread of the warp (L20634)"),
+        "{e}"
+    );
+}

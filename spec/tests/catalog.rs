@@ -279,6 +279,7 @@ const EXEC_SECTIONS: &[(Exec, &[&str])] = &[
     (Exec::CpAsyncCommit, &["9.7.9.25.3.2"]),
     (Exec::CpAsyncWait, &["9.7.9.25.3.3"]),
     (Exec::Mma, &["9.7.14.5.14"]),
+    (Exec::Wmma, &["9.7.14.4.3", "9.7.14.4.4", "9.7.14.4.5"]),
     (Exec::Ldmatrix, &["9.7.14.5.15"]),
     (Exec::Stmatrix, &["9.7.14.5.16"]),
     (Exec::Movmatrix, &["9.7.14.5.17"]),

@@ -636,6 +636,17 @@ impl FuncCx<'_> {
                     None => return not_yet("its numerics".into()),
                 }
             }
+            Exec::Wmma => match form.mods.first().copied() {
+                Some("load") => MatrixOp::WmmaLoad,
+                Some("store") => MatrixOp::WmmaStore,
+                _ => {
+                    let arch = spec::tensor::Arch::from_target(&self.ck.target.to_string());
+                    match arch.and_then(|a| spec::tensor::MmaOp::of_form(form, a)) {
+                        Some(op) => MatrixOp::Mma(op),
+                        None => return not_yet("its numerics".into()),
+                    }
+                }
+            },
             Exec::Ldmatrix => MatrixOp::Ldmatrix,
             Exec::Stmatrix => MatrixOp::Stmatrix,
             _ => MatrixOp::Movmatrix,
@@ -643,7 +654,7 @@ impl FuncCx<'_> {
         // Every fragment's layout must be known before the instruction runs.
         let layouts: Vec<&spec::catalog::Operand> = form.outputs.iter().chain(&form.inputs).collect();
         for o in &layouts {
-            if o.group.is_some() && matches!(op, MatrixOp::Mma(_)) {
+            if o.group.is_some() && matches!(op, MatrixOp::Mma(_) | MatrixOp::WmmaLoad | MatrixOp::WmmaStore) {
                 if let Err(e) = spec::matrix::layout::of_operand(form, o) {
                     return not_yet(e.to_string());
                 }
@@ -651,6 +662,11 @@ impl FuncCx<'_> {
         }
         if matches!(op, MatrixOp::Ldmatrix | MatrixOp::Stmatrix) {
             if let Err(e) = spec::matrix::Access::of(form) {
+                return not_yet(e.to_string());
+            }
+        }
+        if matches!(op, MatrixOp::WmmaLoad | MatrixOp::WmmaStore) {
+            if let Err(e) = spec::matrix::WmmaAccess::of(form) {
                 return not_yet(e.to_string());
             }
         }
@@ -678,6 +694,9 @@ impl FuncCx<'_> {
         }
         for o in &form.inputs {
             let Some(w) = ops.get(k) else {
+                if o.optional {
+                    break;
+                }
                 return terr(loc, format!("`{}` needs a `{}` operand", form.name, o.name));
             };
             if matches!(w, Operand::Address(_)) {

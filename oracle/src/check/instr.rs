@@ -250,7 +250,9 @@ impl FuncCx<'_> {
                 Op::CpAsyncCommit
             }
             Some(Exec::CpAsyncWait) => self.cp_async_wait(i, avail[0])?,
-            Some(e @ (Exec::Mma | Exec::Ldmatrix | Exec::Stmatrix | Exec::Movmatrix)) => self.matrix(i, avail[0], e)?,
+            Some(e @ (Exec::Mma | Exec::Wmma | Exec::Ldmatrix | Exec::Stmatrix | Exec::Movmatrix)) => {
+                self.matrix(i, avail[0], e)?
+            }
             // Value forms (`mov`'s without an address among them), the warp collectives (bound
             // like them, `bind`) and the forms not executed yet (`bind` says so).
             Some(Exec::Mov | Exec::Shfl | Exec::Vote | Exec::Match | Exec::Redux | Exec::Elect | Exec::Activemask)

@@ -246,6 +246,9 @@ pub enum Exec {
     /// §9.7.14.5.14 `mma` (dense): fragments of the warp gathered into matrices
     /// (`crate::matrix`), multiplied (`crate::tensor`), D scattered back.
     Mma,
+    /// §9.7.14.4.3-5 `wmma.load`, `wmma.store`, `wmma.mma`: whole matrices in the oracle's own
+    /// fragment layout (the manual leaves it unspecified, L20114-20116).
+    Wmma,
     /// §9.7.14.5.15 `ldmatrix`: 8×8 matrices from shared memory into the warp's fragments.
     Ldmatrix,
     /// §9.7.14.5.16 `stmatrix`: the warp's fragments to 8×8 matrices in shared memory.
@@ -292,6 +295,7 @@ impl Exec {
         Exec::CpAsyncCommit,
         Exec::CpAsyncWait,
         Exec::Mma,
+        Exec::Wmma,
         Exec::Ldmatrix,
         Exec::Stmatrix,
         Exec::Movmatrix,
@@ -326,6 +330,7 @@ impl Exec {
             Exec::CpAsyncCommit => "cp-async-commit",
             Exec::CpAsyncWait => "cp-async-wait",
             Exec::Mma => "mma",
+            Exec::Wmma => "wmma",
             Exec::Ldmatrix => "ldmatrix",
             Exec::Stmatrix => "stmatrix",
             Exec::Movmatrix => "movmatrix",
