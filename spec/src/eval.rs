@@ -18,7 +18,7 @@
 //! acceptance set is wider than one value is followed by its tag (see [`crate::vector::tag`]: `any`,
 //! `oneof:0x..,0x..`, `nan`, `ulp:2@REF`, `lanes:nan/-`: the tags of [`crate::vector`]).
 
-use crate::catalog::{catalog, Form, Operand, Sem};
+use crate::catalog::{catalog, Exec, Form, Operand, Sem};
 use crate::float::round::{from_f64, Rnd};
 use crate::float::Fmt;
 use crate::types::{FloatFormat, Kind};
@@ -65,6 +65,23 @@ pub fn eval_line(line: &str) -> Result<String, EvalError> {
     let ops: Vec<&str> = words.collect();
     let cat = catalog();
     let found = cat.lookup(instr).map_err(|e| EvalError::input(e.0))?;
+    // A matrix multiply-accumulate takes whole matrices (`A=... B=... C=...`, `tensor::text`).
+    if let Some(&id) = found.forms.first() {
+        let f = &cat.forms[id];
+        let matrix = match f.exec() {
+            Some(Exec::Mma) => true,
+            Some(Exec::Wmma) => f.mods.first() == Some(&"mma"),
+            _ => false,
+        };
+        if matrix {
+            return crate::tensor::text::eval_words(f, &ops)?.ok_or_else(|| {
+                EvalError::unhandled(format!(
+                    "`{}`: the spec's tensor-core numerics do not cover it yet",
+                    f.name
+                ))
+            });
+        }
+    }
     // Destination templates come first: `d.b2` (a video destination selector) or `{_,_}` (an
     // unpacking destination vector); everything else is a source operand.
     let mut dsel = None;
