@@ -145,10 +145,9 @@ mod tests {
     /// Through `ptxconf eval`'s line front end, `wmma.mma` too.
     #[test]
     fn eval_line_takes_matrices() {
-        let out = crate::eval::eval_line(
-            "wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.s8.s32 A=1*256 B=-2*256 C=5*256",
-        )
-        .unwrap();
+        let out =
+            crate::eval::eval_line("wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.s8.s32 A=1*256 B=-2*256 C=5*256")
+                .unwrap();
         // 16 · (1 · -2) + 5 = -27.
         assert_eq!(out.lines().count(), 16);
         assert!(out.starts_with("0xffffffe5 | 0xffffffe5"), "{out}");
