@@ -298,3 +298,70 @@ fn wmma_load_mma_store_computes_the_product_in_memory() {
         "{e}"
     );
 }
+
+/// Every dense `mma` form the oracle executes, on registers of pseudo-random bits under its
+/// least target: it runs to the end (no internal error, no panic) and writes every register of
+/// D, or stops as not executed; never anything else.
+#[test]
+fn every_executed_mma_form_runs_on_arbitrary_registers() {
+    use spec::catalog::{catalog, fragment, Exec};
+    let cat = catalog();
+    let (mut ran, mut declined) = (0, 0);
+    // (The block-scaled forms, whose scale operands this writer does not form, are declined by
+    // the decoder: `spec::tensor::MmaOp::of_form`.)
+    for f in cat
+        .forms
+        .iter()
+        .filter(|f| f.exec() == Some(Exec::Mma) && !f.has("block_scale"))
+    {
+        // Operands: each fragment from its own registers (.f64 for f64 fragments).
+        let mut decl = String::new();
+        let mut init = String::new();
+        let mut ops = Vec::new();
+        let mut store = String::new();
+        let mut next = 0;
+        for (k, o) in f.outputs.iter().chain(&f.inputs).enumerate() {
+            let n = fragment::length(f, o).unwrap_or(1);
+            let (ty, pre) = if o.ty.bits() == 64 { ("b64", "fd") } else { ("b32", "r") };
+            let names: Vec<String> = (0..n).map(|j| format!("%{pre}{}", next + j)).collect();
+            for (j, r) in names.iter().enumerate() {
+                let bits = ((next + j) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (k as u64) << 7;
+                let bits = if ty == "b64" { bits } else { bits & 0xffff_ffff };
+                init.push_str(&format!("mov.{ty} {r}, {bits:#x};\n"));
+                if k < f.outputs.len() {
+                    store.push_str(&format!("st.global.{ty} [%rd1], {r};\n"));
+                }
+            }
+            next += n;
+            ops.push(if o.group.is_some() {
+                format!("{{{}}}", names.join(", "))
+            } else {
+                names[0].clone()
+            });
+        }
+        decl.push_str(&format!(".reg .b32 %r<{next}>;\n.reg .b64 %fd<{next}>;\n"));
+        let target = f.target.to_string();
+        let ptx = format!(
+            ".version 8.7\n.target {target}\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
+             .reg .b64 %rd<2>;\n{decl}ld.param.u64 %rd1, [out];\n{init}{} {};\n{store}ret;\n}}\n",
+            f.name,
+            ops.join(", ")
+        );
+        let l: LaunchFile = serde_json::from_value(serde_json::json!({
+            "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [32, 1, 1],
+            "buffers": [{"name": "out", "size": 8}], "params": [{"buffer": "out"}],
+            // The manual's forms ptxas 12.9 refuses run too.
+            "grammar": "manual",
+        }))
+        .unwrap();
+        let r = std::panic::catch_unwind(|| launch::run(&l, &ptx));
+        match r {
+            Err(_) => panic!("{}: the oracle panicked\n{ptx}", f.name),
+            Ok(Ok(_)) => ran += 1,
+            Ok(Err(e)) if e.message.contains("does not execute it yet") => declined += 1,
+            Ok(Err(e)) => panic!("{}: {e}\n{ptx}", f.name),
+        }
+    }
+    eprintln!("{ran} mma forms ran, {declined} declined");
+    assert!(ran > 200, "{ran} ran, {declined} declined");
+}
