@@ -951,7 +951,12 @@ impl<'a, 'u> Builder<'a, 'u> {
     /// A warp collective over the full warp.
     fn collective(&mut self) -> Result<bool> {
         const MASK: &str = "0xffffffff";
-        match self.u.int_in_range(0..=5u8)? {
+        match self.u.int_in_range(0..=7u8)? {
+            6 => return self.matrix_int(),
+            7 => {
+                // A transpose of 8x8 16-bit elements across the warp: exact.
+                return self.warp_unary_nomask("movmatrix.sync.aligned.m8n8.trans.b16", 32, 32);
+            }
             0 => {
                 static MODES: OnceLock<Vec<&'static str>> = OnceLock::new();
                 let modes = MODES.get_or_init(|| modes_of("shfl.sync"));
@@ -990,6 +995,49 @@ impl<'a, 'u> Builder<'a, 'u> {
                 self.line(&format!("activemask.b32 {d}"));
             }
         }
+        Ok(true)
+    }
+
+    /// A warp-wide integer `mma` (§9.7.14.5.14): exact (s32 accumulation wraps, L22949-22953),
+    /// so the same on every implementation; its fragments are any exact 32-bit registers.
+    fn matrix_int(&mut self) -> Result<bool> {
+        const NAME: &str = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32";
+        if !self.available(NAME) {
+            return Ok(false);
+        }
+        let mut srcs = Vec::new();
+        for _ in 0..10 {
+            let Some(a) = self.pick_src(32, Det::Exact)? else {
+                return Ok(false);
+            };
+            srcs.push(a);
+        }
+        let mut d: Vec<String> = Vec::new();
+        for _ in 0..4 {
+            let r = self.pick_dst(32, Det::Exact, false, &d)?;
+            d.push(r);
+        }
+        self.line(&format!(
+            "{NAME} {{{}}}, {{{}}}, {{{}}}, {{{}}}",
+            d.join(", "),
+            srcs[..4].join(", "),
+            srcs[4..6].join(", "),
+            srcs[6..].join(", ")
+        ));
+        Ok(true)
+    }
+
+    /// `NAME d, a` of an exact source of `src` bits into a destination of `dst` bits, executed by
+    /// the whole warp (`movmatrix`).
+    fn warp_unary_nomask(&mut self, name: &str, src: u32, dst: u32) -> Result<bool> {
+        if !self.available(name) {
+            return Ok(false);
+        }
+        let Some(a) = self.pick_src(src, Det::Exact)? else {
+            return Ok(false);
+        };
+        let d = self.pick_dst(dst, Det::Exact, false, &[])?;
+        self.line(&format!("{name} {d}, {a}"));
         Ok(true)
     }
 
