@@ -225,11 +225,15 @@ fn coverage_counts_executed_and_generated_forms() {
         "{sync}"
     );
     assert!((20..200).contains(&n(sync, "generated")), "{sync}");
-    // Control flow runs in full; tensor cores not at all.
+    // Control flow runs in full; the warp-level matrix instructions except the forms the spec
+    // does not cover yet (sparse, block-scaled, sm_100a ldmatrix shapes), and the generator
+    // writes its exact ones (integer mma, movmatrix).
     let ctl = fam("9.7.12");
     assert_eq!(n(ctl, "executed"), n(ctl, "forms"));
     assert!(n(ctl, "generated") >= 4, "{ctl}");
-    assert_eq!(n(fam("9.7.14"), "executed"), 0);
+    let mma = fam("9.7.14");
+    assert!(n(mma, "executed") > 200 && n(mma, "executed") < n(mma, "forms"), "{mma}");
+    assert!(n(mma, "generated") >= 1, "{mma}");
     let forms = v["forms"].as_array().unwrap();
     let form = |name: &str| {
         forms
