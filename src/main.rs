@@ -62,9 +62,12 @@ enum Cmd {
     },
     /// Benchmarks: `ptxconf bench oracle` runs an ALU-heavy kernel on the interpreter and the same
     /// computation natively, checks that both give the same bytes, and prints the oracle's
-    /// thread-instructions per second and the ratio of the two times.
+    /// thread-instructions per second and the ratio of the two times. `ptxconf bench mma` runs a
+    /// GEMM with `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32` on the interpreter and as a
+    /// native f32 GEMM, checks that both give the same bits, and prints the oracle's
+    /// multiply-adds per second and the ratio of the two times.
     Bench {
-        /// What to benchmark (`oracle`).
+        /// What to benchmark (`oracle` or `mma`).
         target: String,
         /// Threads in the launch (a multiple of 32; blocks of up to 1024).
         #[arg(long, default_value_t = 1024)]
@@ -72,6 +75,9 @@ enum Cmd {
         /// Loop iterations per thread.
         #[arg(long, default_value_t = 10_000)]
         iters: u32,
+        /// `mma`: M = N = K of the GEMM (a multiple of 32, at most 4096).
+        #[arg(long, default_value_t = 256)]
+        size: u32,
     },
     /// Golden vectors (corpus/vectors/): `generate` writes them from the spec, `verify`
     /// regenerates and compares byte for byte, `cat FORM` prints one form's file.
@@ -247,7 +253,12 @@ fn main() -> ExitCode {
             }
         },
         Cmd::Run { launch, stats } => run_launch(&launch, stats),
-        Cmd::Bench { target, threads, iters } => match target.as_str() {
+        Cmd::Bench {
+            target,
+            threads,
+            iters,
+            size,
+        } => match target.as_str() {
             "oracle" => match bench::oracle(threads, iters) {
                 Ok(report) => {
                     print!("{report}");
@@ -258,8 +269,18 @@ fn main() -> ExitCode {
                     ExitCode::from(1)
                 }
             },
+            "mma" => match bench::mma(size) {
+                Ok(report) => {
+                    print!("{report}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: bench mma: {e}");
+                    ExitCode::from(1)
+                }
+            },
             other => {
-                eprintln!("error: unknown benchmark `{other}` (expected `oracle`)");
+                eprintln!("error: unknown benchmark `{other}` (expected `oracle` or `mma`)");
                 ExitCode::from(2)
             }
         },

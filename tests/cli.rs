@@ -270,3 +270,21 @@ fn coverage_counts_executed_and_generated_forms() {
     let head = table.lines().next().unwrap();
     assert!(head.contains("executed") && head.contains("generated"), "{table}");
 }
+
+/// `bench mma` on one 32×32 tile: the oracle's GEMM must match the native one bit for bit, and
+/// the report names the rate and the ratio (no timing is asserted).
+#[test]
+fn bench_mma_checks_the_oracles_gemm_and_prints_the_ratio() {
+    let (code, out, err) = ptxconf(&["bench", "mma", "--size", "32"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("32x32x32 GEMM"), "{out}");
+    assert!(out.contains("M multiply-adds/s"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("ratio:  oracle is ") && l.ends_with("x slower than native")),
+        "{out}"
+    );
+    let (code, _, err) = ptxconf(&["bench", "mma", "--size", "40"], None);
+    assert_eq!(code, 1);
+    assert!(err.contains("--size must be a positive multiple of 32"), "{err}");
+}

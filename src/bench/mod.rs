@@ -1,6 +1,13 @@
 //! `ptxconf bench oracle`: the interpreter's speed on an ALU-heavy kernel, as thread-instructions
 //! per second and as a ratio to the same computation compiled natively, measured in the same run.
 //! The native result is also the check: both must produce the same bytes.
+//!
+//! `ptxconf bench mma` ([`mma()`], in `gemm.rs`): the same for a tensor-core GEMM, as
+//! multiply-adds per second against a native f32 GEMM of the same size.
+
+mod gemm;
+
+pub use gemm::mma;
 
 use oracle::exec::{Launch, Limits, Machine};
 use std::fmt;
@@ -81,7 +88,7 @@ fn native_thread(tid: u32, iters: u32) -> [u32; 4] {
     [r5, r6, f1.to_bits(), f2.to_bits()]
 }
 
-/// Why [`oracle()`] could not measure, or found the oracle wrong.
+/// Why [`oracle()`] or [`mma()`] could not measure, or found the oracle wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BenchError {
     /// The thread count is not a positive multiple of 32.
@@ -102,6 +109,23 @@ pub enum BenchError {
         /// The first byte that differs.
         byte: usize,
     },
+    /// The GEMM size is not a positive multiple of 32 up to [`gemm::MAX_SIZE`].
+    Size {
+        /// The size given.
+        size: u32,
+    },
+    /// The oracle's GEMM result differs from the native f32 GEMM's (every element is an integer
+    /// exact in f32 and in the tensor-core model, so they must be equal bit for bit).
+    GemmDiffers {
+        /// The first differing element's row of D.
+        row: u32,
+        /// Its column.
+        col: u32,
+        /// The oracle's f32 bits.
+        oracle: u32,
+        /// The native GEMM's f32 bits.
+        native: u32,
+    },
     /// The oracle executed another number of thread-instructions than the kernel has.
     InstructionCount {
         /// Thread-instructions executed.
@@ -120,6 +144,22 @@ impl fmt::Display for BenchError {
             BenchError::OutputDiffers { byte } => {
                 write!(f, "the oracle's output differs from the native build's at byte {byte}")
             }
+            BenchError::Size { size } => write!(
+                f,
+                "--size must be a positive multiple of 32 up to {} (got {size})",
+                gemm::MAX_SIZE
+            ),
+            BenchError::GemmDiffers {
+                row,
+                col,
+                oracle,
+                native,
+            } => write!(
+                f,
+                "the oracle's D[{row}][{col}] is {} ({oracle:#010x}), the native GEMM's {} ({native:#010x})",
+                f32::from_bits(*oracle),
+                f32::from_bits(*native)
+            ),
             BenchError::InstructionCount { executed, expected } => {
                 write!(f, "executed {executed} thread-instructions, expected {expected}")
             }
@@ -132,7 +172,11 @@ impl std::error::Error for BenchError {
         match self {
             BenchError::Parse(e) => Some(e),
             BenchError::Check(e) | BenchError::Load(e) | BenchError::Run(e) => Some(e),
-            BenchError::Threads { .. } | BenchError::OutputDiffers { .. } | BenchError::InstructionCount { .. } => None,
+            BenchError::Threads { .. }
+            | BenchError::Size { .. }
+            | BenchError::GemmDiffers { .. }
+            | BenchError::OutputDiffers { .. }
+            | BenchError::InstructionCount { .. } => None,
         }
     }
 }
