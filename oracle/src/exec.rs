@@ -1656,8 +1656,10 @@ impl<'m, 'p> Cta<'m, 'p> {
                     let bm = lb.gather(g, &b).map_err(|e| internal(self, &e))?;
                     let cm = lc.gather(g, &c).map_err(|e| internal(self, &e))?;
                     let wide = |v: Vec<u64>| v.into_iter().map(u128::from).collect::<Vec<u128>>();
-                    let d = spec::tensor::mma(mop, &wide(am), &wide(bm), &wide(cm));
-                    let dm: Vec<u64> = d.iter().map(|o| o.model as u64).collect();
+                    // Only the model values: the acceptance sets are a judge's business.
+                    let d = spec::tensor::model::mma_model(mop, &wide(am), &wide(bm), &wide(cm))
+                        .ok_or_else(|| internal(self, &"the matrices do not have the op's sizes"))?;
+                    let dm: Vec<u64> = d.into_iter().map(|v| v as u64).collect();
                     ld.scatter(g, &dm, &mut out).map_err(|e| internal(self, &e))?;
                 }
             }

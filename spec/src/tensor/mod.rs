@@ -35,6 +35,7 @@ pub mod accept;
 pub mod arch;
 pub mod block;
 pub mod exact;
+pub mod model;
 pub mod text;
 
 pub use arch::{config, Arch, Kind};
