@@ -310,6 +310,15 @@ struct Cta<'m, 'p> {
 /// store make progress; the order stays deterministic).
 const SLICE: u32 = 4096;
 
+/// The low `bits` (at most 32) bits set.
+fn mask32(bits: usize) -> u32 {
+    if bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    }
+}
+
 fn mask_bits(bits: u8) -> u64 {
     if bits >= 64 {
         u64::MAX
@@ -920,6 +929,18 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
             Op::WarpSync { mask: mop } => {
                 self.warp_sync(lo, exec, pc, mop)?;
+            }
+            Op::Wgmma(g) => {
+                self.wgmma_op(lo, exec, pc, g)?;
+            }
+            // The multiply is done when the warpgroup issues `wgmma.mma_async` (see
+            // `wgmma_op`): the fence, commit and wait have nothing left to order or complete.
+            Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => {
+                for i in lanes(exec) {
+                    let t = &mut self.threads[i];
+                    t.pc += 1;
+                    t.clock += 1;
+                }
             }
         }
         Ok(())
@@ -1776,6 +1797,179 @@ impl<'m, 'p> Cta<'m, 'p> {
         }
     }
 
+    /// `wgmma.mma_async` (§9.7.15.5.2). `.sync.aligned` over the warpgroup: the four warps
+    /// `4⌊w/4⌋ .. 4⌊w/4⌋+4` (128 threads) execute it together. Lanes wait (like a warp
+    /// collective's) until every thread of the warpgroup is here; a warpgroup that cannot be
+    /// whole (exited threads, a CTA that ends inside it) is a runtime error (`.aligned`,
+    /// L25830-25836).
+    ///
+    /// The asynchronous operation is performed at once, when the warpgroup issues it: A and B
+    /// are read from shared memory and the accumulator from the registers now, and D is written
+    /// now. `wgmma.commit_group`/`wait_group` then have nothing left to complete. This is one
+    /// of the executions the manual allows for a program that follows its rules (the registers
+    /// are not accessed before the wait, L26479-26481; shared memory written before is fenced
+    /// with `fence.proxy.async`, L24880-24884, L26398).
+    fn wgmma_op(&mut self, lo: usize, exec: u32, pc: u32, g: &Wgmma) -> Result<()> {
+        use spec::matrix::wgmma::{a_fragment, accumulator, Descriptor, Major, THREADS};
+        let form = g.form;
+        let hi = (lo + 32).min(self.threads.len());
+        let n = hi - lo;
+        let mut here = exec;
+        let mut live = 0u32;
+        for l in 0..n {
+            let t = &self.threads[lo + l];
+            if t.st == St::WarpWait && t.pc == pc {
+                here |= 1 << l;
+            }
+            if t.st != St::Exited {
+                live |= 1 << l;
+            }
+        }
+        if here == 0 {
+            return Ok(());
+        }
+        let g0 = lo - lo % THREADS;
+        let g1 = g0 + THREADS;
+        let others_here = (g0..g1.min(self.threads.len()))
+            .filter(|&i| !(lo..hi).contains(&i))
+            .all(|i| {
+                let t = &self.threads[i];
+                t.st == St::Exited || (t.st == St::WarpWait && t.pc == pc)
+            });
+        if live & !here != 0 || !others_here {
+            for l in 0..n {
+                if here >> l & 1 != 0 {
+                    self.threads[lo + l].st = St::WarpWait;
+                }
+            }
+            return Ok(());
+        }
+        let first = lo + here.trailing_zeros() as usize;
+        let present = here.count_ones() as usize
+            + (g0..g1.min(self.threads.len()))
+                .filter(|&i| !(lo..hi).contains(&i) && self.threads[i].st == St::WarpWait)
+                .count();
+        if present != THREADS {
+            return Err(self.rt_err(
+                first,
+                pc,
+                format!(
+                    "`{}` needs all 128 threads of the warpgroup (warps {}..{}) to execute it together (`.sync.aligned`); {present} do (undefined otherwise: `.aligned`, L25830-25836)",
+                    form.name,
+                    g0 / 32,
+                    g1 / 32
+                ),
+            ));
+        }
+        let (m, nn, k) = g.op.shape;
+        let internal =
+            |me: &Self, e: &dyn std::fmt::Display| me.internal_err(first, pc, format!("`{}`: {e}", form.name));
+        let elem_bits = |t: spec::tensor::Elem| -> usize {
+            use spec::tensor::Elem;
+            use spec::types::FloatFormat as F;
+            match t {
+                Elem::Float(F::F16 | F::Bf16) => 16,
+                Elem::Float(F::Tf32 | F::F32) | Elem::S32 => 32,
+                _ => 8,
+            }
+        };
+        let (abits, bbits, dbits) = (elem_bits(g.op.a), elem_bits(g.op.b), elem_bits(g.op.d));
+        // The accumulator, read as C.
+        let dper = 32 / dbits;
+        let mut c = vec![0u128; m * nn];
+        let scale_d = self.rd(&self.threads[g0], &g.scale_d) & 1 != 0;
+        for t in 0..THREADS {
+            if t > 0 && self.rd(&self.threads[g0 + t], &g.scale_d) & 1 != u64::from(scale_d) {
+                return Err(self.rt_err(
+                    g0 + t,
+                    pc,
+                    format!("`{}`: scale-d differs between the threads of the warpgroup", form.name),
+                ));
+            }
+            for (r, s) in g.c.iter().enumerate() {
+                let v = self.rd(&self.threads[g0 + t], s);
+                for idx in 0..dper {
+                    let (row, col) = accumulator(t, r * dper + idx);
+                    if row < m && col < nn && scale_d {
+                        c[row * nn + col] = u128::from((v >> (idx * dbits)) as u32 & mask32(dbits));
+                    }
+                }
+            }
+        }
+        // Shared-memory operands: the descriptor of thread 0 of the warpgroup (the operands of
+        // an `.aligned` instruction are the same in every thread).
+        let read_desc =
+            |me: &Self, desc: &Src, major: Major, rows: usize, bits: usize, a_side: bool| -> Result<Vec<u128>> {
+                let d = Descriptor::decode(me.rd(&me.threads[g0], desc));
+                let bytes = bits / 8;
+                // A is M×K: (mn, k) = (row, col); B is K×N: (mn, k) = (col, row).
+                let (r, cols) = if a_side { (rows, k) } else { (k, rows) };
+                let mut out = vec![0u128; r * cols];
+                let mut buf = [0u8; 4];
+                for i in 0..r {
+                    for j in 0..cols {
+                        let (mn, kk) = if a_side { (i, j) } else { (j, i) };
+                        let at = d.address(major, mn, kk, bytes);
+                        me.load(first, pc, Space::Shared, at, &mut buf[..bytes])?;
+                        let mut v = [0u8; 16];
+                        v[..bytes].copy_from_slice(&buf[..bytes]);
+                        out[i * cols + j] = u128::from_le_bytes(v);
+                    }
+                }
+                Ok(out)
+            };
+        let major = |trans: bool| if trans { Major::Mn } else { Major::K };
+        let mut a = match &g.a {
+            WgmmaA::Desc(s) => read_desc(self, s, major(g.trans_a), m, abits, true)?,
+            WgmmaA::Regs(regs) => {
+                let per = 32 / abits;
+                let mut a = vec![None; m * k];
+                for t in 0..THREADS {
+                    for (r, s) in regs.iter().enumerate() {
+                        let v = self.rd(&self.threads[g0 + t], s);
+                        for idx in 0..per {
+                            let (row, col) = a_fragment(t, r * per + idx, abits);
+                            if row < m && col < k {
+                                a[row * k + col] = Some(u128::from((v >> (idx * abits)) as u32 & mask32(abits)));
+                            }
+                        }
+                    }
+                }
+                a.into_iter()
+                    .collect::<Option<Vec<u128>>>()
+                    .ok_or_else(|| internal(self, &"the A fragment does not cover A"))?
+            }
+        };
+        let mut b = read_desc(self, &g.b, major(g.trans_b), nn, bbits, false)?;
+        // imm-scale-a/b = -1: the elements negated (their sign bit flipped).
+        for (neg, v, bits) in [(g.neg_a, &mut a, abits), (g.neg_b, &mut b, bbits)] {
+            if neg {
+                v.iter_mut().for_each(|x| *x ^= 1 << (bits - 1));
+            }
+        }
+        let d = spec::tensor::mma(&g.op, &a, &b, &c);
+        // D scattered back to every thread of the warpgroup.
+        for t in 0..THREADS {
+            let mut regs = vec![0u64; g.d.len()];
+            for (r, v) in regs.iter_mut().enumerate() {
+                for idx in 0..dper {
+                    let (row, col) = accumulator(t, r * dper + idx);
+                    if row < m && col < nn {
+                        *v |= u64::from(d[row * nn + col].model as u32 & mask32(dbits)) << (idx * dbits);
+                    }
+                }
+            }
+            let th = &mut self.threads[g0 + t];
+            for (dst, &v) in g.d.iter().zip(&regs) {
+                wr(th, dst, v);
+            }
+            th.st = St::Run;
+            th.pc += 1;
+            th.clock += 1;
+        }
+        Ok(())
+    }
+
     /// Re-evaluates the warp collective the furthest-behind waiting lanes are at; whether any lane
     /// could go on.
     fn retry_waiting(&mut self, lo: usize, hi: usize) -> Result<bool> {
@@ -1794,6 +1988,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                 srcs,
                 addr,
             } => self.matrix_op(lo, 0, pc, op, form, dsts, srcs, addr.as_ref())?,
+            Op::Wgmma(g) => self.wgmma_op(lo, 0, pc, g)?,
             // Only warp collectives wait.
             _ => {
                 let lane = (lo..hi)
