@@ -252,6 +252,24 @@ struct Thread {
     uncommitted: Vec<AsyncCopy>,
     /// Its committed cp.async-groups, oldest first (§9.7.9.25.3.2).
     groups: VecDeque<Vec<AsyncCopy>>,
+    /// Its `wgmma.mma_async` operations not yet committed to a wgmma-group (§9.7.15.7.2).
+    wg_uncommitted: Vec<WgPending>,
+    /// Its wgmma-groups not yet waited for, oldest first (§9.7.15.7.3).
+    wg_groups: VecDeque<Vec<WgPending>>,
+}
+
+/// A `wgmma.mma_async` of a thread whose wgmma-group has not been waited for: the registers
+/// the thread may not access until then (L26478), as indices into its register file.
+#[derive(Clone, Debug)]
+struct WgPending {
+    /// The accumulator registers (d).
+    acc: Vec<usize>,
+    /// The A fragment registers, when A comes from registers.
+    a: Vec<usize>,
+    /// M×N×K: a later `wgmma.mma_async` of the same shape may chain on the accumulator.
+    shape: (usize, usize, usize),
+    /// The instruction.
+    pc: u32,
 }
 
 /// A `cp.async` issued and not completed: where it writes in shared memory, what it reads.
@@ -304,6 +322,9 @@ struct Cta<'m, 'p> {
     pending: Vec<u16>,
     /// The CTA's `cp.async` copies not yet completed.
     pending_n: usize,
+    /// The `wgmma.mma_async` operations of the CTA's threads (one per thread) not waited for:
+    /// while there are any, each instruction's registers are checked against them.
+    wg_pending: usize,
 }
 
 /// Warp steps a warp runs before the next warp gets its turn (spin-waits on another warp's
@@ -366,6 +387,8 @@ impl<'m, 'p> Cta<'m, 'p> {
                         red_dst: None,
                         uncommitted: Vec::new(),
                         groups: VecDeque::new(),
+                        wg_uncommitted: Vec::new(),
+                        wg_groups: VecDeque::new(),
                     });
                     lin += 1;
                 }
@@ -387,6 +410,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             bars: vec![Barrier::default(); 16],
             pending: Vec::new(),
             pending_n: 0,
+            wg_pending: 0,
         }
     }
 
@@ -617,6 +641,9 @@ impl<'m, 'p> Cta<'m, 'p> {
             let t = &mut self.threads[lo + l];
             t.pc += 1;
             t.clock += 1;
+        }
+        if self.wg_pending > 0 && exec != 0 {
+            self.wgmma_hazards(lo, exec, pc)?;
         }
         let lanes = |mut m: u32| {
             std::iter::from_fn(move || {
@@ -934,12 +961,34 @@ impl<'m, 'p> Cta<'m, 'p> {
                 self.wgmma_op(lo, exec, pc, g)?;
             }
             // The multiply is done when the warpgroup issues `wgmma.mma_async` (see
-            // `wgmma_op`): the fence, commit and wait have nothing left to order or complete.
-            Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => {
+            // `wgmma_op`): the fence has nothing to order; commit and wait keep the books of
+            // which registers the thread may not access yet (L26478).
+            Op::WgmmaFence => {
                 for i in lanes(exec) {
                     let t = &mut self.threads[i];
                     t.pc += 1;
                     t.clock += 1;
+                }
+            }
+            Op::WgmmaCommit => {
+                for i in lanes(exec) {
+                    let t = &mut self.threads[i];
+                    let group = std::mem::take(&mut t.wg_uncommitted);
+                    t.wg_groups.push_back(group);
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::WgmmaWait { n } => {
+                for i in lanes(exec) {
+                    let t = &mut self.threads[i];
+                    let mut done = 0;
+                    while t.wg_groups.len() > *n as usize {
+                        done += t.wg_groups.pop_front().map_or(0, |g| g.len());
+                    }
+                    t.pc += 1;
+                    t.clock += 1;
+                    self.wg_pending -= done;
                 }
             }
         }
@@ -1797,17 +1846,20 @@ impl<'m, 'p> Cta<'m, 'p> {
         }
     }
 
-    /// `wgmma.mma_async` (§9.7.15.5.2). `.sync.aligned` over the warpgroup: the four warps
-    /// `4⌊w/4⌋ .. 4⌊w/4⌋+4` (128 threads) execute it together. Lanes wait (like a warp
-    /// collective's) until every thread of the warpgroup is here; a warpgroup that cannot be
-    /// whole (exited threads, a CTA that ends inside it) is a runtime error (`.aligned`,
-    /// L25830-25836).
+    /// `wgmma.mma_async` (§9.7.15.5.2). `.aligned`: all threads of the warpgroup, the four warps
+    /// `4⌊w/4⌋ .. 4⌊w/4⌋+4` (128 threads), execute the same instruction (L25813); `.sync` makes
+    /// each wait for its warp (L25811). The product needs the registers of all 128, so lanes
+    /// wait (like a warp collective's) until every thread of the warpgroup is here; a
+    /// warpgroup that cannot be whole (exited threads, a CTA that ends inside it) is a runtime
+    /// error. The descriptors must be the same in every warp (L25777); the manual does not say
+    /// which lane's a warp uses, so the oracle requires the same value in every thread (a
+    /// runtime error otherwise), and the same `scale-d`.
     ///
     /// The asynchronous operation is performed at once, when the warpgroup issues it: A and B
     /// are read from shared memory and the accumulator from the registers now, and D is written
     /// now. `wgmma.commit_group`/`wait_group` then have nothing left to complete. This is one
     /// of the executions the manual allows for a program that follows its rules (the registers
-    /// are not accessed before the wait, L26479-26481; shared memory written before is fenced
+    /// are not accessed before the wait, L26478; shared memory written before is fenced
     /// with `fence.proxy.async`, L24880-24884, L26398).
     fn wgmma_op(&mut self, lo: usize, exec: u32, pc: u32, g: &Wgmma) -> Result<()> {
         use spec::matrix::wgmma::{a_fragment, accumulator, Descriptor, Major, THREADS};
@@ -1854,7 +1906,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                 first,
                 pc,
                 format!(
-                    "`{}` needs all 128 threads of the warpgroup (warps {}..{}) to execute it together (`.sync.aligned`); {present} do (undefined otherwise: `.aligned`, L25830-25836)",
+                    "`{}` needs all 128 threads of the warpgroup (warps {}..{}) to execute it together (`.sync.aligned`); {present} do (undefined otherwise: `.aligned`, L25813)",
                     form.name,
                     g0 / 32,
                     g1 / 32
@@ -1898,26 +1950,43 @@ impl<'m, 'p> Cta<'m, 'p> {
         }
         // Shared-memory operands: the descriptor of thread 0 of the warpgroup (the operands of
         // an `.aligned` instruction are the same in every thread).
-        let read_desc =
-            |me: &Self, desc: &Src, major: Major, rows: usize, bits: usize, a_side: bool| -> Result<Vec<u128>> {
-                let d = Descriptor::decode(me.rd(&me.threads[g0], desc));
-                let bytes = bits / 8;
-                // A is M×K: (mn, k) = (row, col); B is K×N: (mn, k) = (col, row).
-                let (r, cols) = if a_side { (rows, k) } else { (k, rows) };
-                let mut out = vec![0u128; r * cols];
-                let mut buf = [0u8; 4];
-                for i in 0..r {
-                    for j in 0..cols {
-                        let (mn, kk) = if a_side { (i, j) } else { (j, i) };
-                        let at = d.address(major, mn, kk, bytes);
-                        me.load(first, pc, Space::Shared, at, &mut buf[..bytes])?;
-                        let mut v = [0u8; 16];
-                        v[..bytes].copy_from_slice(&buf[..bytes]);
-                        out[i * cols + j] = u128::from_le_bytes(v);
-                    }
+        let read_desc = |me: &Self,
+                         desc: &Src,
+                         major: Major,
+                         rows: usize,
+                         bits: usize,
+                         a_side: bool|
+         -> Result<Vec<u128>> {
+            let bits0 = me.rd(&me.threads[g0], desc);
+            if let Some(t) = (1..THREADS).find(|&t| me.rd(&me.threads[g0 + t], desc) != bits0) {
+                return Err(me.rt_err(
+                        g0 + t,
+                        pc,
+                        format!(
+                            "`{}`: the matrix descriptor {:#x} differs from thread {g0}'s {bits0:#x}; it must be the same in every warp of the warpgroup (L25777; the oracle asks it of every thread)",
+                            form.name,
+                            me.rd(&me.threads[g0 + t], desc),
+                        ),
+                    ));
+            }
+            let d = Descriptor::decode(bits0);
+            let bytes = bits / 8;
+            // A is M×K: (mn, k) = (row, col); B is K×N: (mn, k) = (col, row).
+            let (r, cols) = if a_side { (rows, k) } else { (k, rows) };
+            let mut out = vec![0u128; r * cols];
+            let mut buf = [0u8; 4];
+            for i in 0..r {
+                for j in 0..cols {
+                    let (mn, kk) = if a_side { (i, j) } else { (j, i) };
+                    let at = d.address(major, mn, kk, bytes);
+                    me.load(first, pc, Space::Shared, at, &mut buf[..bytes])?;
+                    let mut v = [0u8; 16];
+                    v[..bytes].copy_from_slice(&buf[..bytes]);
+                    out[i * cols + j] = u128::from_le_bytes(v);
                 }
-                Ok(out)
-            };
+            }
+            Ok(out)
+        };
         let major = |trans: bool| if trans { Major::Mn } else { Major::K };
         let mut a = match &g.a {
             WgmmaA::Desc(s) => read_desc(self, s, major(g.trans_a), m, abits, true)?,
@@ -1963,9 +2032,87 @@ impl<'m, 'p> Cta<'m, 'p> {
             for (dst, &v) in g.d.iter().zip(&regs) {
                 wr(th, dst, v);
             }
+            let abs = |th: &Thread, s: &Src| match s {
+                Src::Reg(k) => Some(th.base + *k as usize),
+                _ => None,
+            };
+            let pend = WgPending {
+                acc: g.c.iter().filter_map(|s| abs(th, s)).collect(),
+                a: match &g.a {
+                    WgmmaA::Regs(v) => v.iter().filter_map(|s| abs(th, s)).collect(),
+                    WgmmaA::Desc(_) => Vec::new(),
+                },
+                shape: g.op.shape,
+                pc,
+            };
+            th.wg_uncommitted.push(pend);
+            self.wg_pending += 1;
+            let th = &mut self.threads[g0 + t];
             th.st = St::Run;
             th.pc += 1;
             th.clock += 1;
+        }
+        Ok(())
+    }
+
+    /// The registers of a `wgmma.mma_async` whose wgmma-group has not been waited for may not be
+    /// accessed (L26478): any instruction of lanes `exec` that reads or writes one of them is a
+    /// runtime error, except a later `wgmma.mma_async` of the same shape that uses the same
+    /// registers as its accumulator (the chain the manual orders by default, L26388-26396)
+    /// or reads the same A fragment (a read after a read; the oracle allows it).
+    fn wgmma_hazards(&self, lo: usize, exec: u32, pc: u32) -> Result<()> {
+        let inst = &self.m.prog.code[pc as usize];
+        let (reads, writes) = inst.slots();
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let t = &self.threads[lo + l];
+            let pending = t.wg_uncommitted.iter().chain(t.wg_groups.iter().flatten());
+            for p in pending {
+                let abs = |k: &u32| t.base + *k as usize;
+                let hit = match &inst.op {
+                    Op::Wgmma(g) => {
+                        let slot = |s: &Src| match s {
+                            Src::Reg(k) => Some(abs(k)),
+                            _ => None,
+                        };
+                        let acc: Vec<usize> = g.c.iter().filter_map(slot).collect();
+                        let a: Vec<usize> = match &g.a {
+                            WgmmaA::Regs(v) => v.iter().filter_map(slot).collect(),
+                            WgmmaA::Desc(s) => slot(s).into_iter().collect(),
+                        };
+                        let other: Vec<usize> = [&g.b, &g.scale_d].into_iter().filter_map(slot).collect();
+                        let chain = p.shape == g.op.shape;
+                        acc.iter()
+                            .find(|r| p.a.contains(r) || (!chain && p.acc.contains(r)))
+                            .or_else(|| a.iter().chain(&other).find(|r| p.acc.contains(r)))
+                            .or_else(|| other.iter().find(|r| p.a.contains(r)))
+                            .copied()
+                    }
+                    _ => reads
+                        .iter()
+                        .chain(&writes)
+                        .map(abs)
+                        .find(|r| p.acc.contains(r) || p.a.contains(r)),
+                };
+                if let Some(r) = hit {
+                    let what = if p.acc.contains(&r) {
+                        "an accumulator register"
+                    } else {
+                        "an A fragment register"
+                    };
+                    let at = &self.m.prog.code[p.pc as usize];
+                    return Err(self.rt_err(
+                        lo + l,
+                        pc,
+                        format!(
+                            "this instruction accesses {what} of the `wgmma.mma_async` at line {} whose wgmma-group has not been waited for: wait for it with `wgmma.wait_group` first (undefined otherwise, L26478)",
+                            at.loc.line
+                        ),
+                    ));
+                }
+            }
         }
         Ok(())
     }
