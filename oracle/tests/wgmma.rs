@@ -286,3 +286,72 @@ fn a_warpgroup_that_is_not_whole_is_an_error() {
     assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
     assert!(e.to_string().contains("128 threads of the warpgroup"), "{e}");
 }
+
+/// The value of f16 bits (normal numbers and zeros, enough for small integers).
+fn f16_value(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = (((h >> 10) & 0x1f) as i32, (h & 0x3ff) as f32);
+    if e == 0 {
+        return sign * m * 2f32.powi(-24);
+    }
+    sign * (1.0 + m / 1024.0) * 2f32.powi(e - 15)
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16` from descriptors: A M-major
+/// (`imm-trans-a` 1), B K-major, both with the 64-byte swizzle, `imm-scale-b` -1: D = C - A·B
+/// in `.f16x2` accumulators (element i in register i/2, low half first).
+/// A (64×16): `((T,4,m),(8,k)):((1,T,LBO),(4T,SBO))`, T = 8, LBO = 512 elements (the next 32
+/// rows of M), SBO = 256 (the next 8 of K): element (r, c) at
+/// `(r % 8) + (r / 8 % 4)·8 + (r / 32)·512 + (c % 8)·32 + (c / 8)·256`.
+/// B (16×8, K-major): `((8,m),(T,2k)):((4T,SBO),(1,T))`: element (k, n) at `(n % 8)·32 + k`.
+/// Both in bytes ×2, then `Swizzle<2,4,3>`.
+#[test]
+fn f16_accumulators_with_m_major_a_and_64b_swizzle() {
+    let a = |r: usize, c: usize| ((r * 3 + c * 5) % 7) as i64 - 3;
+    let b = |k: usize, n: usize| ((k * 5 + n * 3) % 7) as i64 - 3;
+    let c = |r: usize, n: usize| ((r + 2 * n) % 9) as i64 - 4;
+    let (a_off, b_off) = (0usize, 2048usize);
+    let image = 2048 + 512;
+    let mut input = vec![0u8; image + 128 * 8];
+    for r in 0..64 {
+        for k in 0..16 {
+            let el = (r % 8) + (r / 8 % 4) * 8 + (r / 32) * 512 + (k % 8) * 32 + (k / 8) * 256;
+            let at = a_off + swizzle(2, el * 2);
+            input[at..at + 2].copy_from_slice(&f16(a(r, k)).to_le_bytes());
+        }
+    }
+    for k in 0..16 {
+        for n in 0..8 {
+            let at = b_off + swizzle(2, ((n % 8) * 32 + k) * 2);
+            input[at..at + 2].copy_from_slice(&f16(b(k, n)).to_le_bytes());
+        }
+    }
+    for t in 0..128 {
+        for i in 0..4 {
+            let (r, n) = acc(t, i);
+            let at = image + t * 8 + 2 * i;
+            input[at..at + 2].copy_from_slice(&f16(c(r, n)).to_le_bytes());
+        }
+    }
+    // 64-byte swizzle (mode 2). A: LBO 1024 bytes (64), SBO 512 (32). B: SBO 512, LBO unused.
+    let a_high = (2u64 << 62) | (32 << 32) | (64 << 16);
+    let b_high = (2u64 << 62) | (32 << 32) | (1 << 16);
+    let body = format!(
+        "{}{}{}setp.eq.u32 %p2, %r0, %r0;\nwgmma.fence.sync.aligned;\n\
+         wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {{%r100, %r101}}, %rd8, %rd9, %p2, 1, -1, 1, 0;\n\
+         wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n{}",
+        load_regs(100, 2),
+        desc(8, a_off as u32, a_high),
+        desc(9, b_off as u32, b_high),
+        store_regs(100, 2)
+    );
+    let out = run(128, (image / 4) as u32, 2, &body, &input, 128 * 8).unwrap();
+    for t in 0..128 {
+        for i in 0..4 {
+            let (r, n) = acc(t, i);
+            let h = u16::from_le_bytes([out[t * 8 + 2 * i], out[t * 8 + 2 * i + 1]]);
+            let want = c(r, n) - (0..16).map(|k| a(r, k) * b(k, n)).sum::<i64>();
+            assert_eq!(f16_value(h), want as f32, "thread {t} d{i} = D[{r}][{n}]");
+        }
+    }
+}
