@@ -256,6 +256,13 @@ struct Thread {
     wg_uncommitted: Vec<WgPending>,
     /// Its wgmma-groups not yet waited for, oldest first (§9.7.15.7.3).
     wg_groups: VecDeque<Vec<WgPending>>,
+    /// Whether it has executed a `wgmma.fence` (required before the first `wgmma.mma_async`,
+    /// L26392).
+    wg_fenced: bool,
+    /// The registers (a bit per index into its register file) it has accessed since its last
+    /// `wgmma.fence`: a `wgmma.mma_async` may not use one of them as accumulator or A fragment
+    /// (L26394). Kept only in programs with a `wgmma.mma_async`.
+    wg_touched: Vec<u64>,
 }
 
 /// A `wgmma.mma_async` of a thread whose wgmma-group has not been waited for: the registers
@@ -325,6 +332,9 @@ struct Cta<'m, 'p> {
     /// The `wgmma.mma_async` operations of the CTA's threads (one per thread) not waited for:
     /// while there are any, each instruction's registers are checked against them.
     wg_pending: usize,
+    /// The program has a `wgmma.mma_async`: the threads' register accesses since their last
+    /// `wgmma.fence` are kept ([`Thread::wg_touched`]).
+    wg_track: bool,
 }
 
 /// Warp steps a warp runs before the next warp gets its turn (spin-waits on another warp's
@@ -389,6 +399,8 @@ impl<'m, 'p> Cta<'m, 'p> {
                         groups: VecDeque::new(),
                         wg_uncommitted: Vec::new(),
                         wg_groups: VecDeque::new(),
+                        wg_fenced: false,
+                        wg_touched: Vec::new(),
                     });
                     lin += 1;
                 }
@@ -411,6 +423,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             pending: Vec::new(),
             pending_n: 0,
             wg_pending: 0,
+            wg_track: prog.code.iter().any(|i| matches!(i.op, Op::Wgmma(_))),
         }
     }
 
@@ -644,6 +657,9 @@ impl<'m, 'p> Cta<'m, 'p> {
         }
         if self.wg_pending > 0 && exec != 0 {
             self.wgmma_hazards(lo, exec, pc)?;
+        }
+        if self.wg_track && exec != 0 {
+            self.wgmma_fences(lo, exec, pc)?;
         }
         let lanes = |mut m: u32| {
             std::iter::from_fn(move || {
@@ -2111,6 +2127,82 @@ impl<'m, 'p> Cta<'m, 'p> {
                             at.loc.line
                         ),
                     ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `wgmma.fence` orders the thread's register accesses before a `wgmma.mma_async` that
+    /// uses the same registers as accumulator or A fragment; it is required before the first
+    /// `wgmma.mma_async` (L26392) and between such accesses and the `wgmma.mma_async`
+    /// (L26394), undefined otherwise (L26396): runtime errors. A `wgmma.mma_async`'s own use
+    /// of its registers is not such an access (the same-shape accumulator chain is ordered by
+    /// default, L26394; the accesses to a pending operation's registers are
+    /// [`Cta::wgmma_hazards`]'s). Lanes `exec` are about to execute the instruction at `pc`.
+    fn wgmma_fences(&mut self, lo: usize, exec: u32, pc: u32) -> Result<()> {
+        let prog: &'p Program = self.m.prog;
+        let inst = &prog.code[pc as usize];
+        let lanes = {
+            let mut m = exec;
+            std::iter::from_fn(move || {
+                (m != 0).then(|| {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    lo + l
+                })
+            })
+        };
+        match &inst.op {
+            Op::WgmmaFence => {
+                for i in lanes {
+                    let t = &mut self.threads[i];
+                    t.wg_fenced = true;
+                    t.wg_touched.iter_mut().for_each(|w| *w = 0);
+                }
+            }
+            Op::Wgmma(g) => {
+                for i in lanes {
+                    let t = &self.threads[i];
+                    if !t.wg_fenced {
+                        return Err(self.rt_err(
+                            i,
+                            pc,
+                            "no `wgmma.fence` before the thread's first `wgmma.mma_async` (required, L26392; undefined otherwise, L26396)",
+                        ));
+                    }
+                    let a: &[Src] = match &g.a {
+                        WgmmaA::Regs(v) => v,
+                        WgmmaA::Desc(_) => &[],
+                    };
+                    let touched = |k: usize| t.wg_touched.get(k / 64).is_some_and(|w| w >> (k % 64) & 1 != 0);
+                    let hit =
+                        g.c.iter()
+                            .map(|s| (s, "accumulator"))
+                            .chain(a.iter().map(|s| (s, "A fragment")))
+                            .find(|(s, _)| matches!(s, Src::Reg(k) if touched(t.base + *k as usize)));
+                    if let Some((_, what)) = hit {
+                        return Err(self.rt_err(
+                            i,
+                            pc,
+                            format!(
+                                "an {what} register of this `wgmma.mma_async` was accessed since the thread's last `wgmma.fence`: a `wgmma.fence` must order the access before it (L26394; undefined otherwise, L26396)"
+                            ),
+                        ));
+                    }
+                }
+            }
+            _ => {
+                let (reads, writes) = inst.slots();
+                for i in lanes {
+                    let t = &mut self.threads[i];
+                    for k in reads.iter().chain(&writes) {
+                        let k = t.base + *k as usize;
+                        if t.wg_touched.len() <= k / 64 {
+                            t.wg_touched.resize(k / 64 + 1, 0);
+                        }
+                        t.wg_touched[k / 64] |= 1 << (k % 64);
+                    }
                 }
             }
         }

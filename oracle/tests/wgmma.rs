@@ -355,3 +355,28 @@ fn f16_accumulators_with_m_major_a_and_64b_swizzle() {
         }
     }
 }
+
+/// `wgmma.fence` is required before the first `wgmma.mma_async` (L26392) and between a
+/// register access and a `wgmma.mma_async` using the register as accumulator or A fragment
+/// (L26394); undefined otherwise (L26396): runtime errors.
+#[test]
+fn a_missing_wgmma_fence_is_an_error() {
+    let cases = [
+        (S8_MMA.to_string(), "L26392"),
+        (
+            format!("wgmma.fence.sync.aligned;\nmov.b32 %r101, 7;\n{S8_MMA}"),
+            "L26394",
+        ),
+    ];
+    for (middle, rule) in cases {
+        let middle = format!("{middle}wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n");
+        let e = run_s8(&middle).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
+        assert!(e.to_string().contains(rule), "{e}");
+    }
+    // The same write before the fence is ordered by it.
+    let middle = format!(
+        "mov.b32 %r101, 7;\nwgmma.fence.sync.aligned;\n{S8_MMA}wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n"
+    );
+    assert!(run_s8(&middle).is_ok());
+}
