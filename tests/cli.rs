@@ -225,11 +225,16 @@ fn coverage_counts_executed_and_generated_forms() {
         "{sync}"
     );
     assert!((20..200).contains(&n(sync, "generated")), "{sync}");
-    // Control flow runs in full; tensor cores not at all.
+    // Control flow runs in full; the warp and warpgroup tensor-core instructions in part,
+    // tcgen05 not at all.
     let ctl = fam("9.7.12");
     assert_eq!(n(ctl, "executed"), n(ctl, "forms"));
     assert!(n(ctl, "generated") >= 4, "{ctl}");
-    assert_eq!(n(fam("9.7.14"), "executed"), 0);
+    for id in ["9.7.14", "9.7.15"] {
+        let f = fam(id);
+        assert!(n(f, "executed") > 0 && n(f, "executed") < n(f, "forms"), "{f}");
+    }
+    assert_eq!(n(fam("9.7.16"), "executed"), 0);
     let forms = v["forms"].as_array().unwrap();
     let form = |name: &str| {
         forms
@@ -253,9 +258,16 @@ fn coverage_counts_executed_and_generated_forms() {
     ] {
         assert_eq!(form(name)["executed"], true, "{name}");
     }
-    let mma = form("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
-    assert_eq!(mma["executed"], false);
-    assert!(mma["refused"].as_str().unwrap().contains("does not execute"), "{mma}");
+    for name in [
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16",
+        "wgmma.fence.sync.aligned",
+    ] {
+        assert_eq!(form(name)["executed"], true, "{name}");
+    }
+    let sp = form("wgmma.mma_async.sp.sync.aligned.m64n64k32.f32.f16.f16");
+    assert_eq!(sp["executed"], false);
+    assert!(sp["refused"].as_str().unwrap().contains("does not execute"), "{sp}");
     // A pure form the generator leaves out (ptxas 12.9 rejects it) is still executed.
     let set = forms
         .iter()
