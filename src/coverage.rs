@@ -352,7 +352,9 @@ fn instance(form: &Form) -> (String, u32) {
     let elem = form.ty("t");
     let mut operand = |o: &spec::catalog::Operand, input: bool| -> String {
         if o.flags.imm {
-            return write::immediate(o.ty, 0);
+            // wgmma's imm-scale-a/b take 1 or -1 only (L25781).
+            let v = if o.name.starts_with("imm_scale") { 1 } else { 0 };
+            return write::immediate(o.ty, v);
         }
         if !pure {
             match o.name {

@@ -252,6 +252,31 @@ struct Thread {
     uncommitted: Vec<AsyncCopy>,
     /// Its committed cp.async-groups, oldest first (§9.7.9.25.3.2).
     groups: VecDeque<Vec<AsyncCopy>>,
+    /// Its `wgmma.mma_async` operations not yet committed to a wgmma-group (§9.7.15.7.2).
+    wg_uncommitted: Vec<WgPending>,
+    /// Its wgmma-groups not yet waited for, oldest first (§9.7.15.7.3).
+    wg_groups: VecDeque<Vec<WgPending>>,
+    /// Whether it has executed a `wgmma.fence` (required before the first `wgmma.mma_async`,
+    /// L26392).
+    wg_fenced: bool,
+    /// The registers (a bit per index into its register file) it has accessed since its last
+    /// `wgmma.fence`: a `wgmma.mma_async` may not use one of them as accumulator or A fragment
+    /// (L26394). Kept only in programs with a `wgmma.mma_async`.
+    wg_touched: Vec<u64>,
+}
+
+/// A `wgmma.mma_async` of a thread whose wgmma-group has not been waited for: the registers
+/// the thread may not access until then (L26478), as indices into its register file.
+#[derive(Clone, Debug)]
+struct WgPending {
+    /// The accumulator registers (d).
+    acc: Vec<usize>,
+    /// The A fragment registers, when A comes from registers.
+    a: Vec<usize>,
+    /// M×N×K: a later `wgmma.mma_async` of the same shape may chain on the accumulator.
+    shape: (usize, usize, usize),
+    /// The instruction.
+    pc: u32,
 }
 
 /// A `cp.async` issued and not completed: where it writes in shared memory, what it reads.
@@ -304,11 +329,26 @@ struct Cta<'m, 'p> {
     pending: Vec<u16>,
     /// The CTA's `cp.async` copies not yet completed.
     pending_n: usize,
+    /// The `wgmma.mma_async` operations of the CTA's threads (one per thread) not waited for:
+    /// while there are any, each instruction's registers are checked against them.
+    wg_pending: usize,
+    /// The program has a `wgmma.mma_async`: the threads' register accesses since their last
+    /// `wgmma.fence` are kept ([`Thread::wg_touched`]).
+    wg_track: bool,
 }
 
 /// Warp steps a warp runs before the next warp gets its turn (spin-waits on another warp's
 /// store make progress; the order stays deterministic).
 const SLICE: u32 = 4096;
+
+/// The low `bits` (at most 32) bits set.
+fn mask32(bits: usize) -> u32 {
+    if bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    }
+}
 
 fn mask_bits(bits: u8) -> u64 {
     if bits >= 64 {
@@ -357,6 +397,10 @@ impl<'m, 'p> Cta<'m, 'p> {
                         red_dst: None,
                         uncommitted: Vec::new(),
                         groups: VecDeque::new(),
+                        wg_uncommitted: Vec::new(),
+                        wg_groups: VecDeque::new(),
+                        wg_fenced: false,
+                        wg_touched: Vec::new(),
                     });
                     lin += 1;
                 }
@@ -378,6 +422,8 @@ impl<'m, 'p> Cta<'m, 'p> {
             bars: vec![Barrier::default(); 16],
             pending: Vec::new(),
             pending_n: 0,
+            wg_pending: 0,
+            wg_track: prog.code.iter().any(|i| matches!(i.op, Op::Wgmma(_))),
         }
     }
 
@@ -608,6 +654,12 @@ impl<'m, 'p> Cta<'m, 'p> {
             let t = &mut self.threads[lo + l];
             t.pc += 1;
             t.clock += 1;
+        }
+        if self.wg_pending > 0 && exec != 0 {
+            self.wgmma_hazards(lo, exec, pc)?;
+        }
+        if self.wg_track && exec != 0 {
+            self.wgmma_fences(lo, exec, pc)?;
         }
         let lanes = |mut m: u32| {
             std::iter::from_fn(move || {
@@ -920,6 +972,40 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
             Op::WarpSync { mask: mop } => {
                 self.warp_sync(lo, exec, pc, mop)?;
+            }
+            Op::Wgmma(g) => {
+                self.wgmma_op(lo, exec, pc, g)?;
+            }
+            // The multiply is done when the warpgroup issues `wgmma.mma_async` (see
+            // `wgmma_op`): the fence has nothing to order; commit and wait keep the books of
+            // which registers the thread may not access yet (L26478).
+            Op::WgmmaFence => {
+                for i in lanes(exec) {
+                    let t = &mut self.threads[i];
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::WgmmaCommit => {
+                for i in lanes(exec) {
+                    let t = &mut self.threads[i];
+                    let group = std::mem::take(&mut t.wg_uncommitted);
+                    t.wg_groups.push_back(group);
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::WgmmaWait { n } => {
+                for i in lanes(exec) {
+                    let t = &mut self.threads[i];
+                    let mut done = 0;
+                    while t.wg_groups.len() > *n as usize {
+                        done += t.wg_groups.pop_front().map_or(0, |g| g.len());
+                    }
+                    t.pc += 1;
+                    t.clock += 1;
+                    self.wg_pending -= done;
+                }
             }
         }
         Ok(())
@@ -1778,6 +1864,353 @@ impl<'m, 'p> Cta<'m, 'p> {
         }
     }
 
+    /// `wgmma.mma_async` (§9.7.15.5.2). `.aligned`: all threads of the warpgroup, the four warps
+    /// `4⌊w/4⌋ .. 4⌊w/4⌋+4` (128 threads), execute the same instruction (L25813); `.sync` makes
+    /// each wait for its warp (L25811). The product needs the registers of all 128, so lanes
+    /// wait (like a warp collective's) until every thread of the warpgroup is here; a
+    /// warpgroup that cannot be whole (exited threads, a CTA that ends inside it) is a runtime
+    /// error. The descriptors must be the same in every warp (L25777); the manual does not say
+    /// which lane's a warp uses, so the oracle requires the same value in every thread (a
+    /// runtime error otherwise), and the same `scale-d`.
+    ///
+    /// The asynchronous operation is performed at once, when the warpgroup issues it: A and B
+    /// are read from shared memory and the accumulator from the registers now, and D is written
+    /// now. `wgmma.commit_group`/`wait_group` then have nothing left to complete. This is one
+    /// of the executions the manual allows for a program that follows its rules (the registers
+    /// are not accessed before the wait, L26478; shared memory written before is fenced
+    /// with `fence.proxy.async`, L24880-24884, L26398).
+    fn wgmma_op(&mut self, lo: usize, exec: u32, pc: u32, g: &Wgmma) -> Result<()> {
+        use spec::matrix::wgmma::{a_fragment, accumulator, Descriptor, Major, THREADS};
+        let form = g.form;
+        let hi = (lo + 32).min(self.threads.len());
+        let n = hi - lo;
+        let mut here = exec;
+        let mut live = 0u32;
+        for l in 0..n {
+            let t = &self.threads[lo + l];
+            if t.st == St::WarpWait && t.pc == pc {
+                here |= 1 << l;
+            }
+            if t.st != St::Exited {
+                live |= 1 << l;
+            }
+        }
+        if here == 0 {
+            return Ok(());
+        }
+        let g0 = lo - lo % THREADS;
+        let g1 = g0 + THREADS;
+        let others_here = (g0..g1.min(self.threads.len()))
+            .filter(|&i| !(lo..hi).contains(&i))
+            .all(|i| {
+                let t = &self.threads[i];
+                t.st == St::Exited || (t.st == St::WarpWait && t.pc == pc)
+            });
+        if live & !here != 0 || !others_here {
+            for l in 0..n {
+                if here >> l & 1 != 0 {
+                    self.threads[lo + l].st = St::WarpWait;
+                }
+            }
+            return Ok(());
+        }
+        let first = lo + here.trailing_zeros() as usize;
+        let present = here.count_ones() as usize
+            + (g0..g1.min(self.threads.len()))
+                .filter(|&i| !(lo..hi).contains(&i) && self.threads[i].st == St::WarpWait)
+                .count();
+        if present != THREADS {
+            return Err(self.rt_err(
+                first,
+                pc,
+                format!(
+                    "`{}` needs all 128 threads of the warpgroup (warps {}..{}) to execute it together (`.sync.aligned`); {present} do (undefined otherwise: `.aligned`, L25813)",
+                    form.name,
+                    g0 / 32,
+                    g1 / 32
+                ),
+            ));
+        }
+        let (m, nn, k) = g.op.shape;
+        let internal =
+            |me: &Self, e: &dyn std::fmt::Display| me.internal_err(first, pc, format!("`{}`: {e}", form.name));
+        let elem_bits = |t: spec::tensor::Elem| -> usize {
+            use spec::tensor::Elem;
+            use spec::types::FloatFormat as F;
+            match t {
+                Elem::Float(F::F16 | F::Bf16) => 16,
+                Elem::Float(F::Tf32 | F::F32) | Elem::S32 => 32,
+                _ => 8,
+            }
+        };
+        let (abits, bbits, dbits) = (elem_bits(g.op.a), elem_bits(g.op.b), elem_bits(g.op.d));
+        // The accumulator, read as C.
+        let dper = 32 / dbits;
+        let mut c = vec![0u128; m * nn];
+        let scale_d = self.rd(&self.threads[g0], &g.scale_d) & 1 != 0;
+        for t in 0..THREADS {
+            if t > 0 && self.rd(&self.threads[g0 + t], &g.scale_d) & 1 != u64::from(scale_d) {
+                return Err(self.rt_err(
+                    g0 + t,
+                    pc,
+                    format!("`{}`: scale-d differs between the threads of the warpgroup", form.name),
+                ));
+            }
+            for (r, s) in g.c.iter().enumerate() {
+                let v = self.rd(&self.threads[g0 + t], s);
+                for idx in 0..dper {
+                    let (row, col) = accumulator(t, r * dper + idx);
+                    if row < m && col < nn && scale_d {
+                        c[row * nn + col] = u128::from((v >> (idx * dbits)) as u32 & mask32(dbits));
+                    }
+                }
+            }
+        }
+        // Shared-memory operands: the descriptor of thread 0 of the warpgroup (the operands of
+        // an `.aligned` instruction are the same in every thread).
+        let read_desc = |me: &Self,
+                         desc: &Src,
+                         major: Major,
+                         rows: usize,
+                         bits: usize,
+                         a_side: bool|
+         -> Result<Vec<u128>> {
+            let bits0 = me.rd(&me.threads[g0], desc);
+            if let Some(t) = (1..THREADS).find(|&t| me.rd(&me.threads[g0 + t], desc) != bits0) {
+                return Err(me.rt_err(
+                        g0 + t,
+                        pc,
+                        format!(
+                            "`{}`: the matrix descriptor {:#x} differs from thread {g0}'s {bits0:#x}; it must be the same in every warp of the warpgroup (L25777; the oracle asks it of every thread)",
+                            form.name,
+                            me.rd(&me.threads[g0 + t], desc),
+                        ),
+                    ));
+            }
+            let d = Descriptor::decode(bits0);
+            let bytes = bits / 8;
+            // A is M×K: (mn, k) = (row, col); B is K×N: (mn, k) = (col, row).
+            let (r, cols) = if a_side { (rows, k) } else { (k, rows) };
+            let mut out = vec![0u128; r * cols];
+            let mut buf = [0u8; 4];
+            for i in 0..r {
+                for j in 0..cols {
+                    let (mn, kk) = if a_side { (i, j) } else { (j, i) };
+                    let at = d.address(major, mn, kk, bytes);
+                    me.load(first, pc, Space::Shared, at, &mut buf[..bytes])?;
+                    let mut v = [0u8; 16];
+                    v[..bytes].copy_from_slice(&buf[..bytes]);
+                    out[i * cols + j] = u128::from_le_bytes(v);
+                }
+            }
+            Ok(out)
+        };
+        let major = |trans: bool| if trans { Major::Mn } else { Major::K };
+        let mut a = match &g.a {
+            WgmmaA::Desc(s) => read_desc(self, s, major(g.trans_a), m, abits, true)?,
+            WgmmaA::Regs(regs) => {
+                let per = 32 / abits;
+                let mut a = vec![None; m * k];
+                for t in 0..THREADS {
+                    for (r, s) in regs.iter().enumerate() {
+                        let v = self.rd(&self.threads[g0 + t], s);
+                        for idx in 0..per {
+                            let (row, col) = a_fragment(t, r * per + idx, abits);
+                            if row < m && col < k {
+                                a[row * k + col] = Some(u128::from((v >> (idx * abits)) as u32 & mask32(abits)));
+                            }
+                        }
+                    }
+                }
+                a.into_iter()
+                    .collect::<Option<Vec<u128>>>()
+                    .ok_or_else(|| internal(self, &"the A fragment does not cover A"))?
+            }
+        };
+        let mut b = read_desc(self, &g.b, major(g.trans_b), nn, bbits, false)?;
+        // imm-scale-a/b = -1: the elements negated (their sign bit flipped).
+        for (neg, v, bits) in [(g.neg_a, &mut a, abits), (g.neg_b, &mut b, bbits)] {
+            if neg {
+                v.iter_mut().for_each(|x| *x ^= 1 << (bits - 1));
+            }
+        }
+        let d = spec::tensor::mma(&g.op, &a, &b, &c);
+        // D scattered back to every thread of the warpgroup.
+        for t in 0..THREADS {
+            let mut regs = vec![0u64; g.d.len()];
+            for (r, v) in regs.iter_mut().enumerate() {
+                for idx in 0..dper {
+                    let (row, col) = accumulator(t, r * dper + idx);
+                    if row < m && col < nn {
+                        *v |= u64::from(d[row * nn + col].model as u32 & mask32(dbits)) << (idx * dbits);
+                    }
+                }
+            }
+            let th = &mut self.threads[g0 + t];
+            for (dst, &v) in g.d.iter().zip(&regs) {
+                wr(th, dst, v);
+            }
+            let abs = |th: &Thread, s: &Src| match s {
+                Src::Reg(k) => Some(th.base + *k as usize),
+                _ => None,
+            };
+            let pend = WgPending {
+                acc: g.c.iter().filter_map(|s| abs(th, s)).collect(),
+                a: match &g.a {
+                    WgmmaA::Regs(v) => v.iter().filter_map(|s| abs(th, s)).collect(),
+                    WgmmaA::Desc(_) => Vec::new(),
+                },
+                shape: g.op.shape,
+                pc,
+            };
+            th.wg_uncommitted.push(pend);
+            self.wg_pending += 1;
+            let th = &mut self.threads[g0 + t];
+            th.st = St::Run;
+            th.pc += 1;
+            th.clock += 1;
+        }
+        Ok(())
+    }
+
+    /// The registers of a `wgmma.mma_async` whose wgmma-group has not been waited for may not be
+    /// accessed (L26478): any instruction of lanes `exec` that reads or writes one of them is a
+    /// runtime error, except a later `wgmma.mma_async` of the same shape that uses the same
+    /// registers as its accumulator (the chain the manual orders by default, L26388-26396)
+    /// or reads the same A fragment (a read after a read; the oracle allows it).
+    fn wgmma_hazards(&self, lo: usize, exec: u32, pc: u32) -> Result<()> {
+        let inst = &self.m.prog.code[pc as usize];
+        let (reads, writes) = inst.slots();
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let t = &self.threads[lo + l];
+            let pending = t.wg_uncommitted.iter().chain(t.wg_groups.iter().flatten());
+            for p in pending {
+                let abs = |k: &u32| t.base + *k as usize;
+                let hit = match &inst.op {
+                    Op::Wgmma(g) => {
+                        let slot = |s: &Src| match s {
+                            Src::Reg(k) => Some(abs(k)),
+                            _ => None,
+                        };
+                        let acc: Vec<usize> = g.c.iter().filter_map(slot).collect();
+                        let a: Vec<usize> = match &g.a {
+                            WgmmaA::Regs(v) => v.iter().filter_map(slot).collect(),
+                            WgmmaA::Desc(s) => slot(s).into_iter().collect(),
+                        };
+                        let other: Vec<usize> = [&g.b, &g.scale_d].into_iter().filter_map(slot).collect();
+                        let chain = p.shape == g.op.shape;
+                        acc.iter()
+                            .find(|r| p.a.contains(r) || (!chain && p.acc.contains(r)))
+                            .or_else(|| a.iter().chain(&other).find(|r| p.acc.contains(r)))
+                            .or_else(|| other.iter().find(|r| p.a.contains(r)))
+                            .copied()
+                    }
+                    _ => reads
+                        .iter()
+                        .chain(&writes)
+                        .map(abs)
+                        .find(|r| p.acc.contains(r) || p.a.contains(r)),
+                };
+                if let Some(r) = hit {
+                    let what = if p.acc.contains(&r) {
+                        "an accumulator register"
+                    } else {
+                        "an A fragment register"
+                    };
+                    let at = &self.m.prog.code[p.pc as usize];
+                    return Err(self.rt_err(
+                        lo + l,
+                        pc,
+                        format!(
+                            "this instruction accesses {what} of the `wgmma.mma_async` at line {} whose wgmma-group has not been waited for: wait for it with `wgmma.wait_group` first (undefined otherwise, L26478)",
+                            at.loc.line
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `wgmma.fence` orders the thread's register accesses before a `wgmma.mma_async` that
+    /// uses the same registers as accumulator or A fragment; it is required before the first
+    /// `wgmma.mma_async` (L26392) and between such accesses and the `wgmma.mma_async`
+    /// (L26394), undefined otherwise (L26396): runtime errors. A `wgmma.mma_async`'s own use
+    /// of its registers is not such an access (the same-shape accumulator chain is ordered by
+    /// default, L26394; the accesses to a pending operation's registers are
+    /// [`Cta::wgmma_hazards`]'s). Lanes `exec` are about to execute the instruction at `pc`.
+    fn wgmma_fences(&mut self, lo: usize, exec: u32, pc: u32) -> Result<()> {
+        let prog: &'p Program = self.m.prog;
+        let inst = &prog.code[pc as usize];
+        let lanes = {
+            let mut m = exec;
+            std::iter::from_fn(move || {
+                (m != 0).then(|| {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    lo + l
+                })
+            })
+        };
+        match &inst.op {
+            Op::WgmmaFence => {
+                for i in lanes {
+                    let t = &mut self.threads[i];
+                    t.wg_fenced = true;
+                    t.wg_touched.iter_mut().for_each(|w| *w = 0);
+                }
+            }
+            Op::Wgmma(g) => {
+                for i in lanes {
+                    let t = &self.threads[i];
+                    if !t.wg_fenced {
+                        return Err(self.rt_err(
+                            i,
+                            pc,
+                            "no `wgmma.fence` before the thread's first `wgmma.mma_async` (required, L26392; undefined otherwise, L26396)",
+                        ));
+                    }
+                    let a: &[Src] = match &g.a {
+                        WgmmaA::Regs(v) => v,
+                        WgmmaA::Desc(_) => &[],
+                    };
+                    let touched = |k: usize| t.wg_touched.get(k / 64).is_some_and(|w| w >> (k % 64) & 1 != 0);
+                    let hit =
+                        g.c.iter()
+                            .map(|s| (s, "accumulator"))
+                            .chain(a.iter().map(|s| (s, "A fragment")))
+                            .find(|(s, _)| matches!(s, Src::Reg(k) if touched(t.base + *k as usize)));
+                    if let Some((_, what)) = hit {
+                        return Err(self.rt_err(
+                            i,
+                            pc,
+                            format!(
+                                "an {what} register of this `wgmma.mma_async` was accessed since the thread's last `wgmma.fence`: a `wgmma.fence` must order the access before it (L26394; undefined otherwise, L26396)"
+                            ),
+                        ));
+                    }
+                }
+            }
+            _ => {
+                let (reads, writes) = inst.slots();
+                for i in lanes {
+                    let t = &mut self.threads[i];
+                    for k in reads.iter().chain(&writes) {
+                        let k = t.base + *k as usize;
+                        if t.wg_touched.len() <= k / 64 {
+                            t.wg_touched.resize(k / 64 + 1, 0);
+                        }
+                        t.wg_touched[k / 64] |= 1 << (k % 64);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Re-evaluates the warp collective the furthest-behind waiting lanes are at; whether any lane
     /// could go on.
     fn retry_waiting(&mut self, lo: usize, hi: usize) -> Result<bool> {
@@ -1796,6 +2229,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                 srcs,
                 addr,
             } => self.matrix_op(lo, 0, pc, op, form, dsts, srcs, addr.as_ref())?,
+            Op::Wgmma(g) => self.wgmma_op(lo, 0, pc, g)?,
             // Only warp collectives wait.
             _ => {
                 let lane = (lo..hi)

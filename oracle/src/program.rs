@@ -210,6 +210,42 @@ pub enum MatrixOp {
     Movmatrix,
 }
 
+/// Where a `wgmma.mma_async`'s matrix A comes from.
+#[derive(Clone, Debug)]
+pub enum WgmmaA {
+    /// A shared-memory matrix descriptor (`a-desc`, `.b64`).
+    Desc(Src),
+    /// The warpgroup's A fragment registers (`{a}`).
+    Regs(Vec<Src>),
+}
+
+/// A decoded `wgmma.mma_async` (§9.7.15.5.2), see [`Op::Wgmma`].
+#[derive(Clone, Debug)]
+pub struct Wgmma {
+    /// The numerics (M×N×K, types, `.satfinite`; the module's target).
+    pub op: spec::tensor::MmaOp,
+    /// The catalog form.
+    pub form: &'static Form,
+    /// The accumulator fragment as destinations: D.
+    pub d: Vec<Dst>,
+    /// The same registers as sources: the accumulator read as C.
+    pub c: Vec<Src>,
+    /// Matrix A.
+    pub a: WgmmaA,
+    /// `b-desc`.
+    pub b: Src,
+    /// `scale-d`: `D = A·B + D` when true, `D = A·B` when false.
+    pub scale_d: Src,
+    /// `imm-scale-a` is -1: A negated.
+    pub neg_a: bool,
+    /// `imm-scale-b` is -1: B negated.
+    pub neg_b: bool,
+    /// `imm-trans-a` is 1: A in shared memory is M-major (K-major otherwise).
+    pub trans_a: bool,
+    /// `imm-trans-b` is 1: B is N-major (K-major otherwise).
+    pub trans_b: bool,
+}
+
 /// One decoded operation.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -392,6 +428,21 @@ pub enum Op {
         /// `ldmatrix`/`stmatrix`: the lane's row address and its state space; `wmma.load`/
         /// `wmma.store`: the matrix's address, the same in every lane.
         addr: Option<(Addr, Space)>,
+    },
+    /// `wgmma.mma_async` (§9.7.15.5.2): `.sync.aligned` over the warpgroup (four consecutive
+    /// warps, 128 threads), which executes it together; computed when the last thread arrives
+    /// (see `exec.rs`).
+    Wgmma(Box<Wgmma>),
+    /// `wgmma.fence` (§9.7.15.7.1).
+    WgmmaFence,
+    /// `wgmma.commit_group` (§9.7.15.7.2): the thread's uncommitted `wgmma.mma_async`
+    /// operations become a wgmma-group.
+    WgmmaCommit,
+    /// `wgmma.wait_group N` (§9.7.15.7.3): all of the thread's wgmma-groups but the newest `n`
+    /// complete.
+    WgmmaWait {
+        /// The number of the newest groups that may stay pending.
+        n: u32,
     },
     /// Instructions with no effect on the oracle's sequentially consistent, cache-less memory:
     /// fence, membar, prefetch, discard-free hints.
@@ -607,10 +658,25 @@ impl Inst {
                 }
                 dsts.iter().for_each(|d| dst(d.slot, &mut w));
             }
+            Op::Wgmma(g) => {
+                g.c.iter().for_each(|s| src(s, &mut r));
+                if let WgmmaA::Regs(a) = &g.a {
+                    a.iter().for_each(|s| src(s, &mut r));
+                }
+                if let WgmmaA::Desc(a) = &g.a {
+                    src(a, &mut r);
+                }
+                src(&g.b, &mut r);
+                src(&g.scale_d, &mut r);
+                g.d.iter().for_each(|d| dst(d.slot, &mut w));
+            }
             Op::Bra { .. }
             | Op::Ret
             | Op::Exit
             | Op::Trap
+            | Op::WgmmaFence
+            | Op::WgmmaCommit
+            | Op::WgmmaWait { .. }
             | Op::CpAsyncCommit
             | Op::CpAsyncWait { .. }
             | Op::Nop

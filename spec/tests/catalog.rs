@@ -283,6 +283,8 @@ const EXEC_SECTIONS: &[(Exec, &[&str])] = &[
     (Exec::Ldmatrix, &["9.7.14.5.15"]),
     (Exec::Stmatrix, &["9.7.14.5.16"]),
     (Exec::Movmatrix, &["9.7.14.5.17"]),
+    (Exec::Wgmma, &["9.7.15.5.2"]),
+    (Exec::WgmmaSync, &["9.7.15.7.1", "9.7.15.7.2", "9.7.15.7.3"]),
     (Exec::Shfl, &["9.7.9.5", "9.7.9.6"]),
     (Exec::Vote, &["9.7.13.8", "9.7.13.9"]),
     (Exec::Match, &["9.7.13.10"]),

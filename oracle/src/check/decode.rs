@@ -719,6 +719,123 @@ impl FuncCx<'_> {
         })
     }
 
+    /// `wgmma.mma_async` (§9.7.15.5.2): the accumulator fragment (`.b32` registers, as many as
+    /// the catalog's fragment length), A as a descriptor (`.b64`) or a fragment, `b-desc`,
+    /// `scale-d` (a predicate or a constant) and the immediates `imm-scale-a/b` (1 or -1) and
+    /// `imm-trans-a/b` (0 or 1, L25770-25781). Sparse and `.b1` forms, and forms whose numerics
+    /// the spec does not cover, are decoded as not executed.
+    pub(super) fn wgmma(&self, i: &Instr, form: &'static Form) -> Result<Op> {
+        let loc = i.loc;
+        let at = Site::of(i);
+        self.shape(i, form)?;
+        let not_yet = |why: &str| -> Result<Op> {
+            Ok(Op::Unsupported {
+                message: format!(
+                    "`{}` is valid PTX, but the oracle does not execute it yet ({why})",
+                    form.name
+                ),
+            })
+        };
+        if form.mods.contains(&"sp") || form.var("at") == Some("b1") {
+            return not_yet("sparse and single-bit wgmma");
+        }
+        let arch = spec::tensor::Arch::from_target(&self.ck.target.to_string());
+        let Some(op) = arch.and_then(|a| spec::tensor::MmaOp::of_form(form, a)) else {
+            return not_yet("its numerics");
+        };
+        let b32 = Type::parse("b32").unwrap();
+        let b64 = Type::parse("b64").unwrap();
+        let pred = Type::parse("pred").unwrap();
+        let len = |o: &spec::catalog::Operand| spec::catalog::fragment::length(form, o).unwrap_or(1);
+        let ops = &i.operands[..];
+        let operand = |name: &str| -> Result<(usize, &spec::catalog::Operand)> {
+            let k = form.inputs.iter().position(|o| o.name == name);
+            match k {
+                Some(k) if ops.get(k + 1).is_some() => Ok((k + 1, &form.inputs[k])),
+                _ => terr(loc, format!("`{}` needs a `{name}` operand", form.name)),
+            }
+        };
+        let imm = |name: &str, allowed: &[i64]| -> Result<Option<i64>> {
+            if !form.inputs.iter().any(|o| o.name == name) {
+                return Ok(None);
+            }
+            let (k, _) = operand(name)?;
+            match &ops[k] {
+                Operand::Expr(e) => match const_int(e) {
+                    Some(v) if allowed.contains(&v) => Ok(Some(v)),
+                    _ => terr(
+                        loc,
+                        format!(
+                            "`{name}` of `{}` is a constant, one of {allowed:?} (L25770-25781)",
+                            form.name
+                        ),
+                    ),
+                },
+                _ => terr(loc, format!("`{name}` of `{}` is a constant (L25770-25781)", form.name)),
+            }
+        };
+        let Some(dop) = form.outputs.first() else {
+            return terr(loc, format!("`{}` needs a `d` operand", form.name));
+        };
+        let Some(dw) = ops.first() else {
+            return terr(loc, format!("`{}` needs a `d` operand", form.name));
+        };
+        let mut d = Vec::new();
+        let mut c = Vec::new();
+        for e in self.elements(dw, len(dop), loc)? {
+            d.push(self.dst(&e, b32, false, loc)?);
+            c.push(self.src(&e, b32, false, at)?);
+        }
+        let a = if form.inputs.iter().any(|o| o.name == "a_desc") {
+            let (k, _) = operand("a_desc")?;
+            WgmmaA::Desc(self.src(&ops[k], b64, false, at)?)
+        } else {
+            let (k, o) = operand("a")?;
+            let mut v = Vec::new();
+            for e in self.elements(&ops[k], len(o), loc)? {
+                v.push(self.src(&e, b32, false, at)?);
+            }
+            WgmmaA::Regs(v)
+        };
+        let (kb, _) = operand("b_desc")?;
+        let b = self.src(&ops[kb], b64, false, at)?;
+        let (ks, _) = operand("scale_d")?;
+        let scale_d = self.src(&ops[ks], pred, false, at)?;
+        let neg_a = imm("imm_scale_a", &[1, -1])? == Some(-1);
+        let neg_b = imm("imm_scale_b", &[1, -1])? == Some(-1);
+        let trans_a = imm("imm_trans_a", &[0, 1])? == Some(1);
+        let trans_b = imm("imm_trans_b", &[0, 1])? == Some(1);
+        Ok(Op::Wgmma(Box::new(Wgmma {
+            op,
+            form,
+            d,
+            c,
+            a,
+            b,
+            scale_d,
+            neg_a,
+            neg_b,
+            trans_a,
+            trans_b,
+        })))
+    }
+
+    /// `wgmma.fence`, `wgmma.commit_group` and `wgmma.wait_group N` (§9.7.15.7.1-3).
+    pub(super) fn wgmma_sync(&self, i: &Instr, form: &Form) -> Result<Op> {
+        self.shape(i, form)?;
+        Ok(match form.mods.first().copied() {
+            Some("fence") => Op::WgmmaFence,
+            Some("commit_group") => Op::WgmmaCommit,
+            _ => match i.operands.first() {
+                Some(Operand::Expr(e)) => match const_int(e) {
+                    Some(n) if (0..=u32::MAX as i64).contains(&n) => Op::WgmmaWait { n: n as u32 },
+                    _ => return terr(i.loc, "`wgmma.wait_group` takes a constant group count N (L26472)"),
+                },
+                _ => return terr(i.loc, "`wgmma.wait_group` takes a constant group count N (L26472)"),
+            },
+        })
+    }
+
     /// `cp.async.wait_group N` and `cp.async.wait_all` (§9.7.9.25.3.3).
     pub(super) fn cp_async_wait(&self, i: &Instr, form: &Form) -> Result<Op> {
         self.shape(i, form)?;

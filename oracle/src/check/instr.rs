@@ -250,6 +250,16 @@ impl FuncCx<'_> {
                 Op::CpAsyncCommit
             }
             Some(Exec::CpAsyncWait) => self.cp_async_wait(i, avail[0])?,
+            Some(Exec::Wgmma) => {
+                // The descriptor and register forms of A share a name: the one the operands fit.
+                let form = avail
+                    .iter()
+                    .copied()
+                    .find(|f| self.shape(i, f).is_ok())
+                    .unwrap_or(avail[0]);
+                self.wgmma(i, form)?
+            }
+            Some(Exec::WgmmaSync) => self.wgmma_sync(i, avail[0])?,
             Some(e @ (Exec::Mma | Exec::Wmma | Exec::Ldmatrix | Exec::Stmatrix | Exec::Movmatrix)) => {
                 self.matrix(i, avail[0], e)?
             }

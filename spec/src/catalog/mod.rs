@@ -255,6 +255,13 @@ pub enum Exec {
     Stmatrix,
     /// §9.7.14.5.17 `movmatrix`: a transpose of an 8×8 fragment across the warp.
     Movmatrix,
+    /// §9.7.15.5.2 `wgmma.mma_async` (dense): the warpgroup's accumulator fragments and A (from
+    /// registers or a shared-memory descriptor, `crate::matrix::wgmma`) and B (a descriptor)
+    /// gathered into matrices, multiplied (`crate::tensor`), D scattered back.
+    Wgmma,
+    /// §9.7.15.7.1-3 `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group N`: the ordering and
+    /// completion of the thread's `wgmma.mma_async` operations.
+    WgmmaSync,
     // The warp collectives: their operands bind like a value form's, and the interpreter runs
     // them across the warp ([`Exec::is_warp`]).
     /// §9.7.9.5-6 `shfl` (its `.mode` the form's `mode`), with or without `.sync`.
@@ -299,6 +306,8 @@ impl Exec {
         Exec::Ldmatrix,
         Exec::Stmatrix,
         Exec::Movmatrix,
+        Exec::Wgmma,
+        Exec::WgmmaSync,
         Exec::Shfl,
         Exec::Vote,
         Exec::Match,
@@ -334,6 +343,8 @@ impl Exec {
             Exec::Ldmatrix => "ldmatrix",
             Exec::Stmatrix => "stmatrix",
             Exec::Movmatrix => "movmatrix",
+            Exec::Wgmma => "wgmma",
+            Exec::WgmmaSync => "wgmma-sync",
             Exec::Shfl => "shfl",
             Exec::Vote => "vote",
             Exec::Match => "match",

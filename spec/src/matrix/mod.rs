@@ -26,6 +26,8 @@
 //!   give the row addresses and which lane receives which row fragment.
 //! - `mma.sp` sparsity (§9.7.14.6.1): block granularity, one block's metadata index field and
 //!   the selector's threads ([`sparse`]).
+//! - `wgmma.mma_async` (§9.7.15.5): the warpgroup's D and A fragments and the shared-memory
+//!   matrix descriptor with its canonical layouts and swizzle modes ([`wgmma`]).
 //!
 //! Not covered yet (they return [`MatrixError::Uncovered`] or are not modelled): which bits of
 //! which thread's metadata register describe which block of A (Fig. 118-146, figures only);
@@ -81,6 +83,7 @@ use std::fmt;
 pub mod layout;
 pub mod movement;
 pub mod sparse;
+pub mod wgmma;
 
 pub use layout::{layout, Layout, Which};
 pub use movement::{ldmatrix, movmatrix, stmatrix, wmma_load, wmma_store, Access, MoveError, WmmaAccess};

@@ -140,11 +140,12 @@ impl Elem {
 }
 
 impl MmaOp {
-    /// The operation of a dense `mma` or a `wmma.mma` form of the catalog (§9.7.14.5.14,
-    /// §9.7.14.4.5: `shape`, `at` `bt` `ct` `dt` — the f16 `wmma.mma` rows write no `at`/`bt`:
-    /// f16, L20831-20832 —, `.satfinite`, the `.b1` `op`, an f64 form's rounding `rnd`) on
-    /// `arch`; `None` for the forms these numerics do not cover yet: block-scaled
-    /// (`block_scale`) ones, and a D that is neither f16 nor f32 for float inputs.
+    /// The operation of a dense `mma`, a `wmma.mma` or a dense `wgmma.mma_async` form of the
+    /// catalog (§9.7.14.5.14, §9.7.14.4.5, §9.7.15.5.2: `shape`, `at` `bt` `ct` `dt` — the f16
+    /// `wmma.mma` rows write no `at`/`bt`: f16, L20831-20832; `wgmma`'s accumulator is both C
+    /// and D, `dt` —, `.satfinite`, the `.b1` `op`, an f64 form's rounding `rnd`) on `arch`;
+    /// `None` for the forms these numerics do not cover yet: block-scaled (`block_scale`) ones,
+    /// sparse `wgmma`, and a D that is neither f16 nor f32 for float inputs.
     pub fn of_form(form: &crate::catalog::Form, arch: Arch) -> Option<MmaOp> {
         if form.has("block_scale") {
             return None;
@@ -154,10 +155,16 @@ impl MmaOp {
         let (n, k) = rest.split_once('k')?;
         let shape = (m.parse().ok()?, n.parse().ok()?, k.parse().ok()?);
         let wmma = form.opcode == "wmma";
+        let wgmma = form.opcode == "wgmma";
         let ty = |v: &str| {
             let f16_default = (wmma && matches!(v, "at" | "bt")).then_some("f16");
+            // wgmma's accumulator is both C and D (L25770-25781): no `.ctype`.
+            let v = if wgmma && v == "ct" { "dt" } else { v };
             form.var(v).or(f16_default).and_then(Elem::parse)
         };
+        if wgmma && form.mods.contains(&"sp") {
+            return None;
+        }
         let (a, b, c, d) = (ty("at")?, ty("bt")?, ty("ct")?, ty("dt")?);
         let f64_form = a == Elem::Float(FloatFormat::F64);
         if let (Elem::Float(_), false) = (a, f64_form) {
@@ -173,7 +180,13 @@ impl MmaOp {
         };
         Some(MmaOp {
             arch,
-            kind: if wmma { Kind::Wmma } else { Kind::Mma },
+            kind: if wgmma {
+                Kind::Wgmma
+            } else if wmma {
+                Kind::Wmma
+            } else {
+                Kind::Mma
+            },
             shape,
             a,
             b,
