@@ -109,7 +109,7 @@ pub enum BenchError {
         /// The first byte that differs.
         byte: usize,
     },
-    /// The GEMM size is not a positive multiple of 32 up to [`gemm::MAX_SIZE`].
+    /// The GEMM size is not a positive multiple of 32 up to 4096.
     Size {
         /// The size given.
         size: u32,
