@@ -8,8 +8,9 @@
 //! numerics alone; this test checks the instructions, fragment layouts and target mapping
 //! around them.
 //!
-//! Not run here: H100/H200 fp8 with an f32 output, which were recorded with `wgmma` (the oracle
-//! does not execute it yet; the spec-level test covers their numerics).
+//! H100/H200 fp8 with an f32 output were recorded with `wgmma` and C = 0: they run as
+//! `wgmma.mma_async.sync.aligned.m64n8k32.f32.<fp8>.<fp8>` with scale-d false, A and B in
+//! shared memory (K-major, no swizzle) through matrix descriptors.
 
 use flate2::read::GzDecoder;
 use oracle::launch::{self, LaunchFile};
@@ -87,8 +88,13 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Runs `ptx` (entry `k(.param .u64 in, .param .u64 out, .param .u32 n)`) on one warp.
 fn launch(ptx: &str, input: &[u8], out_bytes: usize, n: usize) -> Vec<u8> {
+    launch_threads(ptx, input, out_bytes, n, 32)
+}
+
+/// [`launch`] on `threads` threads.
+fn launch_threads(ptx: &str, input: &[u8], out_bytes: usize, n: usize, threads: u32) -> Vec<u8> {
     let l: LaunchFile = serde_json::from_value(serde_json::json!({
-        "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [32, 1, 1],
+        "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [threads, 1, 1],
         "buffers": [{"name": "in", "hex": hex(input)}, {"name": "out", "size": out_bytes}],
         "params": [{"buffer": "in"}, {"buffer": "out"}, {"type": "u32", "value": n.to_string()}],
         "limits": {"steps": 1_000_000_000u64},
@@ -260,6 +266,76 @@ fn run_mma_fp8(gpu: &str, dir: &str, out: FloatFormat) -> Vec<(usize, u32, u32)>
         .collect()
 }
 
+/// H100/H200 fp8 → f32 through `wgmma` (C = 0, so scale-d is false): per sample, threads 0-31
+/// write A's row 0 (the `a_` values) and threads 32-63 B's column 0 (the `b_` values) into
+/// shared memory in the K-major, unswizzled canonical layout (byte (r, k) of A at
+/// (r%8)·16 + (k%16) + (k/16)·LBO + (r/8)·SBO, LBO 128, SBO 256, L25308-25360; B likewise by
+/// column), then the warpgroup runs the wgmma and thread 0 stores D(0,0) (its d0, L24934-24952).
+fn run_wgmma_fp8(gpu: &str, dir: &str) -> Vec<(usize, u32, u32)> {
+    let (fin, name) = if dir == "E4M3" { (E4m3, "e4m3") } else { (E5m2, "e5m2") };
+    let s = samples(gpu, dir, F32);
+    let n = s.d.len();
+    let mut input = vec![0u8; 64 * n];
+    for i in 0..n {
+        for k in 0..32 {
+            input[64 * i + k] = convert(F32, fin, s.a[i][k] as u128) as u8;
+            input[64 * i + 32 + k] = convert(F32, fin, s.b[i][k] as u128) as u8;
+        }
+    }
+    // Descriptors: start address >> 4 in bits 13-0, LBO 128 >> 4 in 29-16, SBO 256 >> 4 in
+    // 45-32, no swizzle (L25606-25652).
+    let high: u64 = (16 << 32) | (8 << 16);
+    let setup = format!(
+        "mov.u32 %r60, tile;
+bfe.u32 %r61, %r60, 4, 14;
+cvt.u64.u32 %rd8, %r61;
+or.b64 %rd8, %rd8, {high};
+         add.u32 %r62, %r60, 4096;
+bfe.u32 %r61, %r62, 4, 14;
+cvt.u64.u32 %rd9, %r61;
+or.b64 %rd9, %rd9, {high};
+         and.b32 %r63, %r0, 31;
+and.b32 %r64, %r63, 15;
+shr.u32 %r65, %r63, 4;
+shl.b32 %r65, %r65, 7;
+         add.u32 %r64, %r64, %r65;
+         setp.lt.u32 %p3, %r0, 32;
+selp.u32 %r66, 0, 4096, %p3;
+add.u32 %r66, %r66, %r64;
+add.u32 %r66, %r66, %r60;
+         cvt.u64.u32 %rd10, %r0;
+setp.ne.u32 %p2, %r0, %r0;
+"
+    );
+    let body = format!(
+        "setp.lt.u32 %p3, %r0, 64;
+@%p3 add.s64 %rd11, %rd1, %rd10;
+@%p3 ld.global.u8 %r67, [%rd11];
+         @%p3 st.shared.u8 [%r66], %r67;
+         bar.sync 0;
+fence.proxy.async.shared::cta;
+wgmma.fence.sync.aligned;
+         wgmma.mma_async.sync.aligned.m64n8k32.f32.{name}.{name} {{%r40, %r41, %r42, %r43}}, %rd8, %rd9, %p2, 1, 1;
+         wgmma.commit_group.sync.aligned;
+wgmma.wait_group.sync.aligned 0;
+         setp.eq.u32 %p1, %r0, 0;
+@%p1 st.global.b32 [%rd2], %r40;
+bar.sync 0;
+"
+    );
+    let ptx = looped("sm_90a", &setup, &body, 64, 4).replace(
+        ".address_size 64\n",
+        ".address_size 64\n.shared .align 1024 .b8 tile[8192];\n",
+    );
+    let got = launch_threads(&ptx, &input, 4 * n, n, 128);
+    (0..n)
+        .filter_map(|i| {
+            let d = u32::from_le_bytes(got[4 * i..4 * i + 4].try_into().unwrap());
+            (d != s.d[i]).then_some((i, s.d[i], d))
+        })
+        .collect()
+}
+
 #[test]
 fn every_recorded_sample_through_the_recorded_instruction() {
     let mut report = Vec::new();
@@ -277,11 +353,9 @@ fn every_recorded_sample_through_the_recorded_instruction() {
                 {
                     continue;
                 }
-                if matches!(gpu, "H100" | "H200") && matches!(dir, "E4M3" | "E5M2") && out == F32 {
-                    report.push(format!("{gpu} {dir} -> {suffix}: recorded with wgmma, not run here"));
-                    continue;
-                }
-                let bad = if matches!(dir, "E4M3" | "E5M2") {
+                let bad = if matches!(gpu, "H100" | "H200") && matches!(dir, "E4M3" | "E5M2") && out == F32 {
+                    run_wgmma_fp8(gpu, dir)
+                } else if matches!(dir, "E4M3" | "E5M2") {
                     run_mma_fp8(gpu, dir, out)
                 } else {
                     run_wmma(gpu, dir, out)
@@ -298,6 +372,6 @@ fn every_recorded_sample_through_the_recorded_instruction() {
         }
     }
     eprintln!("{}", report.join("\n"));
-    assert_eq!(ran, 34, "configurations run on the oracle");
+    assert_eq!(ran, 38, "configurations run on the oracle");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
