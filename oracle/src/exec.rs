@@ -358,6 +358,12 @@ fn mask_bits(bits: u8) -> u64 {
     }
 }
 
+/// A thread's uncommitted asynchronous operations become its newest group (`cp.async` and
+/// `wgmma` alike, §9.7.9.25.3.2, §9.7.15.7.2).
+fn commit_group<T>(uncommitted: &mut Vec<T>, groups: &mut VecDeque<Vec<T>>) {
+    groups.push_back(std::mem::take(uncommitted));
+}
+
 #[inline]
 fn wr(t: &mut Thread, d: &Dst, v: u64) {
     if d.slot == u32::MAX {
@@ -889,7 +895,9 @@ impl<'m, 'p> Cta<'m, 'p> {
                     return Err(self.rt_err(i, pc, message));
                 }
             }
-            Op::Nop => {
+            // The multiply is done when the warpgroup issues `wgmma.mma_async` (see
+            // `wgmma_op`): `wgmma.fence` has nothing to order.
+            Op::Nop | Op::WgmmaFence => {
                 for i in lanes(exec) {
                     let t = &mut self.threads[i];
                     t.pc += 1;
@@ -913,8 +921,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             Op::CpAsyncCommit => {
                 for i in lanes(exec) {
                     let t = &mut self.threads[i];
-                    let group = std::mem::take(&mut t.uncommitted);
-                    t.groups.push_back(group);
+                    commit_group(&mut t.uncommitted, &mut t.groups);
                     t.pc += 1;
                     t.clock += 1;
                 }
@@ -924,8 +931,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                     // `wait_all` is `commit_group; wait_group 0` (L14394).
                     if n.is_none() {
                         let t = &mut self.threads[i];
-                        let group = std::mem::take(&mut t.uncommitted);
-                        t.groups.push_back(group);
+                        commit_group(&mut t.uncommitted, &mut t.groups);
                     }
                     let keep = n.unwrap_or(0) as usize;
                     while self.threads[i].groups.len() > keep {
@@ -976,21 +982,12 @@ impl<'m, 'p> Cta<'m, 'p> {
             Op::Wgmma(g) => {
                 self.wgmma_op(lo, exec, pc, g)?;
             }
-            // The multiply is done when the warpgroup issues `wgmma.mma_async` (see
-            // `wgmma_op`): the fence has nothing to order; commit and wait keep the books of
-            // which registers the thread may not access yet (L26478).
-            Op::WgmmaFence => {
-                for i in lanes(exec) {
-                    let t = &mut self.threads[i];
-                    t.pc += 1;
-                    t.clock += 1;
-                }
-            }
+            // Commit and wait keep the books of which registers the thread may not access yet
+            // (L26478).
             Op::WgmmaCommit => {
                 for i in lanes(exec) {
                     let t = &mut self.threads[i];
-                    let group = std::mem::take(&mut t.wg_uncommitted);
-                    t.wg_groups.push_back(group);
+                    commit_group(&mut t.wg_uncommitted, &mut t.wg_groups);
                     t.pc += 1;
                     t.clock += 1;
                 }
@@ -1687,7 +1684,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         srcs: &[Vec<Src>],
         addr: Option<&(Addr, Space)>,
     ) -> Result<()> {
-        use spec::matrix::{self, Which};
+        use spec::matrix;
         let hi = (lo + 32).min(self.threads.len());
         let n = hi - lo;
         let mut here = exec;
@@ -1733,9 +1730,8 @@ impl<'m, 'p> Cta<'m, 'p> {
             |me: &Self, e: &dyn std::fmt::Display| me.internal_err(first, pc, format!("`{}`: {e}", form.name));
         let mut out: Vec<Vec<u64>> = vec![vec![0; dsts.len()]; 32];
         match op {
-            MatrixOp::Mma(mop) => {
-                let lay = |w| matrix::layout(form, w).map_err(|e| internal(self, &e));
-                let (la, lb, lc, ld) = (lay(Which::A)?, lay(Which::B)?, lay(Which::C)?, lay(Which::D)?);
+            MatrixOp::Mma { op: mop, layouts } => {
+                let [la, lb, lc, ld] = &**layouts;
                 let (a, b, c) = (regs(self, &srcs[0]), regs(self, &srcs[1]), regs(self, &srcs[2]));
                 for g in 0..ld.groups {
                     let am = la.gather(g, &a).map_err(|e| internal(self, &e))?;

@@ -194,10 +194,15 @@ pub enum WarpKind {
 pub type FastFn = fn(u64, u64, u64) -> u64;
 
 /// What a warp-wide matrix instruction ([`Op::Matrix`]) computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MatrixOp {
     /// `mma` (dense) and `wmma.mma`: `D = A × B + C` with the numerics of the module's target.
-    Mma(spec::tensor::MmaOp),
+    Mma {
+        /// The numerics.
+        op: spec::tensor::MmaOp,
+        /// The fragment layouts of A, B, C and D.
+        layouts: Box<[spec::matrix::Layout; 4]>,
+    },
     /// `wmma.load`: a matrix from memory into the warp's fragment (the oracle's own layout).
     WmmaLoad,
     /// `wmma.store`: the warp's D fragment to memory.

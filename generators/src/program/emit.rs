@@ -955,7 +955,7 @@ impl<'a, 'u> Builder<'a, 'u> {
             6 => return self.matrix_int(),
             7 => {
                 // A transpose of 8x8 16-bit elements across the warp: exact.
-                return self.warp_unary_nomask("movmatrix.sync.aligned.m8n8.trans.b16", 32, 32);
+                return self.warp_unary("movmatrix.sync.aligned.m8n8.trans.b16", 32, 32, false);
             }
             0 => {
                 static MODES: OnceLock<Vec<&'static str>> = OnceLock::new();
@@ -976,16 +976,16 @@ impl<'a, 'u> Builder<'a, 'u> {
                 static MODES: OnceLock<Vec<&'static str>> = OnceLock::new();
                 let modes = MODES.get_or_init(|| modes_of("vote.sync"));
                 let m = modes[self.u.choose_index(modes.len())?];
-                return self.warp_unary(&format!("vote.sync.{m}.pred"), 1, 1);
+                return self.warp_unary(&format!("vote.sync.{m}.pred"), 1, 1, true);
             }
-            2 => return self.warp_unary("vote.sync.ballot.b32", 1, 32),
+            2 => return self.warp_unary("vote.sync.ballot.b32", 1, 32, true),
             3 => {
                 let w = if self.u.arbitrary()? { 32 } else { 64 };
-                return self.warp_unary(&format!("match.any.sync.b{w}"), w, 32);
+                return self.warp_unary(&format!("match.any.sync.b{w}"), w, 32, true);
             }
             4 => {
                 let op = REDUX_OPS[self.u.choose_index(REDUX_OPS.len())?];
-                return self.warp_unary(&format!("redux.sync.{op}"), 32, 32);
+                return self.warp_unary(&format!("redux.sync.{op}"), 32, 32, true);
             }
             _ => {
                 if !self.available("activemask.b32") {
@@ -1027,23 +1027,10 @@ impl<'a, 'u> Builder<'a, 'u> {
         Ok(true)
     }
 
-    /// `NAME d, a` of an exact source of `src` bits into a destination of `dst` bits, executed by
-    /// the whole warp (`movmatrix`).
-    fn warp_unary_nomask(&mut self, name: &str, src: u32, dst: u32) -> Result<bool> {
-        if !self.available(name) {
-            return Ok(false);
-        }
-        let Some(a) = self.pick_src(src, Det::Exact)? else {
-            return Ok(false);
-        };
-        let d = self.pick_dst(dst, Det::Exact, false, &[])?;
-        self.line(&format!("{name} {d}, {a}"));
-        Ok(true)
-    }
-
     /// `NAME d, a, 0xffffffff` of an exact source of `src` bits into a destination of `dst` bits
-    /// (vote, ballot, match, redux: results that depend on every bit of every lane's source).
-    fn warp_unary(&mut self, name: &str, src: u32, dst: u32) -> Result<bool> {
+    /// (vote, ballot, match, redux: results that depend on every bit of every lane's source);
+    /// without the member mask when `masked` is false (`movmatrix`, which the whole warp runs).
+    fn warp_unary(&mut self, name: &str, src: u32, dst: u32, masked: bool) -> Result<bool> {
         if !self.available(name) {
             return Ok(false);
         }
@@ -1051,7 +1038,8 @@ impl<'a, 'u> Builder<'a, 'u> {
             return Ok(false);
         };
         let d = self.pick_dst(dst, Det::Exact, false, &[])?;
-        self.line(&format!("{name} {d}, {a}, 0xffffffff"));
+        let mask = if masked { ", 0xffffffff" } else { "" };
+        self.line(&format!("{name} {d}, {a}{mask}"));
         Ok(true)
     }
 

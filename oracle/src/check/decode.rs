@@ -12,6 +12,7 @@ use crate::ast::{Expr, Instr, Operand};
 use crate::mem;
 use crate::program::*;
 use spec::catalog::{rules, Exec, Form};
+use spec::matrix::Which;
 use spec::types::{Kind, Type};
 
 impl FuncCx<'_> {
@@ -628,33 +629,38 @@ impl FuncCx<'_> {
                 ),
             })
         };
-        let op = match exec {
-            Exec::Mma => {
+        let op = match (exec, form.mods.first().copied()) {
+            (Exec::Wmma, Some("load")) => MatrixOp::WmmaLoad,
+            (Exec::Wmma, Some("store")) => MatrixOp::WmmaStore,
+            // `mma` and `wmma.mma`: the numerics of the target, and the four fragment layouts,
+            // found once here rather than at every execution.
+            (Exec::Mma | Exec::Wmma, _) => {
                 let arch = spec::tensor::Arch::from_target(&self.ck.target.to_string());
-                match arch.and_then(|a| spec::tensor::MmaOp::of_form(form, a)) {
-                    Some(op) => MatrixOp::Mma(op),
-                    None => return not_yet("its numerics".into()),
-                }
-            }
-            Exec::Wmma => match form.mods.first().copied() {
-                Some("load") => MatrixOp::WmmaLoad,
-                Some("store") => MatrixOp::WmmaStore,
-                _ => {
-                    let arch = spec::tensor::Arch::from_target(&self.ck.target.to_string());
-                    match arch.and_then(|a| spec::tensor::MmaOp::of_form(form, a)) {
-                        Some(op) => MatrixOp::Mma(op),
-                        None => return not_yet("its numerics".into()),
+                let Some(op) = arch.and_then(|a| spec::tensor::MmaOp::of_form(form, a)) else {
+                    return not_yet("its numerics".into());
+                };
+                let mut layouts = Vec::new();
+                for w in [Which::A, Which::B, Which::C, Which::D] {
+                    match spec::matrix::layout(form, w) {
+                        Ok(l) => layouts.push(l),
+                        Err(e) => return not_yet(e.to_string()),
                     }
                 }
-            },
-            Exec::Ldmatrix => MatrixOp::Ldmatrix,
-            Exec::Stmatrix => MatrixOp::Stmatrix,
+                let [a, b, c, d] = layouts[..] else {
+                    unreachable!("four layouts")
+                };
+                MatrixOp::Mma {
+                    op,
+                    layouts: Box::new([a, b, c, d]),
+                }
+            }
+            (Exec::Ldmatrix, _) => MatrixOp::Ldmatrix,
+            (Exec::Stmatrix, _) => MatrixOp::Stmatrix,
             _ => MatrixOp::Movmatrix,
         };
-        // Every fragment's layout must be known before the instruction runs.
-        let layouts: Vec<&spec::catalog::Operand> = form.outputs.iter().chain(&form.inputs).collect();
-        for o in &layouts {
-            if o.group.is_some() && matches!(op, MatrixOp::Mma(_) | MatrixOp::WmmaLoad | MatrixOp::WmmaStore) {
+        // The layout of a `wmma.load`/`wmma.store` fragment must be known before it runs.
+        for o in form.outputs.iter().chain(&form.inputs) {
+            if o.group.is_some() && matches!(op, MatrixOp::WmmaLoad | MatrixOp::WmmaStore) {
                 if let Err(e) = spec::matrix::layout::of_operand(form, o) {
                     return not_yet(e.to_string());
                 }

@@ -80,17 +80,6 @@ pub fn is_narrow(f: FloatFormat) -> bool {
     )
 }
 
-const fn native(block: usize, f: u32, rounding: BlockRound) -> BlockFma {
-    BlockFma {
-        block,
-        f,
-        rounding,
-        c_in_first_block: true,
-        order: KOrder::Ascending,
-        align_as: None,
-    }
-}
-
 /// The block-FMA configuration of `kind` on `arch` with A/B elements of format `input` and a
 /// D (and accumulator) of format `out` (`F32` or `F16`); `None` for `f64` (an FMA chain, see
 /// [`super::exact::f64_chain`]) and for an `out` other than f32/f16.
@@ -155,14 +144,16 @@ pub fn config(arch: Arch, kind: Kind, input: FloatFormat, out: FloatFormat) -> O
         align_as: Some(F::F16),
     };
     Some(match input {
-        F::Tf32 => native(tf32_block, f_wide, round),
+        F::Tf32 => BlockFma::native(tf32_block, f_wide, round),
         i if is_narrow(i) => match (arch, kind) {
-            (Arch::Sm70 | Arch::Sm80, _) => native(block16, f_wide, round),
-            (Arch::Sm89, _) => native(16, 13, if out == F::F32 { BlockRound::RzE8m13 } else { f16_round }),
-            (Arch::Sm90, Kind::Wgmma) => native(32, 13, if out == F::F32 { BlockRound::RzE8m13 } else { f16_round }),
+            (Arch::Sm70 | Arch::Sm80, _) => BlockFma::native(block16, f_wide, round),
+            (Arch::Sm89, _) => BlockFma::native(16, 13, if out == F::F32 { BlockRound::RzE8m13 } else { f16_round }),
+            (Arch::Sm90, Kind::Wgmma) => {
+                BlockFma::native(32, 13, if out == F::F32 { BlockRound::RzE8m13 } else { f16_round })
+            }
             (Arch::Sm90 | Arch::Sm100, _) => emulated,
         },
-        _ => native(block16, f_wide, round),
+        _ => BlockFma::native(block16, f_wide, round),
     })
 }
 

@@ -193,6 +193,19 @@ fn special(products: &[(Elem, Elem)], c: Elem) -> Special {
 }
 
 impl BlockFma {
+    /// A native tensor-core step: C enters the first block, k ascends, each input aligned at
+    /// its own format's emin.
+    pub const fn native(block: usize, f: u32, rounding: BlockRound) -> BlockFma {
+        BlockFma {
+            block,
+            f,
+            rounding,
+            c_in_first_block: true,
+            order: KOrder::Ascending,
+            align_as: None,
+        }
+    }
+
     /// One block step: `c + Σ products`, aligned, truncated and rounded per the module's steps 1-5.
     /// `products` holds the block's finite products (zeros included: they only decide the sign
     /// of an all-zero result); `c` is in the block output's format.
@@ -306,17 +319,6 @@ mod tests {
     use super::*;
     use FloatFormat::{E4m3, F16};
 
-    fn cfg(block: usize, f: u32, rounding: BlockRound) -> BlockFma {
-        BlockFma {
-            block,
-            f,
-            rounding,
-            c_in_first_block: true,
-            order: KOrder::Ascending,
-            align_as: None,
-        }
-    }
-
     const ONE: u128 = 0x3c00; // f16 1.0
 
     #[test]
@@ -328,10 +330,10 @@ mod tests {
         let p12 = 0x0c00; // 2^-12
         let p11 = 0x1000; // 2^-11
         let c = 0x3f80_0000;
-        let v100 = cfg(4, 23, BlockRound::RzF32);
+        let v100 = BlockFma::native(4, 23, BlockRound::RzF32);
         assert_eq!(v100.dot(F16, F16, &[p12, p12], &[p11, p12], c), 0x3f80_0001);
         assert_eq!(v100.dot(F16, F16, &[p12, p12], &[p12, p12], c), 0x3f80_0000);
-        let a100 = cfg(8, 24, BlockRound::RzF32);
+        let a100 = BlockFma::native(8, 24, BlockRound::RzF32);
         assert_eq!(a100.dot(F16, F16, &[p12, p12], &[p12, p12], c), 0x3f80_0001);
     }
 
@@ -341,7 +343,7 @@ mod tests {
         // to 0 → exactly 1.0. The exact sum 1 − 3·2^-27 under RZ would give 1 − 2^-24.
         let m3 = 0x8000 | 0x0a00; // −3·2^-14 = −1.5 × 2^-13
         let p13 = 0x0800; // 2^-13
-        let a100 = cfg(8, 24, BlockRound::RzF32);
+        let a100 = BlockFma::native(8, 24, BlockRound::RzF32);
         assert_eq!(a100.dot(F16, F16, &[m3], &[p13], 0x3f80_0000), 0x3f80_0000);
     }
 
@@ -351,7 +353,7 @@ mod tests {
         let three = 0x4200;
         let five = 0x4500;
         let m15 = 0xcb80;
-        let h = cfg(16, 25, BlockRound::RzF32);
+        let h = BlockFma::native(16, 25, BlockRound::RzF32);
         assert_eq!(h.dot(F16, F16, &[three, m15], &[five, ONE], 0), 0);
         assert_eq!(h.dot(F16, F16, &[three, m15], &[five, ONE], 0x8000_0000), 0);
         let negzero = 0x8000;
@@ -373,24 +375,24 @@ mod tests {
         // 2^-19, 2^-18 survives; F = 5 (a made-up width): grid 2^-11, 2^-18 is dropped.
         let sub = 0x01; // e4m3 2^-9
         let one = 0x38; // e4m3 1.0
-        let ada = cfg(16, 13, BlockRound::RzF32);
+        let ada = BlockFma::native(16, 13, BlockRound::RzF32);
         assert_eq!(ada.dot(E4m3, E4m3, &[sub, sub], &[sub, one], 0), {
             // 2^-9 + 2^-18 as f32
             0x3b00_0000 | (1 << (23 - 9))
         });
-        let narrow = cfg(16, 5, BlockRound::RzF32);
+        let narrow = BlockFma::native(16, 5, BlockRound::RzF32);
         assert_eq!(narrow.dot(E4m3, E4m3, &[sub, sub], &[sub, one], 0), 0x3b00_0000);
         // Aligned as f16 (the emulated path) 2^-9 is normal: E = −9, and with F = 9 the grid is
         // 2^-18, so 2^-18 survives; aligned as e4m3 (E = −6) the grid is 2^-15 and it is dropped.
         let emu = BlockFma {
             align_as: Some(F16),
-            ..cfg(16, 9, BlockRound::RzF32)
+            ..BlockFma::native(16, 9, BlockRound::RzF32)
         };
         assert_eq!(
             emu.dot(E4m3, E4m3, &[sub, sub], &[sub, one], 0),
             0x3b00_0000 | (1 << (23 - 9))
         );
-        let as_e4m3 = cfg(16, 9, BlockRound::RzF32);
+        let as_e4m3 = BlockFma::native(16, 9, BlockRound::RzF32);
         assert_eq!(as_e4m3.dot(E4m3, E4m3, &[sub, sub], &[sub, one], 0), 0x3b00_0000);
     }
 
@@ -401,10 +403,10 @@ mod tests {
         let x = 0x0c00; // f16 2^-12
         let half = 0x3800;
         let quarter = 0x3400;
-        let e = cfg(32, 25, BlockRound::RzE8m13);
+        let e = BlockFma::native(32, 25, BlockRound::RzE8m13);
         assert_eq!(e.dot(F16, F16, &[x, x], &[half, quarter], 0x3f80_0000), 0x3f80_0400);
         // f16 RNE: 1 + 2^-11 is a tie between 1 and 1 + 2^-10 → 1 (even); + 2^-12 more → up.
-        let f = cfg(16, 25, BlockRound::RneF16);
+        let f = BlockFma::native(16, 25, BlockRound::RneF16);
         let p11 = 0x1000; // 2^-11
         assert_eq!(f.dot(F16, F16, &[p11], &[ONE], ONE), ONE);
         let p12 = 0x0c00;
@@ -419,11 +421,11 @@ mod tests {
         let p12 = 0x0c00;
         let c = 0x3f80_0000;
         assert_eq!(
-            cfg(1, 24, BlockRound::RzF32).dot(F16, F16, &[p12, p12], &[p12, p12], c),
+            BlockFma::native(1, 24, BlockRound::RzF32).dot(F16, F16, &[p12, p12], &[p12, p12], c),
             c
         );
         assert_eq!(
-            cfg(2, 24, BlockRound::RzF32).dot(F16, F16, &[p12, p12], &[p12, p12], c),
+            BlockFma::native(2, 24, BlockRound::RzF32).dot(F16, F16, &[p12, p12], &[p12, p12], c),
             c + 1
         );
     }
@@ -432,14 +434,14 @@ mod tests {
     fn specials() {
         let inf = 0x7c00;
         let nan = 0x7e00;
-        let h = cfg(16, 25, BlockRound::RzF32);
+        let h = BlockFma::native(16, 25, BlockRound::RzF32);
         assert_eq!(h.dot(F16, F16, &[inf], &[ONE], 0), 0x7f80_0000);
         assert_eq!(h.dot(F16, F16, &[inf, inf], &[ONE, 0xbc00], 0), 0x7fff_ffff);
         assert_eq!(h.dot(F16, F16, &[inf], &[0], 0), 0x7fff_ffff);
         assert_eq!(h.dot(F16, F16, &[nan], &[ONE], 0), 0x7fff_ffff);
         assert_eq!(h.dot(F16, F16, &[ONE], &[ONE], 0xff80_0000), 0xff80_0000);
         // f16 output overflow in the first block: Inf carries on.
-        let f = cfg(1, 25, BlockRound::RneF16);
+        let f = BlockFma::native(1, 25, BlockRound::RneF16);
         let max = 0x7bff;
         assert_eq!(f.dot(F16, F16, &[max, 0xbc00], &[0x4000, ONE], 0), inf);
     }
