@@ -255,6 +255,26 @@ fn note_nans(out: &Outcome, bits: u128, seen: &mut Vec<(FloatFormat, u128)>) {
     }
 }
 
+/// The name and width of every result a vector of `form` holds: its destinations, or for a
+/// matrix form each element of D (`D[row,col]`).
+fn outputs_of(form: &Form) -> (Vec<(String, u32)>, Option<spec::types::Type>) {
+    match spec::vector::matrix::columns(form) {
+        Some(c) => (
+            (0..c.out.len())
+                .map(|i| (format!("D[{},{}]", i / c.out.cols, i % c.out.cols), c.out.ty.bits()))
+                .collect(),
+            Some(c.out.ty),
+        ),
+        None => (
+            form.outputs.iter().map(|o| (o.name.to_string(), o.ty.bits())).collect(),
+            None,
+        ),
+    }
+}
+
+/// Results a mismatch lists whole; beyond this (a matrix's D), only the wrong ones.
+const MAX_SHOWN: usize = 16;
+
 fn hex(bits: u128, width: u32) -> String {
     format!("{:0w$x}", bits, w = width.div_ceil(4) as usize)
 }
@@ -285,6 +305,8 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
     } else {
         None
     };
+    // A matrix form's D has hundreds of elements: its wrong ones are named with their values.
+    let (outputs, matrix_d) = outputs_of(form);
     let all: Vec<usize> = (0..fv.vectors.len()).collect();
     let mut failing: Vec<usize> = Vec::new();
     let batches = match kernel::build(form, &fv.vectors, &all, settings.max_threads) {
@@ -342,13 +364,21 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
                     *slot = actual.clone();
                 }
             }
-            let wrong: Vec<String> = form
-                .outputs
+            let wrong: Vec<String> = outputs
                 .iter()
                 .zip(&v.outs)
                 .zip(&actual)
                 .filter(|((_, o), &bits)| !accepts(o, bits, strict))
-                .map(|((op, _), _)| op.name.to_string())
+                .map(|((out, o), &bits)| match matrix_d {
+                    Some(ty) => format!(
+                        "{} = {} (expected {} {})",
+                        out.0,
+                        hex(bits, out.1),
+                        hex(o.model, out.1),
+                        spec::vector::tag(o, ty)
+                    ),
+                    None => out.0.clone(),
+                })
                 .collect();
             if wrong.is_empty() {
                 r.passed += 1;
@@ -361,12 +391,7 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
                 r.mismatches.push(Mismatch {
                     index: i,
                     vector: spec::vector::format_line(form, v),
-                    actual: form
-                        .outputs
-                        .iter()
-                        .zip(&actual)
-                        .map(|(o, &b)| hex(b, o.ty.bits()))
-                        .collect(),
+                    actual: outputs.iter().zip(&actual).map(|(o, &b)| hex(b, o.1)).collect(),
                     wrong,
                 });
             }
@@ -624,7 +649,12 @@ impl Report {
             }
             for m in &f.mismatches {
                 let _ = writeln!(s, "  vector {}: {}", m.index, m.vector);
-                let _ = writeln!(s, "    got {} (wrong: {})", m.actual.join(" "), m.wrong.join(", "));
+                if m.actual.len() > MAX_SHOWN {
+                    // A matrix's D: only the wrong elements, with their values.
+                    let _ = writeln!(s, "    wrong: {}", m.wrong.join(", "));
+                } else {
+                    let _ = writeln!(s, "    got {} (wrong: {})", m.actual.join(" "), m.wrong.join(", "));
+                }
             }
             if let Some(p) = &f.repro {
                 let _ = writeln!(s, "  repro: {p}");

@@ -194,7 +194,7 @@ impl Report {
             .zip(executed)
             .map(|((i, f), exec)| {
                 let sec = cat.section_of(f);
-                let semantics = spec::eval::semantics(f).is_some();
+                let semantics = spec::eval::has_semantics(f);
                 FormCoverage {
                     name: f.name.clone(),
                     signature: f.signature(),

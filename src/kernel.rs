@@ -11,6 +11,8 @@
 //! variant) and every register operand in PTX order, each at its natural alignment (predicates and
 //! the carry flag as u32 0/1); the output record holds every destination likewise.
 
+mod matrix;
+
 use crate::backend::{Buffers, Job, JobBuffer, JobParam};
 use spec::catalog::{write, Form, Operand, PtxVersion, Target};
 use spec::types::Kind;
@@ -119,7 +121,15 @@ pub struct Batch {
     pub job: Job,
     /// Indices into the vectors given to [`build`], thread `t` evaluating `vectors[t]`.
     pub vectors: Vec<usize>,
-    layout: Layout,
+    records: Records,
+}
+
+/// How a launch's records are laid out: one thread per vector, or a warp per matrix
+/// multiply-accumulate ([`matrix`]).
+#[derive(Clone, Debug)]
+enum Records {
+    Scalar(Layout),
+    Matrix(Box<matrix::Plan>),
 }
 
 /// The PTX ISA version each target first appears in (§12 release notes): a kernel's `.version`
@@ -176,6 +186,8 @@ pub enum BuildError {
     },
     /// `pick` is empty: there is nothing to run.
     NoVectors,
+    /// A matrix form whose kernel cannot be made (a layout or companion form missing).
+    Matrix(String),
 }
 
 impl fmt::Display for BuildError {
@@ -184,6 +196,7 @@ impl fmt::Display for BuildError {
             BuildError::VectorOutOfRange { index } => write!(f, "vector {index} out of range"),
             BuildError::OperandMismatch { index, form } => write!(f, "vector {index} does not have {form}'s operands"),
             BuildError::NoVectors => f.write_str("no vectors to run"),
+            BuildError::Matrix(why) => write!(f, "no matrix kernel: {why}"),
         }
     }
 }
@@ -202,6 +215,8 @@ pub enum DecodeError {
         /// The size the launch's threads fill.
         expected: usize,
     },
+    /// D's registers do not cover its matrix (a layout defect).
+    Matrix(String),
 }
 
 impl fmt::Display for DecodeError {
@@ -211,6 +226,7 @@ impl fmt::Display for DecodeError {
             DecodeError::OutSize { found, expected } => {
                 write!(f, "the `out` buffer has {found} bytes, expected {expected}")
             }
+            DecodeError::Matrix(why) => write!(f, "cannot read D: {why}"),
         }
     }
 }
@@ -220,6 +236,9 @@ impl std::error::Error for DecodeError {}
 /// Builds the launches that evaluate `vectors` (the subset `pick`, in order) of `form`, at most
 /// `max_threads` vectors per launch.
 pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize) -> Result<Vec<Batch>, BuildError> {
+    if matrix::is_matrix(form) {
+        return matrix::build(form, vectors, pick, max_threads);
+    }
     let mut variants: Vec<Variant> = Vec::new();
     let mut index: HashMap<Variant, u32> = HashMap::new();
     let mut of_vector = Vec::with_capacity(pick.len());
@@ -288,7 +307,7 @@ pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize
                 shared_bytes: 0,
             },
             vectors: chunk.to_vec(),
-            layout: layout.clone(),
+            records: Records::Scalar(layout.clone()),
         });
     }
     Ok(batches)
@@ -302,7 +321,11 @@ impl Batch {
             .find(|(n, _)| n == "out")
             .map(|(_, b)| b)
             .ok_or(DecodeError::NoOutBuffer)?;
-        let stride = self.layout.out_stride as usize;
+        let layout = match &self.records {
+            Records::Scalar(l) => l,
+            Records::Matrix(plan) => return plan.decode(self.vectors.len(), out),
+        };
+        let stride = layout.out_stride as usize;
         if out.len() != self.vectors.len() * stride {
             return Err(DecodeError::OutSize {
                 found: out.len(),
@@ -314,7 +337,7 @@ impl Batch {
             .map(|rec| {
                 form.outputs
                     .iter()
-                    .zip(&self.layout.outs)
+                    .zip(&layout.outs)
                     .map(|(o, s)| {
                         let mut b = [0u8; 16];
                         b[..s.bytes as usize].copy_from_slice(&rec[s.offset as usize..][..s.bytes as usize]);

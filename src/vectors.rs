@@ -350,7 +350,7 @@ pub fn matches(form: &Form, filters: &[String]) -> bool {
 pub fn selected(filters: &[String]) -> Vec<FormId> {
     let cat = catalog();
     cat.enumerate()
-        .filter(|&(_, f)| spec::eval::semantics(f).is_some() && matches(f, filters))
+        .filter(|&(_, f)| spec::eval::has_semantics(f) && matches(f, filters))
         .map(|(i, _)| i)
         .collect()
 }
@@ -627,7 +627,7 @@ pub fn cat(dir: &Path, key: &str) -> Result<String, VectorsError> {
 pub fn golden_text(key: &str) -> Result<String, VectorsError> {
     let i = form_by_key(key).ok_or_else(|| VectorsError::UnknownKey { key: key.to_string() })?;
     let form = &catalog().forms[i];
-    if spec::eval::semantics(form).is_none() {
+    if !spec::eval::has_semantics(form) {
         return Err(VectorsError::NoSemantics { key: key.to_string() });
     }
     Ok(render(form, DEFAULT_SEED, Level::Golden)?.0)

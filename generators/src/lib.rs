@@ -6,11 +6,13 @@
 //!   drive the SoftFloat cross-check of the spec's floating-point semantics (`tests/softfloat.rs`).
 //! - [`vectors`]: golden vectors, the operand sets of one catalog form and the spec's outcomes on
 //!   them (issue 5).
+//! - [`matrix`]: golden vectors of the matrix multiply-accumulate forms, whole matrices each.
 //! - [`program`]: random well-typed PTX programs whose results the manual determines, with their
 //!   launch and signature layout: the input of differential fuzzing (issue 6).
 
 #![deny(missing_docs)]
 
 pub mod float;
+pub mod matrix;
 pub mod program;
 pub mod vectors;

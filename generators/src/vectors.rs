@@ -821,6 +821,9 @@ impl std::error::Error for GenerateError {}
 /// Generates the vectors of `form` (see the module doc). Errors when the form has no semantics
 /// or no operand set the spec accepts.
 pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, GenerateError> {
+    if spec::vector::matrix::columns(form).is_some() {
+        return crate::matrix::generate(form, seed, level);
+    }
     if spec::eval::semantics(form).is_none() {
         return Err(GenerateError::NoSemantics {
             form: form.name.clone(),

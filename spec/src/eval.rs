@@ -25,6 +25,13 @@ use crate::types::{FloatFormat, Kind};
 use crate::value::{Args, EvalError, Input, IntegerError, Outcome, Outcomes, Sel};
 use std::fmt::Write as _;
 
+/// Whether the spec states `form`'s results as values that golden vectors can hold: a scalar
+/// value function ([`semantics`]) or a matrix multiply-accumulate, whole matrices in and out
+/// ([`crate::vector::matrix::columns`]).
+pub fn has_semantics(form: &Form) -> bool {
+    semantics(form).is_some() || crate::vector::matrix::columns(form).is_some()
+}
+
 /// A semantics adapter: decodes the form's modifiers and calls the pure function for it.
 pub type SemFn = fn(&Form, &Args) -> Outcomes;
 

@@ -36,6 +36,8 @@
 //! are zero in every accepted result: `rcp.approx.ftz.f64`'s low word). A `nan` whose format is
 //! not the destination's own is written `nan:FORMAT`.
 
+pub mod matrix;
+
 use crate::catalog::{catalog, Form, FormId, Operand};
 use crate::types::{FloatFormat, Kind, Type};
 use crate::value::{Accept, Bound, ErrBound, Input, Outcome, Sel};
@@ -81,8 +83,12 @@ pub fn has_dsel(form: &Form) -> bool {
     form.outputs.iter().any(|o| o.flags.sel)
 }
 
-/// The `# columns:` header value: `a:f32 b:f32 -> d:f32`.
+/// The `# columns:` header value: `a:f32 b:f32 -> d:f32`; for a matrix form
+/// ([`matrix::columns`]) its matrices, `A:f16[16x16] B:f16[16x8] C:f32[16x8] -> D:f32[16x8]`.
 pub fn columns(form: &Form) -> String {
+    if let Some(m) = matrix::columns(form) {
+        return m.header();
+    }
     let mut s = String::new();
     if has_dsel(form) {
         s.push_str("d.sel ");
@@ -103,6 +109,9 @@ fn digits(ty: Type) -> usize {
 
 /// Formats one vector line (without the newline).
 pub fn format_line(form: &Form, v: &Vector) -> String {
+    if let Some(m) = matrix::columns(form) {
+        return matrix::format_line(&m, v);
+    }
     let mut s = String::with_capacity(64);
     if has_dsel(form) {
         s.push('d');
@@ -265,6 +274,8 @@ pub enum LineError {
         /// The first extra word.
         word: String,
     },
+    /// A line of a matrix form ([`matrix`]) that does not parse.
+    Matrix(matrix::MatrixLineError),
 }
 
 impl fmt::Display for LineError {
@@ -282,6 +293,7 @@ impl fmt::Display for LineError {
             LineError::Destination { source, .. } => write!(f, "{source}"),
             LineError::Tag { destination, source } => write!(f, "destination {destination}: {source}"),
             LineError::Trailing { word } => write!(f, "unexpected `{word}` after the last destination's tag"),
+            LineError::Matrix(e) => write!(f, "{e}"),
         }
     }
 }
@@ -291,6 +303,7 @@ impl std::error::Error for LineError {
         match self {
             LineError::Operand { source, .. } | LineError::Destination { source, .. } => Some(source),
             LineError::Tag { source, .. } => Some(source),
+            LineError::Matrix(e) => Some(e),
             _ => None,
         }
     }
@@ -298,6 +311,9 @@ impl std::error::Error for LineError {
 
 /// Parses one vector line of `form` (the inverse of [`format_line`]).
 pub fn parse_line(form: &Form, line: &str) -> Result<Vector, LineError> {
+    if let Some(m) = matrix::columns(form) {
+        return matrix::parse_line(&m, line);
+    }
     let mut words = line.split_ascii_whitespace();
     // The column is named only when it is missing (lines are parsed by the million).
     let mut next = |column: &dyn Fn() -> Column| words.next().ok_or_else(|| LineError::Missing(column()));

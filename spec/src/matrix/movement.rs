@@ -424,6 +424,88 @@ fn pack(bytes: &mut [u8], i: usize, bits: usize, v: u64) {
     }
 }
 
+impl WmmaAccess {
+    /// Bytes of the matrix in memory at the default stride: every row (`.row`) or column
+    /// (`.col`) right after the previous one.
+    pub fn image_bytes(&self) -> usize {
+        self.instances().0 * self.instance_bytes()
+    }
+
+    /// The matrix (row-major element bit patterns) as memory holds it at the default stride
+    /// (what [`wmma_load`] reads from `p` with no stride operand).
+    pub fn image(&self, matrix: &[u64]) -> Result<Vec<u8>, MatrixError> {
+        let l = &self.layout;
+        if matrix.len() != l.rows * l.cols {
+            return Err(MatrixError::Input(format!(
+                "matrix of {} elements for a {}x{} access",
+                matrix.len(),
+                l.rows,
+                l.cols
+            )));
+        }
+        let n = self.instance_bytes();
+        let mut bytes = vec![0u8; self.image_bytes()];
+        for k in 0..self.instances().0 {
+            for i in 0..self.instances().1 {
+                let (r, c) = self.cell(k, i);
+                pack(&mut bytes[k * n..(k + 1) * n], i, l.bits, matrix[r * l.cols + c]);
+            }
+        }
+        Ok(bytes)
+    }
+
+    /// The inverse of [`WmmaAccess::image`]: the row-major matrix from its memory image.
+    pub fn matrix(&self, bytes: &[u8]) -> Result<Vec<u64>, MatrixError> {
+        let l = &self.layout;
+        if bytes.len() < self.image_bytes() {
+            return Err(MatrixError::Input(format!(
+                "{} bytes for a matrix of {}",
+                bytes.len(),
+                self.image_bytes()
+            )));
+        }
+        let n = self.instance_bytes();
+        let mut m = vec![0u64; l.rows * l.cols];
+        for k in 0..self.instances().0 {
+            for i in 0..self.instances().1 {
+                let (r, c) = self.cell(k, i);
+                m[r * l.cols + c] = unpack(&bytes[k * n..(k + 1) * n], i, l.bits);
+            }
+        }
+        Ok(m)
+    }
+}
+
+/// The forms of the portable round trip through a `wmma.mma` form (L20114-20116: fragments are
+/// unspecified, so only load → mma → store is): `wmma.load.a`, `.b`, `.c` and `wmma.store.d`
+/// of its shape and types from the `.global` state space, A and B in the `wmma.mma`'s own
+/// layouts, C and D row-major. Their names; [`MatrixError::Uncovered`] for a form that is not
+/// a `wmma.mma`.
+pub fn wmma_round_trip(form: &Form) -> Result<[String; 4], MatrixError> {
+    let uncovered = |why| MatrixError::Uncovered {
+        form: form.name.clone(),
+        why,
+    };
+    if form.opcode != "wmma" || form.mods.first() != Some(&"mma") {
+        return Err(uncovered("not a wmma.mma form"));
+    }
+    let v = |name: &str| {
+        form.var(name)
+            .ok_or_else(|| uncovered("a wmma.mma form without its shape or types"))
+    };
+    let shape = v("shape")?;
+    // The f16 rows write no .atype/.btype (L20831-20832).
+    let at = form.var("at").unwrap_or("f16");
+    let bt = form.var("bt").unwrap_or("f16");
+    let load = |m: &str, layout: &str, t: &str| format!("wmma.load.{m}.sync.aligned.{layout}.{shape}.global.{t}");
+    Ok([
+        load("a", v("al")?, at),
+        load("b", v("bl")?, bt),
+        load("c", "row", v("ct")?),
+        format!("wmma.store.d.sync.aligned.row.{shape}.global.{}", v("dt")?),
+    ])
+}
+
 /// §9.7.14.4.3 `wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type r, [p] {, stride}`
 /// (L20531-20636): the warp's fragment registers (`[lane][reg]`, in the oracle's own layout,
 /// [`layout::wmma`]) from the matrix at `p`. Each row (`.row`) or column (`.col`) is one

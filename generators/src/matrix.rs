@@ -1,0 +1,307 @@
+//! Golden vectors of the matrix multiply-accumulate forms (`mma.sync`, `wmma.mma`): each vector
+//! is one whole `D = A × B + C` ([`spec::vector::matrix`]), its matrices built in one of four
+//! styles so that every vector is hard in its own way:
+//!
+//! 1. **hard**: each element, independently, one of its type's hard values (zeros of both
+//!    signs, the smallest and largest subnormals, the smallest normal, ±1, the largest finite
+//!    values, infinities, NaN; for integers 0, ±1, the extremes) one time in four, otherwise a
+//!    moderate random value;
+//! 2. **cancellation**: the second half of each row of A is the negated first half and the
+//!    second half of B repeats the first, so every product has its opposite and the exact sum
+//!    is C alone — what is left is the tensor core's alignment and truncation; C small;
+//! 3. **alignment**: products spread over a range of exponents wider than any accumulator keeps
+//!    (terms below the alignment boundary), with all-ones significands so that carries cross
+//!    it; for integers, the largest products, so that s32 accumulation wraps or saturates;
+//! 4. **random**: every element uniformly random bits (any class).
+//!
+//! Levels scale the count: golden makes one vector of each style, `one` eight of each.
+
+use crate::vectors::{form_seed, Counts, GenerateError, Generated, Level};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use spec::catalog::Form;
+use spec::float::Fmt;
+use spec::tensor::Elem;
+use spec::value::Input;
+use spec::vector::matrix::{columns, Columns};
+use spec::vector::{form_key, Vector};
+
+/// The styles, in the order vectors cycle through them.
+const STYLES: usize = 4;
+
+/// Vectors per style at `level`.
+fn per_style(level: Level) -> usize {
+    match level {
+        Level::Golden => 1,
+        _ => 8,
+    }
+}
+
+struct Gen {
+    rng: ChaCha8Rng,
+}
+
+impl Gen {
+    fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.rng.next_u64()) * u128::from(n)) >> 64) as u64
+    }
+
+    fn bits(&mut self, bits: u32) -> u128 {
+        u128::from(self.rng.next_u64()) & ((1u128 << bits) - 1)
+    }
+
+    /// A finite value of `f` with an unbiased exponent in `lo..=hi` (clamped to the format's
+    /// normal range) and a random significand.
+    fn float_in(&mut self, f: &Fmt, lo: i32, hi: i32) -> u128 {
+        let (lo, hi) = (lo.max(f.emin()), hi.min(f.emax()).max(lo.max(f.emin())));
+        let e = lo + self.below((hi - lo + 1) as u64) as i32;
+        let man = self.bits(f.man_bits);
+        let neg = f.signed && self.rng.next_u64() & 1 == 1;
+        let v = f.pack(neg, (e + f.bias()) as u32, man);
+        // The top binade's all-ones significand is NaN in the formats without Inf.
+        if f.is_nan(v) {
+            f.max_finite(neg)
+        } else {
+            v
+        }
+    }
+
+    fn float_hard(&mut self, f: &Fmt) -> u128 {
+        let mut list = vec![
+            f.zero(false),
+            f.zero(true),
+            f.pack(false, 0, 1),
+            f.pack(true, 0, (1 << f.man_bits) - 1),
+            f.min_normal(false),
+            f.pack(false, f.bias() as u32, 0),
+            f.pack(true, f.bias() as u32, 0),
+            f.max_finite(false),
+            f.max_finite(true),
+        ];
+        list.extend(f.inf(false));
+        list.extend(f.inf(true));
+        if f.is_nan(f.canonical_nan) {
+            list.push(f.canonical_nan);
+        }
+        list[self.below(list.len() as u64) as usize]
+    }
+
+    fn int_hard(&mut self, e: Elem) -> u128 {
+        let (bits, signed) = int_shape(e);
+        let m = (1u128 << bits) - 1;
+        let list: Vec<u128> = if signed {
+            vec![0, 1, m, m >> 1, (m >> 1) + 1, 2, m - 1]
+        } else {
+            vec![0, 1, m, m >> 1, 2, m - 1]
+        };
+        list[self.below(list.len() as u64) as usize] & m
+    }
+}
+
+/// (bits, signed) of an integer element.
+fn int_shape(e: Elem) -> (u32, bool) {
+    match e {
+        Elem::S32 => (32, true),
+        Elem::S8 => (8, true),
+        Elem::U8 => (8, false),
+        Elem::S4 => (4, true),
+        Elem::U4 => (4, false),
+        Elem::B1 => (1, false),
+        Elem::Float(f) => (Fmt::of(f).bits, true),
+    }
+}
+
+/// One element of type `e` in `style` (0 hard, 3 random; the structured styles call these for
+/// their free elements).
+fn element(g: &mut Gen, e: Elem, style: usize, acc: bool) -> u128 {
+    match e {
+        Elem::Float(f) => {
+            let f = Fmt::of(f);
+            match style {
+                0 if g.below(4) == 0 => g.float_hard(f),
+                // Accumulators a little larger than the products' typical size.
+                0..=2 => {
+                    if acc {
+                        g.float_in(f, -2, 4)
+                    } else {
+                        g.float_in(f, -3, 2)
+                    }
+                }
+                _ => f.pack(false, 0, 0) | g.bits(f.bits) & !((1u128 << f.pad) - 1),
+            }
+        }
+        _ => match style {
+            0 if g.below(4) == 0 => g.int_hard(e),
+            _ => g.bits(int_shape(e).0),
+        },
+    }
+}
+
+/// The matrices of one vector (A, B, C concatenated, row-major).
+fn matrices(cols: &Columns, g: &mut Gen, style: usize) -> Vec<u128> {
+    let op = cols.op;
+    let (m, n, k) = op.shape;
+    let mut a: Vec<u128> = (0..m * k).map(|_| element(g, op.a, style, false)).collect();
+    let mut b: Vec<u128> = (0..k * n).map(|_| element(g, op.b, style, false)).collect();
+    let mut c: Vec<u128> = (0..m * n).map(|_| element(g, op.c, style, true)).collect();
+    let float = |e: Elem| match e {
+        Elem::Float(f) => Some(Fmt::of(f)),
+        _ => None,
+    };
+    match style {
+        // Every product has its opposite: A's second half negated, B's second half repeated.
+        1 if k >= 2 => {
+            let h = k / 2;
+            for r in 0..m {
+                for j in 0..h {
+                    let x = a[r * k + j];
+                    a[r * k + h + j] = match float(op.a) {
+                        Some(f) if f.signed => x ^ (1u128 << (f.bits - 1)),
+                        Some(_) => x,
+                        None => {
+                            // The most negative value has no opposite: use its successor.
+                            let (bits, signed) = int_shape(op.a);
+                            let mask = (1u128 << bits) - 1;
+                            let x = if signed && x == 1u128 << (bits - 1) { x + 1 } else { x };
+                            a[r * k + j] = x;
+                            x.wrapping_neg() & mask
+                        }
+                    };
+                }
+            }
+            for j in 0..h {
+                for col in 0..n {
+                    b[(h + j) * n + col] = b[j * n + col];
+                }
+            }
+            if let Some(f) = float(op.c) {
+                for x in &mut c {
+                    *x = g.float_in(f, -12, -8);
+                }
+            }
+        }
+        // Terms on both sides of the alignment boundary, significands all ones.
+        2 => {
+            if let (Some(fa), Some(fb)) = (float(op.a), float(op.b)) {
+                for r in 0..m {
+                    for j in 0..k {
+                        // Exponents 10 down to -20 (B's down to -9): products 40 binades apart.
+                        let e = 10 - ((j * 29 + r * 7) % 31) as i32;
+                        let ones = (1u128 << fa.man_bits) - 1;
+                        let neg = fa.signed && (j + r) % 5 == 0;
+                        let e = e.clamp(fa.emin(), fa.emax());
+                        a[r * k + j] = fa.pack(neg, (e + fa.bias()) as u32, ones);
+                    }
+                }
+                for (i, x) in b.iter_mut().enumerate() {
+                    let ones = (1u128 << fb.man_bits) - 1;
+                    let e = (-((i % 10) as i32)).clamp(fb.emin(), fb.emax());
+                    *x = fb.pack(false, (e + fb.bias()) as u32, ones);
+                }
+            } else {
+                // The largest products of the type, so s32 accumulation wraps or saturates.
+                let (bits, signed) = int_shape(op.a);
+                let top = if signed {
+                    (1u128 << (bits - 1)) - 1
+                } else {
+                    (1u128 << bits) - 1
+                };
+                let lowest = if signed { 1u128 << (bits - 1) } else { 0 };
+                for (i, x) in a.iter_mut().enumerate() {
+                    *x = if i % 3 == 2 { lowest } else { top };
+                }
+                let (bits, signed) = int_shape(op.b);
+                let top = if signed {
+                    (1u128 << (bits - 1)) - 1
+                } else {
+                    (1u128 << bits) - 1
+                };
+                b.fill(top);
+                for (i, x) in c.iter_mut().enumerate() {
+                    *x = [0x7fff_ff00, 0x8000_0000, 0x7fff_ffff, 0][i % 4];
+                }
+            }
+        }
+        _ => {}
+    }
+    a.extend(b);
+    a.extend(c);
+    a
+}
+
+/// The vectors of a matrix form ([`spec::vector::matrix::columns`]).
+pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, GenerateError> {
+    let cols = columns(form).ok_or_else(|| GenerateError::NoSemantics {
+        form: form.name.clone(),
+    })?;
+    let fseed = form_seed(seed, &form_key(form));
+    let mut g = Gen {
+        rng: ChaCha8Rng::seed_from_u64(fseed),
+    };
+    let mut vectors = Vec::new();
+    let mut counts = Counts::default();
+    for i in 0..per_style(level) * STYLES {
+        let style = i % STYLES;
+        let ins = matrices(&cols, &mut g, style);
+        let outs = cols.eval(&ins).expect("the matrices have the form's sizes");
+        vectors.push(Vector {
+            dsel: None,
+            ins: ins
+                .into_iter()
+                .map(|bits| Input {
+                    bits,
+                    ..Input::default()
+                })
+                .collect(),
+            outs,
+        });
+        if style == STYLES - 1 {
+            counts.random += 1;
+        } else {
+            counts.hard += 1;
+        }
+    }
+    Ok(Generated {
+        vectors,
+        counts,
+        rejected: 0,
+        form_seed: fseed,
+        budget: 0,
+        space: u128::MAX,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spec::catalog::catalog;
+
+    fn form(name: &str) -> &'static Form {
+        let cat = catalog();
+        &cat.forms[cat.by_name(name)[0]]
+    }
+
+    #[test]
+    fn deterministic_and_round_trips() {
+        let f = form("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
+        let a = generate(f, 1, Level::Golden).unwrap();
+        let b = generate(f, 1, Level::Golden).unwrap();
+        assert_eq!(a.vectors, b.vectors);
+        assert_eq!(a.vectors.len(), STYLES);
+        for v in &a.vectors {
+            let line = spec::vector::format_line(f, v);
+            assert_eq!(&spec::vector::parse_line(f, &line).unwrap(), v);
+        }
+        assert_ne!(generate(f, 2, Level::Golden).unwrap().vectors, a.vectors);
+    }
+
+    /// The cancellation style's exact sum is C: on an integer form D = C exactly.
+    #[test]
+    fn cancellation_cancels() {
+        let f = form("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32");
+        let g = generate(f, 1, Level::Golden).unwrap();
+        let v = &g.vectors[1];
+        let c = &v.ins[512 + 256..];
+        assert!(v.outs.iter().zip(c).all(|(d, c)| d.model == c.bits));
+    }
+}
