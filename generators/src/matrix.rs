@@ -22,6 +22,8 @@ use rand_chacha::ChaCha8Rng;
 use spec::catalog::Form;
 use spec::float::Fmt;
 use spec::tensor::Elem;
+use spec::tensor::MmaOp;
+use spec::types::FloatFormat;
 use spec::value::Input;
 use spec::vector::matrix::{columns, Columns};
 use spec::vector::{form_key, Vector};
@@ -138,8 +140,7 @@ fn element(g: &mut Gen, e: Elem, style: usize, acc: bool) -> u128 {
 }
 
 /// The matrices of one vector (A, B, C concatenated, row-major).
-fn matrices(cols: &Columns, g: &mut Gen, style: usize) -> Vec<u128> {
-    let op = cols.op;
+fn matrices(op: MmaOp, g: &mut Gen, style: usize) -> Vec<u128> {
     let (m, n, k) = op.shape;
     let mut a: Vec<u128> = (0..m * k).map(|_| element(g, op.a, style, false)).collect();
     let mut b: Vec<u128> = (0..k * n).map(|_| element(g, op.b, style, false)).collect();
@@ -229,6 +230,79 @@ fn matrices(cols: &Columns, g: &mut Gen, style: usize) -> Vec<u128> {
     a
 }
 
+/// `v` (0..) as an element of type `e`: a small integer, exact in every format.
+fn small(e: Elem, v: u64) -> u128 {
+    match e {
+        Elem::Float(f) => spec::tensor::convert(FloatFormat::F64, f, u128::from((v as f64).to_bits())),
+        _ => u128::from(v),
+    }
+}
+
+/// A `wgmma` vector (64×N×K, N up to 256): whole matrices of every style would make files of
+/// megabytes, so vector 0 (and every fourth) is the *layout* vector — small integers
+/// everywhere (A, B in 0..=3, C in 1..=4), exact, every element of D telling whether the
+/// descriptors, swizzles and fragments put each element where it belongs — and the others
+/// hold one 16×8 block of D in styles hard, cancellation, alignment (its rows of A, columns of
+/// B and block of C), zeros elsewhere, the block moving with the vector. The scalars vary:
+/// the layout vector adds plainly (`scale-d` 1, `imm-scale` 1, K-major), then `imm-scale-a`
+/// −1 with A transposed, `scale-d` 0 with `imm-scale-b` −1 and B transposed, and plain again.
+fn warpgroup(cols: &Columns, g: &mut Gen, i: usize) -> Vec<u128> {
+    let op = cols.op;
+    let (m, n, k) = op.shape;
+    let v = i % 3;
+    let scalar = |name: &str| -> u128 {
+        let on = match name {
+            "scale_d" => v != 2,
+            "imm_scale_a" => v != 1,
+            "imm_scale_b" => v != 2,
+            "imm_trans_a" => v == 1,
+            "imm_trans_b" => v == 2,
+            _ => false,
+        };
+        match (name.starts_with("imm_scale"), on) {
+            (true, true) => 1,
+            (true, false) => 0xffff_ffff,
+            (false, on) => u128::from(on),
+        }
+    };
+    let mut ins: Vec<u128> = cols.scalars.iter().map(|x| scalar(x.name)).collect();
+    if v == 0 {
+        // Few distinct values of D (a quarter of A is 1, the rest 0): files stay small.
+        ins.extend((0..m * k).map(|_| small(op.a, u64::from(g.below(4) == 0))));
+        ins.extend((0..k * n).map(|_| small(op.b, g.below(3))));
+        ins.extend((0..m * n).map(|_| small(op.c, 1 + g.below(2))));
+        return ins;
+    }
+    let (bm, bn) = (16.min(m), 8.min(n));
+    let (r0, c0) = (bm * (i % (m / bm)), bn * ((i * 5) % (n / bn)));
+    let sub = MmaOp {
+        shape: (bm, bn, k),
+        ..op
+    };
+    // Vector 1 is hard; vector 2 cancels or aligns (alternating with N).
+    let style = if v == 1 { 0 } else { 1 + (n / 8) % 2 };
+    let block = matrices(sub, g, style);
+    let (sa, sb) = (bm * k, k * bn);
+    let mut a = vec![small(op.a, 0); m * k];
+    let mut b = vec![small(op.b, 0); k * n];
+    let mut c = vec![small(op.c, 0); m * n];
+    for r in 0..bm {
+        a[(r0 + r) * k..(r0 + r + 1) * k].copy_from_slice(&block[r * k..(r + 1) * k]);
+        for col in 0..bn {
+            c[(r0 + r) * n + c0 + col] = block[sa + sb + r * bn + col];
+        }
+    }
+    for kk in 0..k {
+        for col in 0..bn {
+            b[kk * n + c0 + col] = block[sa + kk * bn + col];
+        }
+    }
+    ins.extend(a);
+    ins.extend(b);
+    ins.extend(c);
+    ins
+}
+
 /// The vectors of a matrix form ([`spec::vector::matrix::columns`]).
 pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, GenerateError> {
     let cols = columns(form).ok_or_else(|| GenerateError::NoSemantics {
@@ -240,9 +314,15 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
     };
     let mut vectors = Vec::new();
     let mut counts = Counts::default();
-    for i in 0..per_style(level) * STYLES {
-        let style = i % STYLES;
-        let ins = matrices(&cols, &mut g, style);
+    // wgmma: the layout vector and two blocks (see `warpgroup`).
+    let styles = if cols.scalars.is_empty() { STYLES } else { 3 };
+    for i in 0..per_style(level) * styles {
+        let style = i % styles;
+        let ins = if cols.scalars.is_empty() {
+            matrices(cols.op, &mut g, style)
+        } else {
+            warpgroup(&cols, &mut g, i)
+        };
         let outs = cols.eval(&ins).expect("the matrices have the form's sizes");
         vectors.push(Vector {
             dsel: None,
@@ -255,7 +335,7 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
                 .collect(),
             outs,
         });
-        if style == STYLES - 1 {
+        if style == 3 {
             counts.random += 1;
         } else {
             counts.hard += 1;

@@ -98,7 +98,13 @@ fn every_recorded_sample_is_reproduced_bit_for_bit() {
             // Every generation's model value lies in the manual's acceptance set.
             let acc = accept(input, input, out, a, b, *c, got.model);
             assert_eq!(acc, got.accept);
-            assert!(matches!(acc, Accept::Bound(_)), "{name}, line {}: {acc:?}", i + 1);
+            // Exact where the sum is on a grid no rounding or alignment leaves (accept.rs): then
+            // every generation's model below must be that very value.
+            assert!(
+                matches!(acc, Accept::Bound(_) | Accept::Exact),
+                "{name}, line {}: {acc:?}",
+                i + 1
+            );
             for arch in Arch::ALL {
                 let m = config(arch, kind, input, out).unwrap().dot(input, input, a, b, *c);
                 if !in_set(&acc, got.model, m) && outside.len() < 12 {

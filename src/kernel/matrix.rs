@@ -40,6 +40,8 @@ pub struct Plan {
 
 #[derive(Clone, Debug)]
 enum Plumbing {
+    /// `wgmma`: one CTA (a warpgroup) per vector, see [`Warpgroup`].
+    Warpgroup(Warpgroup),
     /// `mma`: the layouts of A, B, C, D.
     Registers([Layout; 4]),
     /// `wmma`: the memory access of A, B, C (their loads) and D (its store), with each one's
@@ -116,7 +118,18 @@ fn plan(form: &Form, cols: &Columns) -> Result<(Plan, Option<[&'static Form; 4]>
                 Some(forms),
             ))
         }
-        MmaKind::Wgmma => Err("wgmma has no conformance kernel yet".into()),
+        MmaKind::Wgmma => {
+            let w = Warpgroup::new(form, cols)?;
+            Ok((
+                Plan {
+                    per_warp: 1,
+                    in_stride: w.in_stride(),
+                    out_stride: THREADS * w.d_regs * 4,
+                    kind: Plumbing::Warpgroup(w),
+                },
+                None,
+            ))
+        }
     }
 }
 
@@ -128,11 +141,18 @@ pub fn is_matrix(form: &Form) -> bool {
 /// The input records of the warps that evaluate `vectors` (padded with zero matrices to whole
 /// blocks), and the number of threads.
 fn records(plan: &Plan, cols: &Columns, vectors: &[&Vector]) -> Result<(Vec<u8>, usize), String> {
+    if let Plumbing::Warpgroup(w) = &plan.kind {
+        let mut input = Vec::with_capacity(vectors.len() * plan.in_stride);
+        for (i, v) in vectors.iter().enumerate() {
+            input.extend(w.record(cols, i, v)?);
+        }
+        return Ok((input, vectors.len() * THREADS));
+    }
     let warps = vectors.len().div_ceil(plan.per_warp);
     let threads = (warps * 32).div_ceil(BLOCK) * BLOCK;
     let mut input = match plan.kind {
-        Plumbing::Registers(_) => vec![0u8; threads * plan.in_stride],
         Plumbing::Memory(_) => vec![0u8; threads / 32 * plan.in_stride],
+        _ => vec![0u8; threads * plan.in_stride],
     };
     let sizes = cols.ins.map(|m| m.len());
     for (w, chunk) in vectors.chunks(plan.per_warp).enumerate() {
@@ -160,6 +180,7 @@ fn records(plan: &Plan, cols: &Columns, vectors: &[&Vector]) -> Result<(Vec<u8>,
                     }
                 }
             }
+            Plumbing::Warpgroup(_) => unreachable!("returned above"),
             Plumbing::Memory(acc) => {
                 let v = chunk[0];
                 let rec = &mut input[w * plan.in_stride..][..plan.in_stride];
@@ -247,6 +268,7 @@ fn module(form: &Form, plan: &Plan, companions: Option<[&'static Form; 4]>) -> S
             let _ = writeln!(body, "\t{} [%oa], {};", forms[3].name, ops[3]);
         }
         (Plumbing::Memory(_), None) => unreachable!("a memory plan comes with its companions"),
+        (Plumbing::Warpgroup(w), _) => w.body(form, &mut s, &mut body, plan),
     }
     s.push_str(&body);
     s.push_str("\tret;\n}\n");
@@ -263,7 +285,11 @@ pub fn build(
     let cols = columns(form).ok_or_else(|| BuildError::Matrix("not a matrix form".into()))?;
     let (plan, companions) = plan(form, &cols).map_err(BuildError::Matrix)?;
     let ptx = module(form, &plan, companions);
-    let (a, b, c) = (cols.ins[0].len(), cols.ins[1].len(), cols.ins[2].len());
+    let (a, b, c) = (
+        cols.scalars.len() + cols.ins[0].len(),
+        cols.ins[1].len(),
+        cols.ins[2].len(),
+    );
     let mut chosen = Vec::with_capacity(pick.len());
     for &i in pick {
         let v = vectors.get(i).ok_or(BuildError::VectorOutOfRange { index: i })?;
@@ -285,8 +311,9 @@ pub fn build(
         let vs: Vec<&Vector> = chunk.iter().map(|(_, v)| *v).collect();
         let (input, threads) = records(&plan, &cols, &vs).map_err(BuildError::Matrix)?;
         let out_bytes = match plan.kind {
-            Plumbing::Registers(_) => threads * plan.out_stride,
             Plumbing::Memory(_) => threads / 32 * plan.out_stride,
+            Plumbing::Warpgroup(_) => vs.len() * plan.out_stride,
+            Plumbing::Registers(_) => threads * plan.out_stride,
         };
         batches.push(super::Batch {
             job: Job {
@@ -327,6 +354,7 @@ impl Plan {
         let expected = match self.kind {
             Plumbing::Registers(_) => threads * self.out_stride,
             Plumbing::Memory(_) => threads / 32 * self.out_stride,
+            Plumbing::Warpgroup(_) => vectors * self.out_stride,
         };
         if out.len() != expected {
             return Err(super::DecodeError::OutSize {
@@ -335,8 +363,15 @@ impl Plan {
             });
         }
         let mut ds = Vec::with_capacity(vectors);
+        if let Plumbing::Warpgroup(wg) = &self.kind {
+            return Ok(out
+                .chunks(self.out_stride)
+                .map(|rec| wg.d_of(rec).into_iter().map(u128::from).collect())
+                .collect());
+        }
         for w in 0..warps {
             match &self.kind {
+                Plumbing::Warpgroup(_) => unreachable!("returned above"),
                 Plumbing::Registers(ls) => {
                     let l = &ls[3];
                     let rb = reg_bytes(l);
@@ -373,5 +408,331 @@ impl Plan {
             }
         }
         Ok(ds)
+    }
+}
+
+/// Threads of a warpgroup.
+const THREADS: usize = spec::matrix::wgmma::THREADS;
+
+/// Bytes of a vector record's header: variant (u32), `scale-d` (u32), padding, A's and B's
+/// descriptors (u64 each, start addresses relative to the shared image).
+const HEADER: usize = 32;
+
+/// The `wgmma.mma_async` kernel: one CTA of 128 threads per vector. Its record holds the header,
+/// the image of shared memory (A, when it comes from a descriptor, and B, each in a canonical
+/// layout whose swizzle mode and major-ness change from vector to vector,
+/// [`spec::matrix::wgmma::canonical`]) and every thread's registers (A's fragment, when A comes
+/// from registers, and the accumulator C). The threads copy the image into shared memory, fence
+/// it for the async proxy (`fence.proxy.async`, L24880-24884) and meet at a barrier; then
+/// `wgmma.fence`, the instruction (one branch per combination of its immediates: `imm-scale`,
+/// `imm-trans`), `commit_group`, `wait_group 0`, and each thread stores its D registers.
+#[derive(Clone, Debug)]
+struct Warpgroup {
+    /// A from registers: registers per thread.
+    a_regs: Option<usize>,
+    d_regs: usize,
+    a_bits: usize,
+    b_bits: usize,
+    d_bits: usize,
+    /// Offsets of A's and B's images in shared memory, and the image's size.
+    b_at: usize,
+    smem: usize,
+    /// The immediates of each variant, in the order of the form's immediate operands.
+    imms: Vec<&'static str>,
+}
+
+/// Bits of a `wgmma` element in registers or shared memory.
+fn wg_bits(e: spec::tensor::Elem) -> usize {
+    use spec::tensor::Elem;
+    use spec::types::FloatFormat as F;
+    match e {
+        Elem::Float(F::F16 | F::Bf16) => 16,
+        Elem::Float(F::Tf32 | F::F32) | Elem::S32 => 32,
+        _ => 8,
+    }
+}
+
+impl Warpgroup {
+    fn new(form: &Form, cols: &Columns) -> Result<Warpgroup, String> {
+        use spec::matrix::wgmma::{canonical, Major, Swizzle};
+        let (m, n, k) = cols.op.shape;
+        let (a_bits, b_bits, d_bits) = (wg_bits(cols.op.a), wg_bits(cols.op.b), wg_bits(cols.op.d));
+        let a_from_regs = form.inputs.iter().any(|o| o.group.is_some());
+        let biggest = |mn: usize, bits: usize| {
+            let mut most = 0;
+            for sw in Swizzle::ALL {
+                for major in [Major::K, Major::Mn] {
+                    most = most.max(canonical(major, sw, mn, k, bits / 8, 0).1);
+                }
+            }
+            most
+        };
+        let a_size = if a_from_regs { 0 } else { biggest(m, a_bits) };
+        let b_at = a_size.div_ceil(1024) * 1024;
+        let smem = (b_at + biggest(n, b_bits)).div_ceil(16) * 16;
+        Ok(Warpgroup {
+            a_regs: a_from_regs.then_some(m * k * a_bits / 32 / THREADS),
+            d_regs: m * n * d_bits / 32 / THREADS,
+            a_bits,
+            b_bits,
+            d_bits,
+            b_at,
+            smem,
+            imms: cols
+                .scalars
+                .iter()
+                .map(|x| x.name)
+                .filter(|name| name.starts_with("imm_"))
+                .collect(),
+        })
+    }
+
+    fn regs(&self) -> usize {
+        self.a_regs.unwrap_or(0) + self.d_regs
+    }
+
+    fn in_stride(&self) -> usize {
+        HEADER + self.smem + THREADS * self.regs() * 4
+    }
+
+    /// The swizzle and major-ness of vector `i`'s A and B (the kernel's choice, varied so the
+    /// form's vectors between them use several modes).
+    fn modes(
+        &self,
+        cols: &Columns,
+        i: usize,
+        ins: &[u128],
+    ) -> [(spec::matrix::wgmma::Major, spec::matrix::wgmma::Swizzle); 2] {
+        use spec::matrix::wgmma::{Major, Swizzle};
+        let n = cols.op.shape.1;
+        let major = |name: &str| {
+            let trans = cols
+                .scalars
+                .iter()
+                .position(|x| x.name == name)
+                .is_some_and(|p| ins[p] == 1);
+            if trans {
+                Major::Mn
+            } else {
+                Major::K
+            }
+        };
+        [
+            (major("imm_trans_a"), Swizzle::ALL[(i + n / 8) % 4]),
+            (major("imm_trans_b"), Swizzle::ALL[(i + n / 8 + 1) % 4]),
+        ]
+    }
+
+    /// The variant number of a vector: its immediates as one index (each `imm-scale` ±1 and
+    /// `imm-trans` 0/1 one bit).
+    fn variant(&self, cols: &Columns, ins: &[u128]) -> u32 {
+        self.imms.iter().enumerate().fold(0, |acc, (bit, name)| {
+            let p = cols
+                .scalars
+                .iter()
+                .position(|x| x.name == *name)
+                .expect("an immediate of the form");
+            let set = if name.starts_with("imm_scale") {
+                ins[p] as u32 as i32 == -1
+            } else {
+                ins[p] == 1
+            };
+            acc | u32::from(set) << bit
+        })
+    }
+
+    fn record(&self, cols: &Columns, i: usize, v: &Vector) -> Result<Vec<u8>, String> {
+        use spec::matrix::wgmma::{a_fragment, accumulator, canonical};
+        let (m, n, k) = cols.op.shape;
+        let ins: Vec<u128> = v.ins.iter().map(|x| x.bits).collect();
+        let s = cols.scalars.len();
+        let (a, rest) = ins[s..].split_at(m * k);
+        let (b, c) = rest.split_at(k * n);
+        let mut rec = vec![0u8; self.in_stride()];
+        rec[0..4].copy_from_slice(&self.variant(cols, &ins).to_le_bytes());
+        let scale_d = cols
+            .scalars
+            .iter()
+            .position(|x| x.name == "scale_d")
+            .map_or(1, |p| ins[p] as u32);
+        rec[4..8].copy_from_slice(&scale_d.to_le_bytes());
+        let [(ma, sa), (mb, sb)] = self.modes(cols, i, &ins);
+        fn put(rec: &mut [u8], at: u64, bits: usize, x: u128) {
+            let bytes = bits / 8;
+            let at = HEADER + at as usize;
+            rec[at..at + bytes].copy_from_slice(&x.to_le_bytes()[..bytes]);
+        }
+        if self.a_regs.is_none() {
+            let (d, _) = canonical(ma, sa, m, k, self.a_bits / 8, 0);
+            for r in 0..m {
+                for kk in 0..k {
+                    put(
+                        &mut rec,
+                        d.address(ma, r, kk, self.a_bits / 8),
+                        self.a_bits,
+                        a[r * k + kk],
+                    );
+                }
+            }
+            rec[16..24].copy_from_slice(&d.encode().to_le_bytes());
+        }
+        let (d, _) = canonical(mb, sb, n, k, self.b_bits / 8, self.b_at as u64);
+        for kk in 0..k {
+            for col in 0..n {
+                put(
+                    &mut rec,
+                    d.address(mb, col, kk, self.b_bits / 8),
+                    self.b_bits,
+                    b[kk * n + col],
+                );
+            }
+        }
+        rec[24..32].copy_from_slice(&d.encode().to_le_bytes());
+        for t in 0..THREADS {
+            let base = HEADER + self.smem + t * self.regs() * 4;
+            let mut words = Vec::with_capacity(self.regs());
+            if let Some(na) = self.a_regs {
+                let per = 32 / self.a_bits;
+                for r in 0..na {
+                    let mut w = 0u32;
+                    for idx in 0..per {
+                        let (row, col) = a_fragment(t, r * per + idx, self.a_bits);
+                        w |= (a[row * k + col] as u32 & mask(self.a_bits)) << (idx * self.a_bits);
+                    }
+                    words.push(w);
+                }
+            }
+            let per = 32 / self.d_bits;
+            for r in 0..self.d_regs {
+                let mut w = 0u32;
+                for idx in 0..per {
+                    let (row, col) = accumulator(t, r * per + idx);
+                    w |= (c[row * n + col] as u32 & mask(self.d_bits)) << (idx * self.d_bits);
+                }
+                words.push(w);
+            }
+            for (j, w) in words.iter().enumerate() {
+                rec[base + 4 * j..base + 4 * j + 4].copy_from_slice(&w.to_le_bytes());
+            }
+        }
+        Ok(rec)
+    }
+
+    /// D (row-major) from one vector's output record.
+    fn d_of(&self, rec: &[u8]) -> Vec<u64> {
+        use spec::matrix::wgmma::accumulator;
+        let per = 32 / self.d_bits;
+        let cells = THREADS * self.d_regs * per;
+        let n = cells / 64;
+        let mut d = vec![0u64; cells];
+        for t in 0..THREADS {
+            for r in 0..self.d_regs {
+                let at = (t * self.d_regs + r) * 4;
+                let w = u32::from_le_bytes(rec[at..at + 4].try_into().expect("four bytes"));
+                for idx in 0..per {
+                    let (row, col) = accumulator(t, r * per + idx);
+                    d[row * n + col] = u64::from((w >> (idx * self.d_bits)) & mask(self.d_bits));
+                }
+            }
+        }
+        d
+    }
+
+    /// Declarations into `decls`, the kernel's body into `body`.
+    fn body(&self, form: &Form, decls: &mut String, body: &mut String, plan: &Plan) {
+        let _ = writeln!(decls, "\t.shared .align 1024 .b8 smem[{}];", self.smem);
+        decls.push_str("\t.reg .pred %p, %q;\n\t.reg .b32 %j, %s, %var, %sd, %x<4>;\n\t.reg .b64 %ad, %bd, %g;\n");
+        let _ = writeln!(decls, "\t.reg .b32 %d<{}>;", self.d_regs);
+        if let Some(na) = self.a_regs {
+            let _ = writeln!(decls, "\t.reg .b32 %a<{na}>;");
+        }
+        // The vector's record (the CTA's) and this thread's registers in it.
+        let _ = writeln!(body, "\tmul.wide.u32 %off, %c, {};", plan.in_stride);
+        body.push_str("\tadd.u64 %ia, %ia, %off;\n");
+        let _ = writeln!(body, "\tmul.wide.u32 %off, %c, {};", plan.out_stride);
+        body.push_str("\tadd.u64 %oa, %oa, %off;\n");
+        body.push_str("\tmov.u32 %t, %tid.x;\n");
+        // Copy the shared image, 16 bytes per thread and step.
+        let _ = writeln!(
+            body,
+            "\tmov.u32 %j, %t;\n$COPY:\n\tsetp.ge.u32 %q, %j, {};\n\t@%q bra $COPIED;\n\tmul.wide.u32 %off, %j, 16;\n\tadd.u64 %g, %ia, %off;\n\tld.global.v4.b32 {{%x0, %x1, %x2, %x3}}, [%g+{HEADER}];\n\tmov.u32 %s, smem;\n\tmad.lo.u32 %s, %j, 16, %s;\n\tst.shared.v4.b32 [%s], {{%x0, %x1, %x2, %x3}};\n\tadd.u32 %j, %j, {THREADS};\n\tbra $COPY;\n$COPIED:",
+            self.smem / 16
+        );
+        // The generic-proxy writes made visible to the async proxy, then to every thread.
+        body.push_str("\tfence.proxy.async.shared::cta;\n\tbar.sync 0;\n");
+        body.push_str("\tld.global.u32 %var, [%ia+0];\n\tld.global.u32 %sd, [%ia+4];\n\tsetp.ne.u32 %p, %sd, 0;\n");
+        // Descriptors: the record's, with the image's shared address added to the start field.
+        body.push_str("\tmov.u32 %s, smem;\n\tshr.u32 %s, %s, 4;\n\tcvt.u64.u32 %g, %s;\n");
+        body.push_str("\tld.global.u64 %ad, [%ia+16];\n\tadd.u64 %ad, %ad, %g;\n");
+        body.push_str("\tld.global.u64 %bd, [%ia+24];\n\tadd.u64 %bd, %bd, %g;\n");
+        let regs = self.regs() * 4;
+        let _ = writeln!(body, "\tmul.wide.u32 %off, %t, {regs};\n\tadd.u64 %ia, %ia, %off;");
+        let mut off = HEADER + self.smem;
+        if let Some(na) = self.a_regs {
+            for r in 0..na {
+                let _ = writeln!(body, "\tld.global.b32 %a{r}, [%ia+{off}];");
+                off += 4;
+            }
+        }
+        for r in 0..self.d_regs {
+            let _ = writeln!(body, "\tld.global.b32 %d{r}, [%ia+{off}];");
+            off += 4;
+        }
+        let list = |n: usize, name: &str| {
+            let v: Vec<String> = (0..n).map(|r| format!("%{name}{r}")).collect();
+            format!("{{{}}}", v.join(", "))
+        };
+        let variants = 1u32 << self.imms.len();
+        for var in 0..variants {
+            let _ = writeln!(body, "\tsetp.eq.u32 %q, %var, {var};\n\t@%q bra $V{var};");
+        }
+        body.push_str("\tbra $JOIN;\n");
+        for var in 0..variants {
+            let mut ops = vec![list(self.d_regs, "d")];
+            for o in &form.inputs {
+                ops.push(if o.group.is_some() {
+                    list(self.a_regs.unwrap_or(0), "a")
+                } else if o.name == "a_desc" {
+                    "%ad".into()
+                } else if o.name == "b_desc" {
+                    "%bd".into()
+                } else if o.name == "scale_d" {
+                    "%p".into()
+                } else {
+                    let bit = self.imms.iter().position(|x| *x == o.name).unwrap_or(0);
+                    let set = var >> bit & 1 == 1;
+                    match (o.name.starts_with("imm_scale"), set) {
+                        (true, true) => "-1".into(),
+                        (true, false) | (false, true) => "1".into(),
+                        (false, false) => "0".into(),
+                    }
+                });
+            }
+            // The fence right before the instruction: registers written above are then the
+            // accumulator's (L26392-26394), with no branch in between.
+            let _ = writeln!(
+                body,
+                "$V{var}:\n\twgmma.fence.sync.aligned;\n\t{} {};\n\tbra $JOIN;",
+                form.name,
+                ops.join(", ")
+            );
+        }
+        body.push_str("$JOIN:\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n");
+        let _ = writeln!(
+            body,
+            "\tmul.wide.u32 %off, %t, {};\n\tadd.u64 %oa, %oa, %off;",
+            self.d_regs * 4
+        );
+        for r in 0..self.d_regs {
+            let _ = writeln!(body, "\tst.global.b32 [%oa+{}], %d{r};", 4 * r);
+        }
+    }
+}
+
+fn mask(bits: usize) -> u32 {
+    if bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
     }
 }

@@ -186,6 +186,59 @@ impl Descriptor {
     }
 }
 
+impl Swizzle {
+    /// Every mode: none, 128, 64 and 32 bytes.
+    pub const ALL: [Swizzle; 4] = [Swizzle::None, Swizzle::B128, Swizzle::B64, Swizzle::B32];
+}
+
+/// A dense canonical layout (the table of the module documentation) of an `mn × k` matrix of
+/// `bytes`-byte elements at shared-memory offset `start` (a multiple of 1024, the longest
+/// swizzle period): the descriptor, and the bytes the matrix spans. A row of K elements is 32
+/// bytes in every `wgmma` form (k16 × 2, k8 × 4, k32 × 1), which every swizzle width holds.
+///
+/// - K-major, no swizzle: core matrices of 8 rows × 16 bytes, LBO 128 (the next 16 bytes of
+///   K), SBO = the bytes of 8 whole rows;
+/// - K-major, swizzle W: one row per W bytes, SBO = 8·W;
+/// - MN-major, no swizzle: core matrices of 16 bytes along MN × 8 along K, LBO 128 (the next 8
+///   of K), SBO = the bytes of 16 bytes' worth of MN over all of K;
+/// - MN-major, swizzle W: W bytes along MN per K row, SBO 8·W (the next 8 of K), LBO = the
+///   bytes of all of K (the next W bytes of MN).
+///
+/// ```
+/// use spec::matrix::wgmma::{canonical, Major, Swizzle};
+/// // A 64×16 f16 A, K-major, 128-byte swizzle: 64 rows of 128 bytes.
+/// let (d, size) = canonical(Major::K, Swizzle::B128, 64, 16, 2, 0);
+/// assert_eq!((d.sbo, size), (1024, 64 * 128));
+/// assert_eq!(d.address(Major::K, 1, 0, 2), 128 ^ (1 << 4)); // row 1: chunk 0 swapped with 1
+/// ```
+pub fn canonical(major: Major, swizzle: Swizzle, mn: usize, k: usize, bytes: usize, start: u64) -> (Descriptor, usize) {
+    let t = 16 / bytes; // elements per 16 bytes
+    let w = swizzle.width() as usize;
+    let (lbo, sbo, size) = match (major, swizzle) {
+        (Major::K, Swizzle::None) => {
+            let sbo = (k * bytes).div_ceil(16) * 128;
+            (128, sbo, mn.div_ceil(8) * sbo)
+        }
+        (Major::K, _) => (16, 8 * w, mn.div_ceil(8) * 8 * w),
+        (Major::Mn, Swizzle::None) => {
+            let sbo = k.div_ceil(8) * 128;
+            (128, sbo, mn.div_ceil(t) * sbo)
+        }
+        (Major::Mn, _) => {
+            let lbo = k.div_ceil(8) * 8 * w;
+            (lbo, 8 * w, mn.div_ceil(w / 16 * t) * lbo)
+        }
+    };
+    let d = Descriptor {
+        start,
+        lbo: lbo as u64,
+        sbo: sbo as u64,
+        base_offset: 0,
+        swizzle,
+    };
+    (d, size)
+}
+
 /// Threads of a warpgroup (four consecutive warps, §9.7.15.5.1.1).
 pub const THREADS: usize = 128;
 

@@ -54,11 +54,22 @@ impl Mat {
     }
 }
 
-/// The columns of a matrix form's lines: A, B, C in, D out.
+/// A scalar operand of a matrix line: `wgmma`'s `scale-d`, `imm-scale-a/b`, `imm-trans-a/b`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scalar {
+    /// The catalog's operand name (`scale_d`, `imm_scale_a`, ...).
+    pub name: &'static str,
+    /// Its type (a predicate is one digit, `0`/`1`).
+    pub ty: Type,
+}
+
+/// The columns of a matrix form's lines: scalars and A, B, C in, D out.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Columns {
     /// The numerics of the form (on the generation of its least target).
     pub op: MmaOp,
+    /// `wgmma`'s scalar operands, in PTX order, before the matrices (none for `mma`, `wmma`).
+    pub scalars: Vec<Scalar>,
     /// A, B and C.
     pub ins: [Mat; 3],
     /// D.
@@ -79,18 +90,29 @@ fn elem_type(e: Elem) -> Option<Type> {
     })
 }
 
-/// The columns of `form` when its vector lines are matrices: the dense `mma.sync` and
-/// `wmma.mma` forms whose numerics the spec has ([`MmaOp::of_form`]); `None` for every other
-/// form (scalar forms, and — not yet — `wgmma`, sparse and block-scaled forms).
+/// The columns of `form` when its vector lines are matrices: the dense `mma.sync`, `wmma.mma`
+/// and `wgmma.mma_async` forms whose numerics the spec has ([`MmaOp::of_form`]); `None` for
+/// every other form (scalar forms, and — not yet — sparse, block-scaled and `.b1` `wgmma`
+/// forms).
 pub fn columns(form: &Form) -> Option<Columns> {
     // Every line of every scalar form asks: answer those without building anything.
     form.var("shape")?;
     let arch = Arch::from_target(&form.target.to_string())?;
     let op = MmaOp::of_form(form, arch)?;
     // Sparse A is the compressed matrix with metadata: not these columns (yet).
-    if !matches!(op.kind, MmaKind::Mma | MmaKind::Wmma) || form.var("sp").is_some() {
+    if form.var("sp").is_some() || form.mods.contains(&"sp") || (op.kind == MmaKind::Wgmma && op.a == Elem::B1) {
         return None;
     }
+    // wgmma's scalars: every source that is neither a fragment nor a matrix descriptor.
+    let scalars = match op.kind {
+        MmaKind::Wgmma => form
+            .inputs
+            .iter()
+            .filter(|o| o.group.is_none() && !o.name.ends_with("_desc"))
+            .map(|o| Scalar { name: o.name, ty: o.ty })
+            .collect(),
+        _ => Vec::new(),
+    };
     let (m, n, k) = op.shape;
     let mat = |name, e, rows, cols| {
         Some(Mat {
@@ -102,6 +124,7 @@ pub fn columns(form: &Form) -> Option<Columns> {
     };
     Some(Columns {
         op,
+        scalars,
         ins: [mat('A', op.a, m, k)?, mat('B', op.b, k, n)?, mat('C', op.c, m, n)?],
         out: mat('D', op.d, m, n)?,
     })
@@ -112,17 +135,43 @@ impl Columns {
     pub fn header(&self) -> String {
         let m = |x: &Mat| format!("{}:{}[{}x{}]", x.name, x.ty, x.rows, x.cols);
         let ins: Vec<String> = self.ins.iter().map(m).collect();
-        format!("{} -> {} tag", ins.join(" "), m(&self.out))
+        let scalars: Vec<String> = self.scalars.iter().map(|x| format!("{}:{} ", x.name, x.ty)).collect();
+        let bar = if scalars.is_empty() { "" } else { "| " };
+        format!("{}{bar}{} -> {} tag", scalars.concat(), ins.join(" "), m(&self.out))
     }
 
-    /// D of the line's inputs (A, B, C concatenated, each row-major): the model values and
-    /// acceptance sets of [`crate::tensor::mma`]. `None` when `ins` has the wrong length.
+    /// The value of scalar `name` in `ins` (the line's inputs, scalars first).
+    fn scalar(&self, ins: &[u128], name: &str) -> Option<u128> {
+        self.scalars.iter().position(|x| x.name == name).map(|i| ins[i])
+    }
+
+    /// D of the line's inputs (the scalars, then A, B, C, each row-major): the model values
+    /// and acceptance sets of [`crate::tensor::mma`]. `wgmma` (L25770-25790): `imm-scale-a/b`
+    /// −1 negates A/B (each element's sign bit flipped), `scale-d` 0 computes `A × B` without
+    /// the accumulator (read as a +0 C, as the oracle executes it); `imm-trans-a/b` only say how
+    /// A and B lie in shared memory. `None` when `ins` has the wrong length.
     pub fn eval(&self, ins: &[u128]) -> Option<Vec<Outcome>> {
         let [a, b, c] = self.ins.map(|x| x.len());
-        if ins.len() != a + b + c {
+        let s = self.scalars.len();
+        if ins.len() != s + a + b + c {
             return None;
         }
-        Some(mma(&self.op, &ins[..a], &ins[a..a + b], &ins[a + b..]))
+        let mut a_m = ins[s..s + a].to_vec();
+        let mut b_m = ins[s + a..s + a + b].to_vec();
+        let mut c_m = ins[s + a + b..].to_vec();
+        for (name, m, mat) in [
+            ("imm_scale_a", &mut a_m, &self.ins[0]),
+            ("imm_scale_b", &mut b_m, &self.ins[1]),
+        ] {
+            if self.scalar(ins, name).is_some_and(|v| v as u32 as i32 == -1) {
+                let sign = 1u128 << (mat.ty.bits() - 1);
+                m.iter_mut().for_each(|x| *x ^= sign);
+            }
+        }
+        if self.scalar(ins, "scale_d") == Some(0) {
+            c_m.iter_mut().for_each(|x| *x = 0);
+        }
+        Some(mma(&self.op, &a_m, &b_m, &c_m))
     }
 }
 
@@ -146,7 +195,13 @@ fn runs<T: PartialEq>(s: &mut String, items: &[T], mut word: impl FnMut(&mut Str
 /// Formats one line (without the newline).
 pub fn format_line(cols: &Columns, v: &Vector) -> String {
     let mut s = String::with_capacity(1024);
-    let mut at = 0;
+    for (x, i) in cols.scalars.iter().zip(&v.ins) {
+        let _ = write!(s, "{:0w$x} ", i.bits, w = digits(x.ty));
+    }
+    if !cols.scalars.is_empty() {
+        s.push('|');
+    }
+    let mut at = cols.scalars.len();
     for m in &cols.ins {
         let bits: Vec<u128> = v.ins[at.min(v.ins.len())..(at + m.len()).min(v.ins.len())]
             .iter()
@@ -176,6 +231,14 @@ pub fn format_line(cols: &Columns, v: &Vector) -> String {
 /// What is wrong with a matrix line (the matrix and the element index name the place).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MatrixLineError {
+    /// A scalar operand (or the `|` after the scalars) that is missing or not a value of its
+    /// type.
+    Scalar {
+        /// The operand's name (`|` for the separator).
+        name: &'static str,
+        /// What was found.
+        found: String,
+    },
     /// The line ends before the matrix is complete.
     Missing {
         /// The matrix.
@@ -224,6 +287,7 @@ impl fmt::Display for MatrixLineError {
             MatrixLineError::Boundary { matrix, found } => {
                 write!(f, "expected `|` after matrix {matrix}, found `{found}`")
             }
+            MatrixLineError::Scalar { name, found } => write!(f, "operand {name}: `{found}`"),
             MatrixLineError::Count { word } => write!(f, "`{word}`: bad repeat count"),
             MatrixLineError::Element { matrix, index, source } => write!(f, "{matrix}[{index}]: {source}"),
             MatrixLineError::Tag { index, source } => write!(f, "D[{index}]: {source}"),
@@ -251,7 +315,32 @@ pub fn parse_line(cols: &Columns, line: &str) -> Result<Vector, LineError> {
 
 fn parse(cols: &Columns, line: &str) -> Result<Vector, MatrixLineError> {
     let mut words = line.split_ascii_whitespace();
-    let mut ins = Vec::with_capacity(cols.ins.iter().map(Mat::len).sum());
+    let mut ins = Vec::with_capacity(cols.scalars.len() + cols.ins.iter().map(Mat::len).sum::<usize>());
+    for x in &cols.scalars {
+        let w = words.next().ok_or_else(|| MatrixLineError::Scalar {
+            name: x.name,
+            found: "the end of the line".into(),
+        })?;
+        let bits = parse_hex(x.ty, w).map_err(|_| MatrixLineError::Scalar {
+            name: x.name,
+            found: w.to_string(),
+        })?;
+        ins.push(Input {
+            bits,
+            ..Input::default()
+        });
+    }
+    if !cols.scalars.is_empty() {
+        match words.next() {
+            Some("|") => {}
+            other => {
+                return Err(MatrixLineError::Scalar {
+                    name: "|",
+                    found: other.unwrap_or("the end of the line").to_string(),
+                })
+            }
+        }
+    }
     for m in &cols.ins {
         let start = ins.len();
         while ins.len() - start < m.len() {
