@@ -1745,6 +1745,34 @@ impl<'m, 'p> Cta<'m, 'p> {
                     ld.scatter(g, &dm, &mut out).map_err(|e| internal(self, &e))?;
                 }
             }
+            MatrixOp::MmaSp {
+                op: mop,
+                layouts,
+                sparsity,
+            } => {
+                let [la, lb, lc, ld] = &**layouts;
+                let (a, b, c) = (regs(self, &srcs[0]), regs(self, &srcs[1]), regs(self, &srcs[2]));
+                let (e, f) = (regs(self, &srcs[3]), regs(self, &srcs[4]));
+                let e: Vec<u64> = e.iter().map(|r| r[0] & 0xffff_ffff).collect();
+                // `f` is "a 32-bit integer constant" (L24479), as the type checker requires: one
+                // value for the whole warp.
+                let f0 = u32::try_from(f[0][0]).unwrap_or(u32::MAX);
+                let am = la.gather(0, &a).map_err(|e| internal(self, &e))?;
+                let bm = lb.gather(0, &b).map_err(|e| internal(self, &e))?;
+                let cm = lc.gather(0, &c).map_err(|e| internal(self, &e))?;
+                // Metadata the manual makes undefined is the program's fault, named with its rule.
+                let dense = sparsity.decompress(mop.shape.2, &am, &e, f0).map_err(|err| match err {
+                    matrix::MatrixError::Undefined(why) => {
+                        self.rt_err(first, pc, format!("`{}`: {why} (undefined behaviour)", form.name))
+                    }
+                    other => internal(self, &other),
+                })?;
+                let wide = |v: Vec<u64>| v.into_iter().map(u128::from).collect::<Vec<u128>>();
+                let d = spec::tensor::model::mma_model(mop, &wide(dense), &wide(bm), &wide(cm))
+                    .ok_or_else(|| internal(self, &"the matrices do not have the op's sizes"))?;
+                let dm: Vec<u64> = d.into_iter().map(|v| v as u64).collect();
+                ld.scatter(0, &dm, &mut out).map_err(|e| internal(self, &e))?;
+            }
             MatrixOp::WmmaLoad | MatrixOp::WmmaStore => {
                 let Some((a, space)) = addr else {
                     return Err(internal(self, &"no address"));

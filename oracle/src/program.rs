@@ -203,6 +203,18 @@ pub enum MatrixOp {
         /// The fragment layouts of A, B, C and D.
         layouts: Box<[spec::matrix::Layout; 4]>,
     },
+    /// `mma.sp` / `mma.sp::ordered_metadata` (§9.7.14.6): A arrives compressed (M×K/2) with
+    /// the metadata operand `e` and the sparsity selector `f` (sources 3 and 4) and is
+    /// expanded to the dense M×K A ([`spec::matrix::Sparsity::decompress`]) before
+    /// `D = A × B + C` with the dense K's numerics.
+    MmaSp {
+        /// The numerics (the dense M×N×K).
+        op: spec::tensor::MmaOp,
+        /// The fragment layouts of A (compressed), B, C and D.
+        layouts: Box<[spec::matrix::Layout; 4]>,
+        /// Block granularity and metadata threads of the form.
+        sparsity: spec::matrix::Sparsity,
+    },
     /// `wmma.load`: a matrix from memory into the warp's fragment (the oracle's own layout).
     WmmaLoad,
     /// `wmma.store`: the warp's D fragment to memory.

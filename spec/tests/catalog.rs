@@ -278,7 +278,7 @@ const EXEC_SECTIONS: &[(Exec, &[&str])] = &[
     (Exec::CpAsync, &["9.7.9.25.3.1"]),
     (Exec::CpAsyncCommit, &["9.7.9.25.3.2"]),
     (Exec::CpAsyncWait, &["9.7.9.25.3.3"]),
-    (Exec::Mma, &["9.7.14.5.14"]),
+    (Exec::Mma, &["9.7.14.5.14", "9.7.14.6.3"]),
     (Exec::Wmma, &["9.7.14.4.3", "9.7.14.4.4", "9.7.14.4.5"]),
     (Exec::Ldmatrix, &["9.7.14.5.15"]),
     (Exec::Stmatrix, &["9.7.14.5.16"]),

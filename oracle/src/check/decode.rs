@@ -632,6 +632,11 @@ impl FuncCx<'_> {
         let op = match (exec, form.mods.first().copied()) {
             (Exec::Wmma, Some("load")) => MatrixOp::WmmaLoad,
             (Exec::Wmma, Some("store")) => MatrixOp::WmmaStore,
+            // `mma.sp` (§9.7.14.6): as `mma`, with the form's sparsity.
+            (Exec::Mma, _) if form.var("sp").is_some() => match Self::sparse_mma(&self.ck.target.to_string(), form) {
+                Ok(op) => op,
+                Err(why) => return not_yet(why),
+            },
             // `mma` and `wmma.mma`: the numerics of the target, and the four fragment layouts,
             // found once here rather than at every execution.
             (Exec::Mma | Exec::Wmma, _) => {
@@ -723,6 +728,26 @@ impl FuncCx<'_> {
             srcs,
             addr,
         })
+    }
+
+    /// `mma.sp{::ordered_metadata}` (§9.7.14.6): the dense K's numerics on the target
+    /// ([`spec::tensor::MmaOp::of_form`] reads the instruction's M×N×K, K being the dense one),
+    /// the four fragment layouts (A compressed) and the sparsity of the form; `Err` says why a
+    /// form is not executed yet (the block-scaled ones: no numerics).
+    fn sparse_mma(target: &str, form: &'static Form) -> std::result::Result<MatrixOp, String> {
+        let arch = spec::tensor::Arch::from_target(target);
+        let op = arch
+            .and_then(|a| spec::tensor::MmaOp::of_form(form, a))
+            .ok_or_else(|| "its numerics".to_string())?;
+        let sparsity = spec::matrix::sparsity(form).map_err(|e| e.to_string())?;
+        let layout = |w| spec::matrix::layout(form, w).map_err(|e| e.to_string());
+        let layouts = Box::new([
+            layout(Which::A)?,
+            layout(Which::B)?,
+            layout(Which::C)?,
+            layout(Which::D)?,
+        ]);
+        Ok(MatrixOp::MmaSp { op, layouts, sparsity })
     }
 
     /// `wgmma.mma_async` (§9.7.15.5.2): the accumulator fragment (`.b32` registers, as many as

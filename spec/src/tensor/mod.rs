@@ -140,8 +140,9 @@ impl Elem {
 }
 
 impl MmaOp {
-    /// The operation of a dense `mma`, a `wmma.mma` or a dense `wgmma.mma_async` form of the
-    /// catalog (§9.7.14.5.14, §9.7.14.4.5, §9.7.15.5.2: `shape`, `at` `bt` `ct` `dt` — the f16
+    /// The operation of an `mma` (dense or sparse: a sparse form's M×N×K is the instruction's,
+    /// K the dense one, which the oracle's rebuilt dense A has, `crate::matrix::Sparsity::decompress`),
+    /// a `wmma.mma` or a dense `wgmma.mma_async` form of the catalog (§9.7.14.5.14, §9.7.14.4.5, §9.7.15.5.2: `shape`, `at` `bt` `ct` `dt` — the f16
     /// `wmma.mma` rows write no `at`/`bt`: f16, L20831-20832; `wgmma`'s accumulator is both C
     /// and D, `dt` —, `.satfinite`, the `.b1` `op`, an f64 form's rounding `rnd`) on `arch`;
     /// `None` for the forms these numerics do not cover yet: block-scaled (`block_scale`) ones,
