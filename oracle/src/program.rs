@@ -261,6 +261,19 @@ pub struct Wgmma {
     pub trans_a: bool,
     /// `imm-trans-b` is 1: B is N-major (K-major otherwise).
     pub trans_b: bool,
+    /// `wgmma.mma_async.sp` (§9.7.15.6): A is the packed M×K/2 matrix, expanded by the metadata.
+    pub sparse: Option<WgmmaSparse>,
+}
+
+/// The sparse operands of a `wgmma.mma_async.sp` ([`Wgmma::sparse`]).
+#[derive(Clone, Debug)]
+pub struct WgmmaSparse {
+    /// Block granularity and metadata threads of the form.
+    pub sparsity: spec::matrix::Sparsity,
+    /// `sp-meta`: each thread's metadata register.
+    pub meta: Src,
+    /// `sp-sel`: the sparsity selector, a constant (L26280).
+    pub sel: Src,
 }
 
 /// One decoded operation.

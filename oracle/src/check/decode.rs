@@ -753,8 +753,9 @@ impl FuncCx<'_> {
     /// `wgmma.mma_async` (§9.7.15.5.2): the accumulator fragment (`.b32` registers, as many as
     /// the catalog's fragment length), A as a descriptor (`.b64`) or a fragment, `b-desc`,
     /// `scale-d` (a predicate or a constant) and the immediates `imm-scale-a/b` (1 or -1) and
-    /// `imm-trans-a/b` (0 or 1, L25770-25781). Sparse and `.b1` forms, and forms whose numerics
-    /// the spec does not cover, are decoded as not executed.
+    /// `imm-trans-a/b` (0 or 1, L25770-25781); for `wgmma.mma_async.sp` (§9.7.15.6.3) also
+    /// `sp-meta` and the constant `sp-sel`. `.b1` forms, and forms whose numerics the spec does
+    /// not cover, are decoded as not executed.
     pub(super) fn wgmma(&self, i: &Instr, form: &'static Form) -> Result<Op> {
         let loc = i.loc;
         let at = Site::of(i);
@@ -767,8 +768,8 @@ impl FuncCx<'_> {
                 ),
             })
         };
-        if form.mods.contains(&"sp") || form.var("at") == Some("b1") {
-            return not_yet("sparse and single-bit wgmma");
+        if form.var("at") == Some("b1") {
+            return not_yet("single-bit wgmma");
         }
         let arch = spec::tensor::Arch::from_target(&self.ck.target.to_string());
         let Some(op) = arch.and_then(|a| spec::tensor::MmaOp::of_form(form, a)) else {
@@ -836,6 +837,18 @@ impl FuncCx<'_> {
         let neg_b = imm("imm_scale_b", &[1, -1])? == Some(-1);
         let trans_a = imm("imm_trans_a", &[0, 1])? == Some(1);
         let trans_b = imm("imm_trans_b", &[0, 1])? == Some(1);
+        // `wgmma.mma_async.sp` (§9.7.15.6): the metadata and the selector.
+        let sparse = match form.mods.contains(&"sp") {
+            true => match spec::matrix::sparsity(form) {
+                Ok(sparsity) => Some(WgmmaSparse {
+                    sparsity,
+                    meta: self.src(&ops[operand("sp_meta")?.0], b32, false, at)?,
+                    sel: self.src(&ops[operand("sp_sel")?.0], b32, false, at)?,
+                }),
+                Err(e) => return not_yet(&e.to_string()),
+            },
+            false => None,
+        };
         Ok(Op::Wgmma(Box::new(Wgmma {
             op,
             form,
@@ -848,6 +861,7 @@ impl FuncCx<'_> {
             neg_b,
             trans_a,
             trans_b,
+            sparse,
         })))
     }
 

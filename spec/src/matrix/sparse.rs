@@ -34,8 +34,14 @@ pub struct Sparsity {
     /// every fp8/fp6/fp4 form, `.sp` ones included (the six values of L23838, L23850).
     pub ordered: bool,
     /// The manual line that lists this type's meaningful index values (L23790, L23804, L23818,
-    /// L23824, L23838 or L23850), quoted by the errors.
+    /// L23824, L23838 or L23850; `wgmma`: L25945, L25955, L25965, L25975), quoted by the errors.
     pub rule: &'static str,
+    /// The line that makes `0b0000 0b0101 0b1010 0b1111` invalid: L23778 (`mma.sp`), L25937
+    /// (`wgmma.mma_async.sp`).
+    pub invalid_rule: &'static str,
+    /// The lines that give the meaningful selectors: L23798-23858 (`mma.sp`), L25951-25981
+    /// (`wgmma.mma_async.sp`).
+    pub selector_rule: &'static str,
 }
 
 /// The sparsity of `form`, an `mma.sp` or `mma.sp::ordered_metadata` form.
@@ -53,9 +59,12 @@ pub fn sparsity(form: &Form) -> Result<Sparsity, MatrixError> {
         form: form.name.clone(),
         why,
     };
-    let sp = form.var("sp").ok_or_else(|| uncovered("not an mma.sp form"))?;
     let at = form.var("at").ok_or_else(|| uncovered("no .atype"))?;
     let shape = form.var("shape").unwrap_or("");
+    if form.opcode == "wgmma" && form.mods.contains(&"sp") {
+        return wgmma_sparsity(form, at, shape);
+    }
+    let sp = form.var("sp").ok_or_else(|| uncovered("not an mma.sp form"))?;
     let four_bit = matches!(form.var("kind"), Some("kind::mxf4" | "kind::mxf4nvf4"));
     let (block, nonzeros, threads, rule) = match (at, shape) {
         ("f16" | "bf16", "m16n8k16") => (4, 2, 1, "L23790"),
@@ -76,6 +85,41 @@ pub fn sparsity(form: &Form) -> Result<Sparsity, MatrixError> {
         threads,
         ordered: sp == "sp::ordered_metadata" || matches!(rule, "L23838" | "L23850"),
         rule,
+        invalid_rule: "L23778",
+        selector_rule: "L23798-23858",
+    })
+}
+
+/// The sparsity of a `wgmma.mma_async.sp` form (§9.7.15.6.1, L25935-25981): f16/bf16 `m64nNk32`
+/// 2:4 with a pair of metadata threads (L25945, L25951), tf32 `m64nNk16` 1:2 with a pair
+/// (L25955, L25961), e4m3/e5m2 and s8/u8 `m64nNk64` 2:4 with all four threads (L25965, L25971,
+/// L25975, L25981). There is no ordered variant: the summary table allows each 2-bit index
+/// 0b00..0b11 (L26284-26314), so descending pairs are taken as written, as plain `mma.sp`'s.
+/// Each warp describes its 16 rows of A as `mma.sp` does (§9.7.15.6.2, L25983-26000; the
+/// metadata figures are `mma.sp`'s own: Fig. 175 is `sparse-mma-metadata-16832-f16bf16.png`,
+/// Fig. 177 `...-16816-tf32.png`, Fig. 179-180 `...-16864-u8s8-*.png`).
+fn wgmma_sparsity(form: &Form, at: &str, shape: &str) -> Result<Sparsity, MatrixError> {
+    let k = crate::catalog::fragment::mnk(shape).map(|(_, _, k)| k);
+    let (block, nonzeros, threads, rule) = match (at, k) {
+        ("f16" | "bf16", Some(32)) => (4, 2, 2, "L25945"),
+        ("tf32", Some(16)) => (2, 1, 2, "L25955"),
+        ("e4m3" | "e5m2", Some(64)) => (4, 2, 4, "L25965"),
+        ("s8" | "u8", Some(64)) => (4, 2, 4, "L25975"),
+        _ => {
+            return Err(MatrixError::Uncovered {
+                form: form.name.clone(),
+                why: "no sparsity rule for this type and shape",
+            })
+        }
+    };
+    Ok(Sparsity {
+        block,
+        nonzeros,
+        threads,
+        ordered: false,
+        rule,
+        invalid_rule: "L25937",
+        selector_rule: "L25951-25981",
     })
 }
 
@@ -127,7 +171,10 @@ impl Sparsity {
             };
         }
         if lo == hi {
-            return bad("0b0000, 0b0101, 0b1010 and 0b1111 are invalid metadata (L23778)".into());
+            return bad(format!(
+                "0b0000, 0b0101, 0b1010 and 0b1111 are invalid metadata ({})",
+                self.invalid_rule
+            ));
         }
         if self.ordered && lo > hi {
             return bad(format!(
@@ -202,9 +249,10 @@ impl Sparsity {
         }
         if !self.selector_ok(f) {
             return Err(MatrixError::Undefined(format!(
-                "sparsity selector {f} is undefined with {} metadata thread(s) per group of four: it must be below {} (L23798-23858)",
+                "sparsity selector {f} is undefined with {} metadata thread(s) per group of four: it must be below {} ({})",
                 self.threads,
-                4 / self.threads
+                4 / self.threads,
+                self.selector_rule
             )));
         }
         let mut dense = vec![0; 16 * k];
@@ -403,5 +451,31 @@ mod tests {
             s.decompress(k, &compressed[1..], &e, 1),
             Err(MatrixError::Input(_))
         ));
+    }
+
+    /// `wgmma.mma_async.sp` (§9.7.15.6.1): every form has a rule, each warp's 16 rows fill its
+    /// metadata exactly as `mma.sp`'s do, and descending pairs are taken as written.
+    #[test]
+    fn wgmma_forms() {
+        let cat = catalog();
+        let mut n = 0;
+        for f in cat
+            .forms
+            .iter()
+            .filter(|f| f.opcode == "wgmma" && f.mods.contains(&"sp"))
+        {
+            let s = sparsity(f).unwrap_or_else(|e| panic!("{e}"));
+            let k = crate::catalog::fragment::mnk(f.var("shape").unwrap()).unwrap().2;
+            assert_eq!(s.threads * BLOCKS_PER_THREAD * s.block, k, "{}", f.name);
+            assert!(!s.ordered);
+            n += 1;
+        }
+        assert!(n > 1000, "{n}");
+        let s = sp("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16");
+        assert_eq!((s.block, s.threads), (4, 2));
+        assert_eq!(s.positions(0b0001).unwrap(), vec![1, 0]);
+        assert!(s.positions(0b1010).unwrap_err().to_string().contains("L25937"));
+        let s = sp("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.u8.s8");
+        assert_eq!((s.block, s.threads, s.selector_ok(1)), (4, 4, false));
     }
 }
