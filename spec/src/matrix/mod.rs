@@ -26,12 +26,13 @@
 //!   give the row addresses and which lane receives which row fragment.
 //! - `mma.sp` sparsity (§9.7.14.6.1): block granularity, one block's metadata index field,
 //!   the selector's threads, and which bits of which thread's metadata register describe which
-//!   block of A (figures only, Fig. 118-146: an interpretation, [`sparse`]).
+//!   block of A (figures only, Fig. 118-146: an interpretation, [`sparse`]); the same for
+//!   `wgmma.mma_async.sp` (§9.7.15.6), each warp describing its 16 rows of A.
 //! - `wgmma.mma_async` (§9.7.15.5): the warpgroup's D and A fragments and the shared-memory
 //!   matrix descriptor with its canonical layouts and swizzle modes ([`wgmma`]).
 //!
-//! Not covered yet (they return [`MatrixError::Uncovered`] or are not modelled): the
-//! `wgmma.mma_async.sp` metadata (§9.7.15.6); the sm_100 `ldmatrix` `.m16n16`/`.m8n16` shapes with their unpack formats and
+//! Not covered yet (they return [`MatrixError::Uncovered`] or are not modelled): the sm_100
+//! `ldmatrix` `.m16n16`/`.m8n16` shapes with their unpack formats and
 //! `stmatrix.m16n8.b8`, whose fragment layouts are in figures only (Fig. 104, 105, 107,
 //! L23487-23497, L23655) with the unpacking of Fig. 188-192 (L28862-28892).
 //!

@@ -97,7 +97,8 @@ pub fn sparsity(form: &Form) -> Result<Sparsity, MatrixError> {
 /// 0b00..0b11 (L26284-26314), so descending pairs are taken as written, as plain `mma.sp`'s.
 /// Each warp describes its 16 rows of A as `mma.sp` does (§9.7.15.6.2, L25983-26000; the
 /// metadata figures are `mma.sp`'s own: Fig. 175 is `sparse-mma-metadata-16832-f16bf16.png`,
-/// Fig. 177 `...-16816-tf32.png`, Fig. 179-180 `...-16864-u8s8-*.png`).
+/// Fig. 177 `...-16816-tf32.png`, Fig. 179-180 `...-16864-u8s8-*.png`); OpenXLA's Hopper
+/// sparse-dot lowering feeds `m64nNk32` f16/bf16 metadata the same way (`spec/INTERPRETATIONS.md`).
 fn wgmma_sparsity(form: &Form, at: &str, shape: &str) -> Result<Sparsity, MatrixError> {
     let k = crate::catalog::fragment::mnk(shape).map(|(_, _, k)| k);
     let (block, nonzeros, threads, rule) = match (at, k) {
