@@ -267,9 +267,15 @@ fn coverage_counts_executed_and_generated_forms() {
     ] {
         assert_eq!(form(name)["executed"], true, "{name}");
     }
-    let sp = form("wgmma.mma_async.sp.sync.aligned.m64n64k32.f32.f16.f16");
-    assert_eq!(sp["executed"], false);
-    assert!(sp["refused"].as_str().unwrap().contains("does not execute"), "{sp}");
+    for name in [
+        "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32",
+        "wgmma.mma_async.sp.sync.aligned.m64n64k32.f32.f16.f16",
+    ] {
+        assert_eq!(form(name)["executed"], true, "{name}");
+    }
+    let not = form("tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64");
+    assert_eq!(not["executed"], false);
+    assert!(not["refused"].as_str().unwrap().contains("does not execute"), "{not}");
     // A pure form the generator leaves out (ptxas 12.9 rejects it) is still executed.
     let set = forms
         .iter()

@@ -1745,6 +1745,34 @@ impl<'m, 'p> Cta<'m, 'p> {
                     ld.scatter(g, &dm, &mut out).map_err(|e| internal(self, &e))?;
                 }
             }
+            MatrixOp::MmaSp {
+                op: mop,
+                layouts,
+                sparsity,
+            } => {
+                let [la, lb, lc, ld] = &**layouts;
+                let (a, b, c) = (regs(self, &srcs[0]), regs(self, &srcs[1]), regs(self, &srcs[2]));
+                let (e, f) = (regs(self, &srcs[3]), regs(self, &srcs[4]));
+                let e: Vec<u64> = e.iter().map(|r| r[0] & 0xffff_ffff).collect();
+                // `f` is "a 32-bit integer constant" (L24479), as the type checker requires: one
+                // value for the whole warp.
+                let f0 = u32::try_from(f[0][0]).unwrap_or(u32::MAX);
+                let am = la.gather(0, &a).map_err(|e| internal(self, &e))?;
+                let bm = lb.gather(0, &b).map_err(|e| internal(self, &e))?;
+                let cm = lc.gather(0, &c).map_err(|e| internal(self, &e))?;
+                // Metadata the manual makes undefined is the program's fault, named with its rule.
+                let dense = sparsity.decompress(mop.shape.2, &am, &e, f0).map_err(|err| match err {
+                    matrix::MatrixError::Undefined(why) => {
+                        self.rt_err(first, pc, format!("`{}`: {why} (undefined behaviour)", form.name))
+                    }
+                    other => internal(self, &other),
+                })?;
+                let wide = |v: Vec<u64>| v.into_iter().map(u128::from).collect::<Vec<u128>>();
+                let d = spec::tensor::model::mma_model(mop, &wide(dense), &wide(bm), &wide(cm))
+                    .ok_or_else(|| internal(self, &"the matrices do not have the op's sizes"))?;
+                let dm: Vec<u64> = d.into_iter().map(|v| v as u64).collect();
+                ld.scatter(0, &dm, &mut out).map_err(|e| internal(self, &e))?;
+            }
             MatrixOp::WmmaLoad | MatrixOp::WmmaStore => {
                 let Some((a, space)) = addr else {
                     return Err(internal(self, &"no address"));
@@ -1875,6 +1903,49 @@ impl<'m, 'p> Cta<'m, 'p> {
     /// of the executions the manual allows for a program that follows its rules (the registers
     /// are not accessed before the wait, L26478; shared memory written before is fenced
     /// with `fence.proxy.async`, L24880-24884, L26398).
+    /// The dense M×K A of a `wgmma.mma_async.sp` (§9.7.15.6) from the packed M×K/2 `packed`:
+    /// warp `w` of the warpgroup gives the metadata of rows `16w..16w+16` (L25983-26000) as one
+    /// `mma.sp` warp does ([`spec::matrix::Sparsity::decompress`]); `sp-sel` is a constant
+    /// (L26280), read from the warpgroup's first thread. Metadata or a selector the manual makes
+    /// undefined is a runtime error in the warp that gave it.
+    #[allow(clippy::too_many_arguments)]
+    fn wgmma_sparse_a(
+        &self,
+        g0: usize,
+        first: usize,
+        pc: u32,
+        form: &spec::catalog::Form,
+        sp: &WgmmaSparse,
+        packed: &[u128],
+        k: usize,
+    ) -> Result<Vec<u128>> {
+        let half = k / 2;
+        let f = u32::try_from(self.rd(&self.threads[g0], &sp.sel)).unwrap_or(u32::MAX);
+        let mut dense = Vec::with_capacity(packed.len() * 2);
+        for w in 0..packed.len() / (16 * half) {
+            let rows: Vec<u64> = packed[16 * w * half..16 * (w + 1) * half]
+                .iter()
+                .map(|&v| v as u64)
+                .collect();
+            let e: Vec<u64> = (0..32)
+                .map(|l| self.rd(&self.threads[g0 + 32 * w + l], &sp.meta) & 0xffff_ffff)
+                .collect();
+            let rows = sp.sparsity.decompress(k, &rows, &e, f).map_err(|err| match err {
+                spec::matrix::MatrixError::Undefined(why) => self.rt_err(
+                    g0 + 32 * w,
+                    pc,
+                    format!(
+                        "`{}`: warp {w} of the warpgroup: {why} (undefined behaviour)",
+                        form.name
+                    ),
+                ),
+                other => self.internal_err(first, pc, format!("`{}`: {other}", form.name)),
+            })?;
+            dense.extend(rows.into_iter().map(u128::from));
+        }
+        Ok(dense)
+    }
+
     fn wgmma_op(&mut self, lo: usize, exec: u32, pc: u32, g: &Wgmma) -> Result<()> {
         use spec::matrix::wgmma::{a_fragment, accumulator, Descriptor, Major, THREADS};
         let form = g.form;
@@ -1928,6 +1999,8 @@ impl<'m, 'p> Cta<'m, 'p> {
             ));
         }
         let (m, nn, k) = g.op.shape;
+        // A's columns as the operand holds them: K/2 for the packed sparse A (L26272).
+        let ka = if g.sparse.is_some() { k / 2 } else { k };
         let internal =
             |me: &Self, e: &dyn std::fmt::Display| me.internal_err(first, pc, format!("`{}`: {e}", form.name));
         let elem_bits = |t: spec::tensor::Elem| -> usize {
@@ -1985,8 +2058,9 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
             let d = Descriptor::decode(bits0);
             let bytes = bits / 8;
-            // A is M×K: (mn, k) = (row, col); B is K×N: (mn, k) = (col, row).
-            let (r, cols) = if a_side { (rows, k) } else { (k, rows) };
+            // A is M×K (M×K/2 packed when sparse, L26272): (mn, k) = (row, col); B is K×N:
+            // (mn, k) = (col, row).
+            let (r, cols) = if a_side { (rows, ka) } else { (k, rows) };
             let mut out = vec![0u128; r * cols];
             let mut buf = [0u8; 4];
             for i in 0..r {
@@ -2006,14 +2080,14 @@ impl<'m, 'p> Cta<'m, 'p> {
             WgmmaA::Desc(s) => read_desc(self, s, major(g.trans_a), m, abits, true)?,
             WgmmaA::Regs(regs) => {
                 let per = 32 / abits;
-                let mut a = vec![None; m * k];
+                let mut a = vec![None; m * ka];
                 for t in 0..THREADS {
                     for (r, s) in regs.iter().enumerate() {
                         let v = self.rd(&self.threads[g0 + t], s);
                         for idx in 0..per {
                             let (row, col) = a_fragment(t, r * per + idx, abits);
-                            if row < m && col < k {
-                                a[row * k + col] = Some(u128::from((v >> (idx * abits)) as u32 & mask32(abits)));
+                            if row < m && col < ka {
+                                a[row * ka + col] = Some(u128::from((v >> (idx * abits)) as u32 & mask32(abits)));
                             }
                         }
                     }
@@ -2029,6 +2103,10 @@ impl<'m, 'p> Cta<'m, 'p> {
             if neg {
                 v.iter_mut().for_each(|x| *x ^= 1 << (bits - 1));
             }
+        }
+        if let Some(sp) = &g.sparse {
+            // After the negation: the pruned zeros are not A's elements and stay +0.
+            a = self.wgmma_sparse_a(g0, first, pc, form, sp, &a, k)?;
         }
         let d = spec::tensor::mma(&g.op, &a, &b, &c);
         // D scattered back to every thread of the warpgroup.

@@ -203,6 +203,18 @@ pub enum MatrixOp {
         /// The fragment layouts of A, B, C and D.
         layouts: Box<[spec::matrix::Layout; 4]>,
     },
+    /// `mma.sp` / `mma.sp::ordered_metadata` (§9.7.14.6): A arrives compressed (M×K/2) with
+    /// the metadata operand `e` and the sparsity selector `f` (sources 3 and 4) and is
+    /// expanded to the dense M×K A ([`spec::matrix::Sparsity::decompress`]) before
+    /// `D = A × B + C` with the dense K's numerics.
+    MmaSp {
+        /// The numerics (the dense M×N×K).
+        op: spec::tensor::MmaOp,
+        /// The fragment layouts of A (compressed), B, C and D.
+        layouts: Box<[spec::matrix::Layout; 4]>,
+        /// Block granularity and metadata threads of the form.
+        sparsity: spec::matrix::Sparsity,
+    },
     /// `wmma.load`: a matrix from memory into the warp's fragment (the oracle's own layout).
     WmmaLoad,
     /// `wmma.store`: the warp's D fragment to memory.
@@ -249,6 +261,19 @@ pub struct Wgmma {
     pub trans_a: bool,
     /// `imm-trans-b` is 1: B is N-major (K-major otherwise).
     pub trans_b: bool,
+    /// `wgmma.mma_async.sp` (§9.7.15.6): A is the packed M×K/2 matrix, expanded by the metadata.
+    pub sparse: Option<WgmmaSparse>,
+}
+
+/// The sparse operands of a `wgmma.mma_async.sp` ([`Wgmma::sparse`]).
+#[derive(Clone, Debug)]
+pub struct WgmmaSparse {
+    /// Block granularity and metadata threads of the form.
+    pub sparsity: spec::matrix::Sparsity,
+    /// `sp-meta`: each thread's metadata register.
+    pub meta: Src,
+    /// `sp-sel`: the sparsity selector, a constant (L26280).
+    pub sel: Src,
 }
 
 /// One decoded operation.

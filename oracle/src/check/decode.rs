@@ -632,6 +632,11 @@ impl FuncCx<'_> {
         let op = match (exec, form.mods.first().copied()) {
             (Exec::Wmma, Some("load")) => MatrixOp::WmmaLoad,
             (Exec::Wmma, Some("store")) => MatrixOp::WmmaStore,
+            // `mma.sp` (§9.7.14.6): as `mma`, with the form's sparsity.
+            (Exec::Mma, _) if form.var("sp").is_some() => match Self::sparse_mma(&self.ck.target.to_string(), form) {
+                Ok(op) => op,
+                Err(why) => return not_yet(why),
+            },
             // `mma` and `wmma.mma`: the numerics of the target, and the four fragment layouts,
             // found once here rather than at every execution.
             (Exec::Mma | Exec::Wmma, _) => {
@@ -725,11 +730,32 @@ impl FuncCx<'_> {
         })
     }
 
+    /// `mma.sp{::ordered_metadata}` (§9.7.14.6): the dense K's numerics on the target
+    /// ([`spec::tensor::MmaOp::of_form`] reads the instruction's M×N×K, K being the dense one),
+    /// the four fragment layouts (A compressed) and the sparsity of the form; `Err` says why a
+    /// form is not executed yet (the block-scaled ones: no numerics).
+    fn sparse_mma(target: &str, form: &'static Form) -> std::result::Result<MatrixOp, String> {
+        let arch = spec::tensor::Arch::from_target(target);
+        let op = arch
+            .and_then(|a| spec::tensor::MmaOp::of_form(form, a))
+            .ok_or_else(|| "its numerics".to_string())?;
+        let sparsity = spec::matrix::sparsity(form).map_err(|e| e.to_string())?;
+        let layout = |w| spec::matrix::layout(form, w).map_err(|e| e.to_string());
+        let layouts = Box::new([
+            layout(Which::A)?,
+            layout(Which::B)?,
+            layout(Which::C)?,
+            layout(Which::D)?,
+        ]);
+        Ok(MatrixOp::MmaSp { op, layouts, sparsity })
+    }
+
     /// `wgmma.mma_async` (§9.7.15.5.2): the accumulator fragment (`.b32` registers, as many as
     /// the catalog's fragment length), A as a descriptor (`.b64`) or a fragment, `b-desc`,
     /// `scale-d` (a predicate or a constant) and the immediates `imm-scale-a/b` (1 or -1) and
-    /// `imm-trans-a/b` (0 or 1, L25770-25781). Sparse and `.b1` forms, and forms whose numerics
-    /// the spec does not cover, are decoded as not executed.
+    /// `imm-trans-a/b` (0 or 1, L25770-25781); for `wgmma.mma_async.sp` (§9.7.15.6.3) also
+    /// `sp-meta` and the constant `sp-sel`. `.b1` forms, and forms whose numerics the spec does
+    /// not cover, are decoded as not executed.
     pub(super) fn wgmma(&self, i: &Instr, form: &'static Form) -> Result<Op> {
         let loc = i.loc;
         let at = Site::of(i);
@@ -742,8 +768,8 @@ impl FuncCx<'_> {
                 ),
             })
         };
-        if form.mods.contains(&"sp") || form.var("at") == Some("b1") {
-            return not_yet("sparse and single-bit wgmma");
+        if form.var("at") == Some("b1") {
+            return not_yet("single-bit wgmma");
         }
         let arch = spec::tensor::Arch::from_target(&self.ck.target.to_string());
         let Some(op) = arch.and_then(|a| spec::tensor::MmaOp::of_form(form, a)) else {
@@ -811,6 +837,18 @@ impl FuncCx<'_> {
         let neg_b = imm("imm_scale_b", &[1, -1])? == Some(-1);
         let trans_a = imm("imm_trans_a", &[0, 1])? == Some(1);
         let trans_b = imm("imm_trans_b", &[0, 1])? == Some(1);
+        // `wgmma.mma_async.sp` (§9.7.15.6): the metadata and the selector.
+        let sparse = match form.mods.contains(&"sp") {
+            true => match spec::matrix::sparsity(form) {
+                Ok(sparsity) => Some(WgmmaSparse {
+                    sparsity,
+                    meta: self.src(&ops[operand("sp_meta")?.0], b32, false, at)?,
+                    sel: self.src(&ops[operand("sp_sel")?.0], b32, false, at)?,
+                }),
+                Err(e) => return not_yet(&e.to_string()),
+            },
+            false => None,
+        };
         Ok(Op::Wgmma(Box::new(Wgmma {
             op,
             form,
@@ -823,6 +861,7 @@ impl FuncCx<'_> {
             neg_b,
             trans_a,
             trans_b,
+            sparse,
         })))
     }
 

@@ -24,14 +24,15 @@
 //!   [`wmma_store`]).
 //! - `ldmatrix`/`stmatrix` `.m8n8.b16` and `movmatrix` (L23337-23771): the text fixes which lanes
 //!   give the row addresses and which lane receives which row fragment.
-//! - `mma.sp` sparsity (§9.7.14.6.1): block granularity, one block's metadata index field and
-//!   the selector's threads ([`sparse`]).
+//! - `mma.sp` sparsity (§9.7.14.6.1): block granularity, one block's metadata index field,
+//!   the selector's threads, and which bits of which thread's metadata register describe which
+//!   block of A (figures only, Fig. 118-146: an interpretation, [`sparse`]); the same for
+//!   `wgmma.mma_async.sp` (§9.7.15.6), each warp describing its 16 rows of A.
 //! - `wgmma.mma_async` (§9.7.15.5): the warpgroup's D and A fragments and the shared-memory
 //!   matrix descriptor with its canonical layouts and swizzle modes ([`wgmma`]).
 //!
-//! Not covered yet (they return [`MatrixError::Uncovered`] or are not modelled): which bits of
-//! which thread's metadata register describe which block of A (Fig. 118-146, figures only);
-//! the sm_100 `ldmatrix` `.m16n16`/`.m8n16` shapes with their unpack formats and
+//! Not covered yet (they return [`MatrixError::Uncovered`] or are not modelled): the sm_100
+//! `ldmatrix` `.m16n16`/`.m8n16` shapes with their unpack formats and
 //! `stmatrix.m16n8.b8`, whose fragment layouts are in figures only (Fig. 104, 105, 107,
 //! L23487-23497, L23655) with the unpacking of Fig. 188-192 (L28862-28892).
 //!
@@ -116,6 +117,9 @@ pub enum MatrixError {
     /// Inputs of the wrong shape: a register vector of the wrong length, a lane or register
     /// index out of range, a memory read of the wrong size.
     Input(String),
+    /// Inputs whose result the manual makes undefined (a sparsity metadata index or selector
+    /// value it calls invalid or not meaningful, §9.7.14.6.1); the text names the rule and line.
+    Undefined(String),
 }
 
 impl fmt::Display for MatrixError {
@@ -128,7 +132,7 @@ impl fmt::Display for MatrixError {
                 }
                 write!(f, "row address {addr:#x} is not {align}-byte aligned")
             }
-            MatrixError::Input(s) => f.write_str(s),
+            MatrixError::Input(s) | MatrixError::Undefined(s) => f.write_str(s),
         }
     }
 }

@@ -140,12 +140,13 @@ impl Elem {
 }
 
 impl MmaOp {
-    /// The operation of a dense `mma`, a `wmma.mma` or a dense `wgmma.mma_async` form of the
-    /// catalog (§9.7.14.5.14, §9.7.14.4.5, §9.7.15.5.2: `shape`, `at` `bt` `ct` `dt` — the f16
+    /// The operation of an `mma` (dense or sparse: a sparse form's M×N×K is the instruction's,
+    /// K the dense one, which the oracle's rebuilt dense A has, `crate::matrix::Sparsity::decompress`),
+    /// a `wmma.mma` or a dense `wgmma.mma_async` form of the catalog (§9.7.14.5.14, §9.7.14.4.5, §9.7.15.5.2: `shape`, `at` `bt` `ct` `dt` — the f16
     /// `wmma.mma` rows write no `at`/`bt`: f16, L20831-20832; `wgmma`'s accumulator is both C
     /// and D, `dt` —, `.satfinite`, the `.b1` `op`, an f64 form's rounding `rnd`) on `arch`;
     /// `None` for the forms these numerics do not cover yet: block-scaled (`block_scale`) ones,
-    /// sparse `wgmma`, and a D that is neither f16 nor f32 for float inputs.
+    /// and a D that is neither f16 nor f32 for float inputs. A sparse form's K is the dense one.
     pub fn of_form(form: &crate::catalog::Form, arch: Arch) -> Option<MmaOp> {
         if form.has("block_scale") {
             return None;
@@ -162,9 +163,6 @@ impl MmaOp {
             let v = if wgmma && v == "ct" { "dt" } else { v };
             form.var(v).or(f16_default).and_then(Elem::parse)
         };
-        if wgmma && form.mods.contains(&"sp") {
-            return None;
-        }
         let (a, b, c, d) = (ty("at")?, ty("bt")?, ty("ct")?, ty("dt")?);
         let f64_form = a == Elem::Float(FloatFormat::F64);
         if let (Elem::Float(_), false) = (a, f64_form) {

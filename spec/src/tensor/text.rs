@@ -23,6 +23,14 @@ use std::fmt::Write as _;
 /// Evaluates the `mma`/`wmma.mma` form `form` on the words after its name (see the module
 /// documentation); `Ok(None)` when `form` is not a matrix multiply-accumulate.
 pub fn eval_words(form: &Form, words: &[&str]) -> Result<Option<String>, EvalError> {
+    // A sparse A is more than its matrix: the compressed fragment, the metadata and the
+    // selector (§9.7.14.6); the oracle runs those, this line format has no place for them.
+    if form.var("sp").is_some() {
+        return Err(EvalError::unhandled(format!(
+            "`{}`: a sparse A is given by its compressed fragment, metadata and selector; run it in a kernel through the oracle",
+            form.name
+        )));
+    }
     let mut target = form.target.to_string();
     let (mut a, mut b, mut c) = (None, None, None);
     for w in words {
