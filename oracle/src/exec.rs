@@ -1745,6 +1745,9 @@ impl<'m, 'p> Cta<'m, 'p> {
                     ld.scatter(g, &dm, &mut out).map_err(|e| internal(self, &e))?;
                 }
             }
+            MatrixOp::MmaBlockScale { op: sop, layouts } => {
+                self.mma_block_scale(lo, first, pc, form, sop, layouts, srcs, &mut out)?;
+            }
             MatrixOp::WmmaLoad | MatrixOp::WmmaStore => {
                 let Some((a, space)) = addr else {
                     return Err(internal(self, &"no address"));
@@ -1848,6 +1851,80 @@ impl<'m, 'p> Cta<'m, 'p> {
             t.clock += 1;
         }
         Ok(())
+    }
+
+    /// Block-scaled `mma` (§9.7.14.3): A, B and C gathered by their fragment layouts (fp6/fp4
+    /// elements of `.kind::mxf8f6f4` taken out of their containers), scale_A and scale_B
+    /// selected from the warp's `scale-a-data`/`scale-b-data` registers
+    /// ([`spec::matrix::scale`]), D = the model of [`spec::tensor::scaled`] scattered back into
+    /// `out`. The selectors are one per instruction in the manual (L20034); the oracle asks the
+    /// same value of every thread (a runtime error otherwise, as for `wgmma`'s descriptors), and
+    /// a value outside Table 36 is undefined (L20070): a runtime error.
+    #[allow(clippy::too_many_arguments)]
+    fn mma_block_scale(
+        &self,
+        lo: usize,
+        first: usize,
+        pc: u32,
+        form: &'static spec::catalog::Form,
+        op: &spec::tensor::scaled::ScaledOp,
+        layouts: &[spec::matrix::Layout; 4],
+        srcs: &[Vec<Src>],
+        out: &mut [Vec<u64>],
+    ) -> Result<()> {
+        use spec::matrix::scale::{scale_a, scale_b, Selector};
+        let internal = |e: &dyn std::fmt::Display| self.internal_err(first, pc, format!("`{}`: {e}", form.name));
+        let regs = |group: &[Src]| -> Vec<Vec<u64>> {
+            (lo..lo + 32)
+                .map(|i| group.iter().map(|s| self.rd(&self.threads[i], s)).collect())
+                .collect()
+        };
+        let [la, lb, lc, ld] = layouts;
+        let matrix =
+            |l: &spec::matrix::Layout, group: &[Src], fmt: Option<spec::types::FloatFormat>| -> Result<Vec<u128>> {
+                let m = l.gather(0, &regs(group)).map_err(|e| internal(&e))?;
+                Ok(m.into_iter()
+                    .map(|v| match fmt {
+                        Some(f) => op.unpack(f, u128::from(v)),
+                        None => u128::from(v),
+                    })
+                    .collect())
+            };
+        let a = matrix(la, &srcs[0], Some(op.a))?;
+        let b = matrix(lb, &srcs[1], Some(op.b))?;
+        let c = matrix(lc, &srcs[2], None)?;
+        let word =
+            |group: &[Src]| -> [u32; 32] { std::array::from_fn(|l| self.rd(&self.threads[lo + l], &group[0]) as u32) };
+        let selector = |group: &[Src], what: &str| -> Result<Selector> {
+            let at = |l: usize| {
+                let t = &self.threads[lo + l];
+                (self.rd(t, &group[0]) as u16, self.rd(t, &group[1]) as u16)
+            };
+            let v0 = at(0);
+            if let Some(l) = (1..32).find(|&l| at(l) != v0) {
+                return Err(self.rt_err(
+                    lo + l,
+                    pc,
+                    format!(
+                        "`{}`: {what} is {:?} here and {v0:?} in lane 0; the manual gives one selector per instruction (L20034), the oracle asks the same value of every thread",
+                        form.name,
+                        at(l)
+                    ),
+                ));
+            }
+            Ok(Selector {
+                byte_id: v0.0,
+                thread_id: v0.1,
+            })
+        };
+        let rule = |e: spec::matrix::scale::SelectorError| self.rt_err(first, pc, format!("`{}`: {e}", form.name));
+        let sfa = scale_a(op.vec, selector(&srcs[4], "{byte-id-a, thread-id-a}")?, &word(&srcs[3])).map_err(rule)?;
+        let sfb = scale_b(op.vec, selector(&srcs[6], "{byte-id-b, thread-id-b}")?, &word(&srcs[5])).map_err(rule)?;
+        // Only the model values: the acceptance sets are a judge's business.
+        let d = spec::tensor::scaled::mma_model(op, &a, &b, &c, &sfa, &sfb)
+            .ok_or_else(|| internal(&"the matrices do not have the op's sizes"))?;
+        let d: Vec<u64> = d.into_iter().map(|v| v as u64).collect();
+        ld.scatter(0, &d, out).map_err(|e| internal(&e))
     }
 
     /// A matrix load's or store's error: the memory's own (already located), or the rule the

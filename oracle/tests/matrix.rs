@@ -11,8 +11,19 @@ use oracle::launch::{self, LaunchFile};
 /// `out` a zeroed buffer of `out_bytes`; `%rd1` is `in`, `%rd2` is `out`, `%rd3` is this lane's
 /// 4-byte offset times `%r20` words (set `%r20` first with `mov`; `lane_base` below).
 fn run(sm: u32, threads: u32, body: &str, input: &[u8], out_bytes: usize) -> Result<Vec<u8>, oracle::error::Error> {
+    run_on(&format!("sm_{sm}"), threads, body, input, out_bytes)
+}
+
+/// [`run`] with the target written out (`sm_120a`).
+fn run_on(
+    target: &str,
+    threads: u32,
+    body: &str,
+    input: &[u8],
+    out_bytes: usize,
+) -> Result<Vec<u8>, oracle::error::Error> {
     let ptx = format!(
-        ".version 8.7\n.target sm_{sm}\n.address_size 64\n.shared .align 16 .b8 tile[1024];\n\
+        ".version 8.7\n.target {target}\n.address_size 64\n.shared .align 16 .b8 tile[1024];\n\
          .visible .entry k(.param .u64 pin, .param .u64 pout)\n{{\n\
          .reg .pred %p<4>;\n.reg .b32 %r<64>;\n.reg .b64 %rd<16>;\n\
          ld.param.u64 %rd1, [pin];\nld.param.u64 %rd2, [pout];\nmov.u32 %r0, %tid.x;\n{body}\nret;\n}}\n"
@@ -365,4 +376,244 @@ fn every_executed_mma_form_runs_on_arbitrary_registers() {
     }
     eprintln!("{ran} mma and wmma.mma forms ran, {declined} declined");
     assert!(ran > 300, "{ran} ran, {declined} declined");
+}
+
+/// e2m1 (L1395: sign, 2 exponent bits, 1 mantissa bit, bias 1) of the magnitudes 0, 0.5, 1,
+/// 1.5, 2, 3, 4, 6 by index `m` (0..8), negative when `neg`.
+fn e2m1(m: usize, neg: bool) -> u8 {
+    (m as u8 & 7) | if neg { 8 } else { 0 }
+}
+
+fn e2m1_value(m: usize, neg: bool) -> f64 {
+    let v = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0][m & 7];
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3`
+/// (§9.7.14.3, sm_120a): D = (A·scale_A)·(B·scale_B) + C with scale_A 16×4, scale_B 4×8, each
+/// factor scaling 16 consecutive k. Fragments by the manual's formulas (L22527-22531 A: nibble i
+/// of 32 is row g + 8·((i/8)%2), column 8t + (i%8) + 32·(i/16); L22567-22571 B: nibble i of 16
+/// is row 8t + (i%8) + 32·(i/8), column g). Scale factors (Figures 42-44; the reading of
+/// `spec/src/matrix/scale.rs`): with thread-id-a = 1, row r < 8 of scale_A is lane 4r + 2's
+/// register, row r + 8 lane 4r + 3's; with thread-id-b = 2, column n of scale_B is lane 4n + 2's;
+/// byte v is block v. The other lanes hold the ue4m3 NaN 0x7f, which must not be read. Every
+/// product and sum is exact in f32, so D is the exact value.
+#[test]
+fn mma_block_scale_mxf4nvf4_scales_each_block_of_16() {
+    let a = |r: usize, k: usize| ((r * 3 + k * 5) % 8, (r + k).is_multiple_of(3));
+    let b = |k: usize, n: usize| ((k * 7 + n) % 8, (k + 2 * n).is_multiple_of(5));
+    // ue4m3 (bias 7, 3 mantissa bits): 0x28 = 0.25, 0x38 = 1, 0x3c = 1.5, 0x40 = 2.
+    let scales = [0x28u8, 0x38, 0x3c, 0x40];
+    let scale_value = [0.25, 1.0, 1.5, 2.0];
+    let sa = |r: usize, v: usize| (r + 2 * v) % 4;
+    let sb = |v: usize, n: usize| (3 * v + n) % 4;
+    let c = |r: usize, n: usize| (r as f64) * 4.0 - n as f64 * 0.5;
+    // Per lane: a (4 words), b (2), c (4), scale-a (1), scale-b (1) = 12 words.
+    let mut input = vec![0u8; 32 * 12 * 4];
+    for lane in 0..32 {
+        let (g, t) = (lane / 4, lane % 4);
+        let base = lane * 48;
+        let mut nib = |word: usize, i: usize, v: u8| input[base + 4 * word + i / 2] |= v << (4 * (i % 2));
+        for i in 0..32 {
+            let (r, k) = (g + 8 * ((i / 8) % 2), 8 * t + (i % 8) + 32 * (i / 16));
+            let (m, neg) = a(r, k);
+            nib(i / 8, i % 8, e2m1(m, neg));
+        }
+        for i in 0..16 {
+            let (k, n) = (8 * t + (i % 8) + 32 * (i / 8), g);
+            let (m, neg) = b(k, n);
+            nib(4 + i / 8, i % 8, e2m1(m, neg));
+        }
+        for i in 0..4 {
+            let v = c(g + 8 * (i / 2), 2 * t + (i % 2)) as f32;
+            input[base + 24 + 4 * i..base + 28 + 4 * i].copy_from_slice(&v.to_bits().to_le_bytes());
+        }
+        let sa_word: [u8; 4] = match t {
+            2 => std::array::from_fn(|v| scales[sa(g, v)]),
+            3 => std::array::from_fn(|v| scales[sa(g + 8, v)]),
+            _ => [0x7f; 4],
+        };
+        let sb_word: [u8; 4] = if t == 2 {
+            std::array::from_fn(|v| scales[sb(v, g)])
+        } else {
+            [0x7f; 4]
+        };
+        input[base + 40..base + 44].copy_from_slice(&sa_word);
+        input[base + 44..base + 48].copy_from_slice(&sb_word);
+    }
+    let body = format!(
+        "{}{}.reg .b16 %h<4>;\nmov.b16 %h1, 1;\nmov.b16 %h2, 2;\n\
+         mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3 \
+         {{{}}}, {{{}}}, {{{}}}, {{{}}}, %r11, {{0, %h1}}, %r12, {{0, %h2}};\n{}",
+        lane_base(12),
+        load_regs(1, 0, 12),
+        regs(13, 4),
+        regs(1, 4),
+        regs(5, 2),
+        regs(7, 4),
+        store_regs(13, 0, 4)
+    );
+    let out = run_on("sm_120a", 32, &body, &input, 32 * 48).unwrap_or_else(|e| panic!("{e}"));
+    let d = words(&out);
+    for lane in 0..32 {
+        let (g, t) = (lane / 4, lane % 4);
+        for i in 0..4 {
+            let (r, n) = (g + 8 * (i / 2), 2 * t + (i % 2));
+            let want = c(r, n)
+                + (0..64)
+                    .map(|k| {
+                        let (am, an) = a(r, k);
+                        let (bm, bn) = b(k, n);
+                        e2m1_value(am, an)
+                            * scale_value[sa(r, k / 16)]
+                            * e2m1_value(bm, bn)
+                            * scale_value[sb(k / 16, n)]
+                    })
+                    .sum::<f64>();
+            assert_eq!(f32::from_bits(d[lane * 12 + i]), want as f32, "lane {lane} d{i}");
+        }
+    }
+}
+
+/// `mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e2m1.e4m3.f32.ue8m0`
+/// (§9.7.14.3): one ue8m0 scale factor (2^(e−127), L1407) per row of A and per column of B.
+/// A's e2m1 elements sit in the middle four bits of 8-bit containers (L22916; the padding bits
+/// set here, which the oracle ignores), B is e4m3; fragments as for s8 (L22372-22376 A: byte i
+/// of 16 is row g + 8·((i/4)%2), column 4t + (i%4) + 16·(i/8); L22443-22446 B: byte i of 8 is
+/// row 4t + (i%4) + 16·(i/4), column g). Selectors {3, 0} and {1, 1}: scale_A row r < 8 is byte
+/// 3 of lane 4r's register, row r + 8 of lane 4r + 1's; scale_B column n byte 1 of lane 4n + 1's.
+#[test]
+fn mma_block_scale_mxf8f6f4_reads_containers_and_selected_bytes() {
+    let a = |r: usize, k: usize| ((r + 3 * k) % 8, (r * k) % 4 == 1);
+    // e4m3 (bias 7): small integers and halves, by index.
+    let e4m3 = [0x00u8, 0x30, 0x38, 0x3c, 0x40, 0x44, 0x48, 0x4c];
+    let e4m3_value = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
+    let b = |k: usize, n: usize| ((2 * k + 3 * n) % 8, (k + n) % 3 == 2);
+    let sa = |r: usize| 120 + (r % 9) as u8; // 2^-7 .. 2^1
+    let sb = |n: usize| 125 + (n % 5) as u8; // 2^-2 .. 2^2
+    let c = |r: usize, n: usize| 0.25 * (r as f64) - n as f64;
+    let mut input = vec![0u8; 32 * 12 * 4];
+    for lane in 0..32 {
+        let (g, t) = (lane / 4, lane % 4);
+        let base = lane * 48;
+        for i in 0..16 {
+            let (m, neg) = a(g + 8 * ((i / 4) % 2), 4 * t + (i % 4) + 16 * (i / 8));
+            input[base + i] = 0b1100_0011 | (e2m1(m, neg) << 2);
+        }
+        for i in 0..8 {
+            let (m, neg) = b(4 * t + (i % 4) + 16 * (i / 4), g);
+            input[base + 16 + i] = e4m3[m] | if neg { 0x80 } else { 0 };
+        }
+        for i in 0..4 {
+            let v = c(g + 8 * (i / 2), 2 * t + (i % 2)) as f32;
+            input[base + 24 + 4 * i..base + 28 + 4 * i].copy_from_slice(&v.to_bits().to_le_bytes());
+        }
+        // Unselected bytes and lanes hold the ue8m0 NaN 0xff.
+        let mut sa_word = [0xffu8; 4];
+        match t {
+            0 => sa_word[3] = sa(g),
+            1 => sa_word[3] = sa(g + 8),
+            _ => {}
+        }
+        let mut sb_word = [0xffu8; 4];
+        if t == 1 {
+            sb_word[1] = sb(g);
+        }
+        input[base + 40..base + 44].copy_from_slice(&sa_word);
+        input[base + 44..base + 48].copy_from_slice(&sb_word);
+    }
+    let body = format!(
+        "{}{}mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e2m1.e4m3.f32.ue8m0 \
+         {{{}}}, {{{}}}, {{{}}}, {{{}}}, %r11, {{3, 0}}, %r12, {{1, 1}};\n{}",
+        lane_base(12),
+        load_regs(1, 0, 12),
+        regs(13, 4),
+        regs(1, 4),
+        regs(5, 2),
+        regs(7, 4),
+        store_regs(13, 0, 4)
+    );
+    let out = run_on("sm_120a", 32, &body, &input, 32 * 48).unwrap_or_else(|e| panic!("{e}"));
+    let d = words(&out);
+    let pow2 = |e: u8| 2f64.powi(e as i32 - 127);
+    for lane in 0..32 {
+        let (g, t) = (lane / 4, lane % 4);
+        for i in 0..4 {
+            let (r, n) = (g + 8 * (i / 2), 2 * t + (i % 2));
+            let dot: f64 = (0..32)
+                .map(|k| {
+                    let (am, an) = a(r, k);
+                    let (bm, bn) = b(k, n);
+                    let bv = if bn { -e4m3_value[bm] } else { e4m3_value[bm] };
+                    e2m1_value(am, an) * bv
+                })
+                .sum();
+            let want = c(r, n) + dot * pow2(sa(r)) * pow2(sb(n));
+            assert_eq!(f32::from_bits(d[lane * 12 + i]), want as f32, "lane {lane} d{i}");
+        }
+    }
+}
+
+/// Table 36 (L20070): with `.scale_vec::2X` (the default of `.kind::mxf4`, L22894) `byte-id-a`
+/// is 0 or 2; 1 is undefined behaviour, reported as a runtime error naming the rule.
+#[test]
+fn mma_block_scale_selector_outside_table_36_is_a_runtime_error() {
+    let body = "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0 \
+                {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%r9, %r10}, {%r11, %r12, %r13, %r14}, \
+                %r15, {1, 0}, %r16, {0, 0};\n";
+    let e = run_on("sm_120a", 32, body, &[0; 4], 4).unwrap_err();
+    assert!(
+        e.kind == ErrorKind::Runtime && e.to_string().contains("byte-id-a = 1") && e.to_string().contains("L20070"),
+        "{e}"
+    );
+}
+
+/// Every dense block-scaled `mma` form of the catalog (54, sm_120a) decodes and executes on
+/// arbitrary fragment and scale registers with the selectors {0, 0}, valid for every
+/// `.scale_vec_size` (Table 36, L20070-20104); written as the manual's examples write them
+/// (L23296-23331).
+#[test]
+fn every_block_scaled_mma_form_executes() {
+    use spec::catalog::{catalog, fragment};
+    let cat = catalog();
+    let mut ran = 0;
+    for f in cat
+        .forms
+        .iter()
+        .filter(|f| spec::tensor::scaled::ScaledOp::of_form(f).is_some())
+    {
+        let frag = |name: &str| {
+            let o = f.outputs.iter().chain(&f.inputs).find(|o| o.name == name).unwrap();
+            fragment::length(f, o).unwrap()
+        };
+        let mut next = 0;
+        let mut group = |n: usize| {
+            let v: Vec<String> = (next..next + n).map(|j| format!("%r{j}")).collect();
+            next += n;
+            format!("{{{}}}", v.join(", "))
+        };
+        let (d, a, b, c) = (group(frag("d")), group(frag("a")), group(frag("b")), group(frag("c")));
+        let init: String = (0..next + 2)
+            .map(|j| format!("mov.b32 %r{j}, {:#x};\n", (j as u64 * 0x9e37_79b9) & 0xffff_ffff))
+            .collect();
+        let ptx = format!(
+            ".version 8.7\n.target sm_120a\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<64>;\n\
+             {init}{} {d}, {a}, {b}, {c}, %r{}, {{0, 0}}, %r{}, {{0, 0}};\nret;\n}}\n",
+            f.name,
+            next,
+            next + 1
+        );
+        let l: LaunchFile = serde_json::from_value(serde_json::json!({
+            "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [32, 1, 1],
+            "buffers": [], "params": [],
+        }))
+        .unwrap();
+        launch::run(&l, &ptx).unwrap_or_else(|e| panic!("{}: {e}\n{ptx}", f.name));
+        ran += 1;
+    }
+    assert_eq!(ran, 54);
 }

@@ -26,6 +26,8 @@
 //!   give the row addresses and which lane receives which row fragment.
 //! - `mma.sp` sparsity (§9.7.14.6.1): block granularity, one block's metadata index field and
 //!   the selector's threads ([`sparse`]).
+//! - block-scaled `mma` (§9.7.14.3): which thread and byte of `scale-a-data`/`scale-b-data`
+//!   hold which scale factor ([`scale`]; the figures' reading is an interpretation).
 //! - `wgmma.mma_async` (§9.7.15.5): the warpgroup's D and A fragments and the shared-memory
 //!   matrix descriptor with its canonical layouts and swizzle modes ([`wgmma`]).
 //!
@@ -82,6 +84,7 @@ use std::fmt;
 
 pub mod layout;
 pub mod movement;
+pub mod scale;
 pub mod sparse;
 pub mod wgmma;
 

@@ -54,7 +54,7 @@ use crate::value::Accept;
 
 /// The value bound of an input: (|x| or, for a subnormal, 2^emin; whether x is subnormal);
 /// `None` for Inf/NaN.
-fn mag(fmt: &Fmt, bits: u128) -> Option<(f64, bool)> {
+pub(crate) fn mag(fmt: &Fmt, bits: u128) -> Option<(f64, bool)> {
     match fmt.decode(bits) {
         Val::Finite { sig: 0, .. } => Some((0.0, false)),
         Val::Finite { .. } if fmt.is_subnormal(bits) => Some(((fmt.emin() as f64).exp2(), true)),
@@ -74,24 +74,59 @@ pub fn accept(
     c: u128,
     model: u128,
 ) -> Accept {
-    let (fa_, fb_, fo) = (Fmt::of(fa), Fmt::of(fb), Fmt::of(out));
+    let (fa_, fb_) = (Fmt::of(fa), Fmt::of(fb));
+    let terms = a.iter().zip(b).map(|(&x, &y)| {
+        let ((mx, sx), (my, sy)) = (mag(fa_, x)?, mag(fb_, y)?);
+        Some(Term {
+            mag: mx * my,
+            subnormal: sx || sy,
+            value: fa_.to_f64(x) * fb_.to_f64(y),
+        })
+    });
+    accept_terms(out, is_narrow(fa) || is_narrow(fb), terms, c, model)
+}
+
+/// One product as the bound sees it: `mag` bounds its magnitude (A_k·B_k of the module's
+/// derivation: a subnormal factor counted as 2^emin), `subnormal` says a factor is subnormal
+/// (it may be read as anything down to 0), `value` is the exact product.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Term {
+    pub mag: f64,
+    pub subnormal: bool,
+    pub value: f64,
+}
+
+/// The acceptance set of `c + Σ terms` around `model` (D and `c` in `out`): the module's bound
+/// over any products — [`accept`]'s, and the block-scaled forms' whose products carry their
+/// scale factors ([`super::scaled`]). A `None` term is an infinite product (the model is that
+/// Inf: exact). `narrow`: fp8/fp6/fp4 inputs, accumulated in 14 bits (see the module
+/// documentation).
+pub(crate) fn accept_terms(
+    out: FloatFormat,
+    narrow: bool,
+    terms: impl Iterator<Item = Option<Term>>,
+    c: u128,
+    model: u128,
+) -> Accept {
+    let fo = Fmt::of(out);
     if fo.is_nan(model) {
         return Accept::Nan(out);
     }
-    let k = a.len() as f64;
+    let mut k = 0.0f64;
     let mut t = 0.0f64;
     let mut sub = 0.0f64;
     let mut reference = 0.0f64;
-    for (&x, &y) in a.iter().zip(b) {
-        let (Some((mx, sx)), Some((my, sy))) = (mag(fa_, x), mag(fb_, y)) else {
-            // An infinite input (the model is that Inf): exact.
+    for term in terms {
+        // An infinite input (the model is that Inf): exact.
+        let Some(term) = term else {
             return Accept::Exact;
         };
-        t += mx * my;
-        if sx || sy {
-            sub += mx * my;
+        k += 1.0;
+        t += term.mag;
+        if term.subnormal {
+            sub += term.mag;
         }
-        reference += fa_.to_f64(x) * fb_.to_f64(y);
+        reference += term.value;
     }
     let Some((mc, _)) = mag(fo, c) else {
         return Accept::Exact;
@@ -100,7 +135,7 @@ pub fn accept(
     reference += fo.to_f64(c);
     let p = match out {
         FloatFormat::F16 => 11,
-        _ if is_narrow(fa) || is_narrow(fb) => 14,
+        _ if narrow => 14,
         _ => 24,
     };
     let (emin_acc, emax_acc) = match out {

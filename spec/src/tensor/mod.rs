@@ -6,7 +6,8 @@
 //! - [`arch`]: which configuration each GPU generation uses ([`Arch`], [`Kind`], [`config`]);
 //! - [`accept`]: the acceptance set the manual's precision sentences allow (L22918-22935);
 //! - [`exact`]: the integer and single-bit forms (exact, L22898, L22949-22953) and f64 (an FMA
-//!   chain, L22937-22947).
+//!   chain, L22937-22947);
+//! - [`scaled`]: the block-scaled forms (`.block_scale`, §9.7.14.3), with their own entry point.
 //!
 //! The entry point is [`mma`] (or [`dot`] for one element).
 //!
@@ -36,6 +37,7 @@ pub mod arch;
 pub mod block;
 pub mod exact;
 pub mod model;
+pub mod scaled;
 pub mod text;
 
 pub use arch::{config, Arch, Kind};
@@ -144,7 +146,8 @@ impl MmaOp {
     /// catalog (§9.7.14.5.14, §9.7.14.4.5, §9.7.15.5.2: `shape`, `at` `bt` `ct` `dt` — the f16
     /// `wmma.mma` rows write no `at`/`bt`: f16, L20831-20832; `wgmma`'s accumulator is both C
     /// and D, `dt` —, `.satfinite`, the `.b1` `op`, an f64 form's rounding `rnd`) on `arch`;
-    /// `None` for the forms these numerics do not cover yet: block-scaled (`block_scale`) ones,
+    /// `None` for the forms these numerics do not cover: block-scaled (`block_scale`) ones, which
+    /// have their own ([`scaled::ScaledOp`]),
     /// sparse `wgmma`, and a D that is neither f16 nor f32 for float inputs.
     pub fn of_form(form: &crate::catalog::Form, arch: Arch) -> Option<MmaOp> {
         if form.has("block_scale") {
