@@ -2013,6 +2013,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             match t {
                 Elem::Float(F::F16 | F::Bf16) => 16,
                 Elem::Float(F::Tf32 | F::F32) | Elem::S32 => 32,
+                Elem::B1 => 1,
                 _ => 8,
             }
         };
@@ -2061,7 +2062,8 @@ impl<'m, 'p> Cta<'m, 'p> {
                     ));
             }
             let d = Descriptor::decode(bits0);
-            let bytes = bits / 8;
+            // Whole bytes, or the one byte holding a `.b1` element.
+            let bytes = bits.div_ceil(8);
             // A is M×K: (mn, k) = (row, col); B is K×N: (mn, k) = (col, row).
             let (r, cols) = if a_side { (rows, k) } else { (k, rows) };
             let mut out = vec![0u128; r * cols];
@@ -2069,11 +2071,11 @@ impl<'m, 'p> Cta<'m, 'p> {
             for i in 0..r {
                 for j in 0..cols {
                     let (mn, kk) = if a_side { (i, j) } else { (j, i) };
-                    let at = d.address(major, mn, kk, bytes);
+                    let (at, bit) = d.bit_address(major, mn, kk, bits);
                     me.load(first, pc, Space::Shared, at, &mut buf[..bytes])?;
                     let mut v = [0u8; 16];
                     v[..bytes].copy_from_slice(&buf[..bytes]);
-                    out[i * cols + j] = u128::from_le_bytes(v);
+                    out[i * cols + j] = (u128::from_le_bytes(v) >> bit) & u128::from(mask32(bits));
                 }
             }
             Ok(out)

@@ -802,8 +802,9 @@ impl FuncCx<'_> {
     /// `wgmma.mma_async` (§9.7.15.5.2): the accumulator fragment (`.b32` registers, as many as
     /// the catalog's fragment length), A as a descriptor (`.b64`) or a fragment, `b-desc`,
     /// `scale-d` (a predicate or a constant) and the immediates `imm-scale-a/b` (1 or -1) and
-    /// `imm-trans-a/b` (0 or 1, L25770-25781). Sparse and `.b1` forms, and forms whose numerics
-    /// the spec does not cover, are decoded as not executed.
+    /// `imm-trans-a/b` (0 or 1, L25770-25781). Sparse forms, and forms whose numerics the spec
+    /// does not cover, are decoded as not executed. `.b1` forms (`.and.popc`, K = 256) have
+    /// neither scale nor transpose immediates: A and B are K-major.
     pub(super) fn wgmma(&self, i: &Instr, form: &'static Form) -> Result<Op> {
         let loc = i.loc;
         let at = Site::of(i);
@@ -816,8 +817,8 @@ impl FuncCx<'_> {
                 ),
             })
         };
-        if form.mods.contains(&"sp") || form.var("at") == Some("b1") {
-            return not_yet("sparse and single-bit wgmma");
+        if form.mods.contains(&"sp") {
+            return not_yet("sparse wgmma");
         }
         let arch = spec::tensor::Arch::from_target(&self.ck.target.to_string());
         let Some(op) = arch.and_then(|a| spec::tensor::MmaOp::of_form(form, a)) else {
