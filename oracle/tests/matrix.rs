@@ -617,3 +617,158 @@ fn every_block_scaled_mma_form_executes() {
     }
     assert_eq!(ran, 54);
 }
+
+/// The sm_100a `ldmatrix` shapes (§9.7.14.5.15; fragment layouts in Fig. 104-105 only, read as
+/// `spec/src/matrix/wide.rs` documents): lane l gives the address of tile row l (16 bytes), so
+/// row r of matrix j is tile row R·j + r (R = 16 for .m16n16, 8 for .m8n16). With g = l/4,
+/// t = l%4:
+/// - `.m16n16.x2.trans.b8`: register 2j + q, byte b = tile row 16j + 4t + 2q + (b & 1), byte
+///   g + 8·(b >> 1) ("4 consecutive columns spanning 2 rows" of the transpose, L23485);
+/// - `.m8n16.x4.b8x16.b4x16_p64`: register j, byte b = unpacked element 4t + b of tile row
+///   8j + g (L23491-23493), a 4-bit element i being bits 4i..4i+4 of the row, placed in bits
+///   2..6 of its byte (the `.kind::f8f6f4` container, L22916);
+/// - `.m8n16.x1.b8x16.b6x16_p32`: the same with 6-bit elements at bits 6i.., in bits 0..6.
+#[test]
+fn ldmatrix_sm100_shapes_move_the_figures_elements() {
+    let tile: Vec<u8> = (0..512).map(|i| ((i * 37 + 11) % 251) as u8).collect();
+    let row = |r: usize| -> [u8; 16] { tile[16 * r..16 * r + 16].try_into().unwrap() };
+    let nibble = |r: usize, i: usize| (row(r)[i / 2] >> (4 * (i % 2))) & 0xf;
+    let six = |r: usize, i: usize| ((u128::from_le_bytes(row(r)) >> (6 * i)) & 0x3f) as u8;
+    let copy = "mov.u32 %r40, tile;\n\
+         mul.wide.u32 %rd7, %r0, 16;\nadd.s64 %rd8, %rd1, %rd7;\n\
+         ld.global.v4.b32 {%r41, %r42, %r43, %r44}, [%rd8];\n\
+         shl.b32 %r45, %r0, 4;\nadd.u32 %r46, %r40, %r45;\n\
+         st.shared.v4.b32 [%r46], {%r41, %r42, %r43, %r44};\n\
+         bar.sync 0;\n";
+    // (form, registers, byte b of register `reg` of lane `l`).
+    type Want<'a> = &'a dyn Fn(usize, usize, usize) -> u8;
+    let cases: [(&str, usize, Want); 3] = [
+        ("ldmatrix.sync.aligned.m16n16.x2.trans.shared.b8", 4, &|l, reg, b| {
+            let (g, t, j, q) = (l / 4, l % 4, reg / 2, reg % 2);
+            row(16 * j + 4 * t + 2 * q + (b & 1))[g + 8 * (b >> 1)]
+        }),
+        (
+            "ldmatrix.sync.aligned.m8n16.x4.shared.b8x16.b4x16_p64",
+            4,
+            &|l, j, b| nibble(8 * j + l / 4, 4 * (l % 4) + b) << 2,
+        ),
+        (
+            "ldmatrix.sync.aligned.m8n16.x1.shared::cta.b8x16.b6x16_p32",
+            1,
+            &|l, j, b| six(8 * j + l / 4, 4 * (l % 4) + b),
+        ),
+    ];
+    for (name, n, want) in cases {
+        let body = format!(
+            "{}{copy}{name} {{{}}}, [%r46];\n{}",
+            lane_base(4),
+            regs(11, n as u32),
+            store_regs(11, 0, n as u32)
+        );
+        let out = run_on("sm_100a", 32, &body, &tile, 32 * 16).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let d = words(&out);
+        for l in 0..32 {
+            for reg in 0..n {
+                let w = u32::from_le_bytes(std::array::from_fn(|b| want(l, reg, b)));
+                assert_eq!(d[l * 4 + reg], w, "{name}: lane {l} r{reg}");
+            }
+        }
+    }
+}
+
+/// `stmatrix.sync.aligned.m16n8.x2.trans.shared.b8` (§9.7.14.5.16; Fig. 107 only): register j
+/// of lane l holds e0..e3 (e0 the low byte, L23653) = elements (g, 2t), (g, 2t+1), (g+8, 2t),
+/// (g+8, 2t+1) of the 16×8 matrix j (the `mma` m16n8 C/D layout, L22485-22488), stored
+/// column-major (`.trans`, L23659): memory row 2t + (b & 1) of matrix j (the address of lane
+/// 8j + 2t + (b & 1)), byte g + 8·(b >> 1). Lane l's address is row l of the upper half of
+/// `tile`. Also: `.m16n16` without `.trans` is invalid (L23499), a runtime error.
+#[test]
+fn stmatrix_m16n8_stores_the_c_layout_transposed() {
+    let reg = |l: usize, j: usize| (0x0101_0101u32).wrapping_mul((l * 2 + j) as u32) ^ 0x8040_2010;
+    let mut input = vec![0u8; 32 * 2 * 4];
+    for l in 0..32 {
+        for j in 0..2 {
+            input[8 * l + 4 * j..8 * l + 4 * j + 4].copy_from_slice(&reg(l, j).to_le_bytes());
+        }
+    }
+    let body = format!(
+        "{}{}mov.u32 %r40, tile;\nshl.b32 %r45, %r0, 4;\nadd.u32 %r46, %r40, %r45;\nadd.u32 %r47, %r46, 512;\n\
+         stmatrix.sync.aligned.m16n8.x2.trans.shared.b8 [%r47], {{%r11, %r12}};\n\
+         bar.sync 0;\nld.shared.v4.b32 {{%r41, %r42, %r43, %r44}}, [%r47];\n\
+         mul.wide.u32 %rd9, %r0, 16;\nadd.s64 %rd10, %rd2, %rd9;\n\
+         st.global.v4.b32 [%rd10], {{%r41, %r42, %r43, %r44}};\n",
+        lane_base(2),
+        load_regs(11, 0, 2)
+    );
+    let out = run_on("sm_100a", 32, &body, &input, 32 * 16).unwrap_or_else(|e| panic!("{e}"));
+    let mut want = vec![0u8; 32 * 16];
+    for l in 0..32 {
+        let (g, t) = (l / 4, l % 4);
+        for j in 0..2 {
+            for b in 0..4 {
+                let mem_row = 8 * j + 2 * t + (b & 1);
+                want[16 * mem_row + g + 8 * (b >> 1)] = reg(l, j).to_le_bytes()[b];
+            }
+        }
+    }
+    // Rows 0..16 were written; lanes 16..31 read back the untouched (zero) rows after them.
+    assert_eq!(out, want);
+    // ptxas 12.9 refuses the form (a type error by default); under the manual's grammar it
+    // runs into the rule.
+    let ptx = ".version 8.7\n.target sm_100a\n.address_size 64\n.shared .align 16 .b8 tile[256];\n\
+               .visible .entry k()\n{\n.reg .b32 %r<4>;\nmov.u32 %r0, tile;\n\
+               ldmatrix.sync.aligned.m16n16.x1.shared.b8 {%r1, %r2}, [%r0];\nret;\n}\n";
+    let l: LaunchFile = serde_json::from_value(serde_json::json!({
+        "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [32, 1, 1],
+        "buffers": [], "params": [], "grammar": "manual",
+    }))
+    .unwrap();
+    let e = launch::run(&l, ptx).unwrap_err();
+    assert!(e.kind == ErrorKind::Runtime && e.to_string().contains("L23499"), "{e}");
+}
+
+/// Every sm_100a `ldmatrix`/`stmatrix` form of the catalog (72) executes under the manual's
+/// grammar: the valid ones move their rows (lane l's address is row l of `tile`, through a
+/// generic address where no state space is written), the ones the text calls invalid
+/// (`.m16n16` `.x4`, L23425; no `.trans` on `.m16n16`/`.m16n8`, L23499/L23659) stop with a
+/// runtime error naming their rule.
+#[test]
+fn every_sm100_ldmatrix_and_stmatrix_form_executes_or_breaks_its_rule() {
+    use spec::catalog::{catalog, fragment};
+    use spec::matrix::wide::WideAccess;
+    let cat = catalog();
+    let (mut ran, mut invalid) = (0, 0);
+    for f in cat.forms.iter() {
+        let Ok(acc) = WideAccess::of(f) else { continue };
+        let o = f.outputs.iter().chain(&f.inputs).find(|o| o.name == "r").unwrap();
+        let r = format!("{{{}}}", regs(1, fragment::length(f, o).unwrap() as u32));
+        let generic = f.var("ss") == Some("");
+        let addr = if generic {
+            "mov.u64 %rd2, tile;\ncvta.shared.u64 %rd2, %rd2;\n"
+        } else {
+            "mov.u64 %rd2, tile;\n"
+        };
+        let op = if f.opcode == "ldmatrix" {
+            format!("{} {r}, [%rd3];", f.name)
+        } else {
+            format!("{} [%rd3], {r};", f.name)
+        };
+        let ptx = format!(
+            ".version 8.7\n.target sm_100a\n.address_size 64\n.shared .align 16 .b8 tile[1024];\n\
+             .visible .entry k()\n{{\n.reg .b32 %r<16>;\n.reg .b64 %rd<4>;\n{addr}\
+             mov.u32 %r0, %tid.x;\nmul.wide.u32 %rd1, %r0, 16;\nadd.s64 %rd3, %rd2, %rd1;\n\
+             mov.b32 %r1, 1;\nmov.b32 %r2, 2;\nmov.b32 %r3, 3;\nmov.b32 %r4, 4;\n{op}\nret;\n}}\n"
+        );
+        let l: LaunchFile = serde_json::from_value(serde_json::json!({
+            "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [32, 1, 1],
+            "buffers": [], "params": [], "grammar": "manual",
+        }))
+        .unwrap();
+        match (launch::run(&l, &ptx), acc.invalid()) {
+            (Ok(_), None) => ran += 1,
+            (Err(e), Some(rule)) if e.kind == ErrorKind::Runtime && e.message.contains(rule) => invalid += 1,
+            (r, rule) => panic!("{}: {:?} (rule {rule:?})\n{ptx}", f.name, r.map(|_| ())),
+        }
+    }
+    assert_eq!((ran, invalid), (45, 27));
+}

@@ -670,7 +670,8 @@ impl FuncCx<'_> {
                 }
             }
         }
-        if matches!(op, MatrixOp::Ldmatrix | MatrixOp::Stmatrix) {
+        // `.m8n8.b16` ([`spec::matrix::Access`]) or an sm_100a shape ([`spec::matrix::wide`]).
+        if matches!(op, MatrixOp::Ldmatrix | MatrixOp::Stmatrix) && spec::matrix::wide::WideAccess::of(form).is_err() {
             if let Err(e) = spec::matrix::Access::of(form) {
                 return not_yet(e.to_string());
             }

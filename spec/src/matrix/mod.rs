@@ -31,11 +31,12 @@
 //! - `wgmma.mma_async` (§9.7.15.5): the warpgroup's D and A fragments and the shared-memory
 //!   matrix descriptor with its canonical layouts and swizzle modes ([`wgmma`]).
 //!
+//! - the sm_100a `ldmatrix .m16n16`/`.m8n16` shapes with their unpack formats and
+//!   `stmatrix .m16n8.b8` ([`wide`]): fragment layouts in figures only (Fig. 104, 105, 107),
+//!   read as CUTLASS's copy traits have them (an interpretation).
+//!
 //! Not covered yet (they return [`MatrixError::Uncovered`] or are not modelled): which bits of
-//! which thread's metadata register describe which block of A (Fig. 118-146, figures only);
-//! the sm_100 `ldmatrix` `.m16n16`/`.m8n16` shapes with their unpack formats and
-//! `stmatrix.m16n8.b8`, whose fragment layouts are in figures only (Fig. 104, 105, 107,
-//! L23487-23497, L23655) with the unpacking of Fig. 188-192 (L28862-28892).
+//! which thread's metadata register describe which block of A (Fig. 118-146, figures only).
 //!
 //! # Example
 //!
@@ -87,6 +88,7 @@ pub mod movement;
 pub mod scale;
 pub mod sparse;
 pub mod wgmma;
+pub mod wide;
 
 pub use layout::{layout, Layout, Which};
 pub use movement::{ldmatrix, movmatrix, stmatrix, wmma_load, wmma_store, Access, MoveError, WmmaAccess};
@@ -119,6 +121,12 @@ pub enum MatrixError {
     /// Inputs of the wrong shape: a register vector of the wrong length, a lane or register
     /// index out of range, a memory read of the wrong size.
     Input(String),
+    /// The form breaks a rule the manual states (an `ldmatrix .m16n16` without `.trans`, ...):
+    /// the rule, with its line.
+    Invalid {
+        /// The rule and its line in the manual.
+        rule: &'static str,
+    },
 }
 
 impl fmt::Display for MatrixError {
@@ -132,6 +140,7 @@ impl fmt::Display for MatrixError {
                 write!(f, "row address {addr:#x} is not {align}-byte aligned")
             }
             MatrixError::Input(s) => f.write_str(s),
+            MatrixError::Invalid { rule } => write!(f, "invalid: {rule}"),
         }
     }
 }
