@@ -1738,8 +1738,20 @@ impl<'m, 'p> Cta<'m, 'p> {
                     let bm = lb.gather(g, &b).map_err(|e| internal(self, &e))?;
                     let cm = lc.gather(g, &c).map_err(|e| internal(self, &e))?;
                     let wide = |v: Vec<u64>| v.into_iter().map(u128::from).collect::<Vec<u128>>();
+                    // fp6/fp4 elements of `.kind::f8f6f4` come out of their 8-bit containers
+                    // (L22916); every other element is its container.
+                    let element = |v: Vec<u64>, t: spec::tensor::Elem, bits: usize| -> Vec<u128> {
+                        match t {
+                            spec::tensor::Elem::Float(f) => v
+                                .into_iter()
+                                .map(|x| spec::tensor::element_of_container(f, bits, u128::from(x)))
+                                .collect(),
+                            _ => wide(v),
+                        }
+                    };
+                    let (am, bm) = (element(am, mop.a, la.bits), element(bm, mop.b, lb.bits));
                     // Only the model values: the acceptance sets are a judge's business.
-                    let d = spec::tensor::model::mma_model(mop, &wide(am), &wide(bm), &wide(cm))
+                    let d = spec::tensor::model::mma_model(mop, &am, &bm, &wide(cm))
                         .ok_or_else(|| internal(self, &"the matrices do not have the op's sizes"))?;
                     let dm: Vec<u64> = d.into_iter().map(|v| v as u64).collect();
                     ld.scatter(g, &dm, &mut out).map_err(|e| internal(self, &e))?;

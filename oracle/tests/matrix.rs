@@ -772,3 +772,37 @@ fn every_sm100_ldmatrix_and_stmatrix_form_executes_or_breaks_its_rule() {
     }
     assert_eq!((ran, invalid), (45, 27));
 }
+
+/// `mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32` (dense, sm_120a): an e2m1
+/// element sits in the middle four bits of its 8-bit container (L22916). Every A and B element
+/// is 1.0 (0b0010 → container 0x08; the padding bits are set in B, 0b11_0010_11): each D
+/// element is C + 32.
+#[test]
+fn mma_f8f6f4_reads_e2m1_from_the_middle_of_its_container() {
+    let mut input = vec![0u8; 32 * 10 * 4];
+    for lane in 0..32 {
+        let base = lane * 40;
+        input[base..base + 16].fill(0x08);
+        input[base + 16..base + 24].fill(0b1100_1011);
+        for i in 0..4 {
+            input[base + 24 + 4 * i..base + 28 + 4 * i].copy_from_slice(&(i as f32).to_bits().to_le_bytes());
+        }
+    }
+    let body = format!(
+        "{}{}mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {{{}}}, {{{}}}, {{{}}}, {{{}}};\n{}",
+        lane_base(10),
+        load_regs(1, 0, 10),
+        regs(11, 4),
+        regs(1, 4),
+        regs(5, 2),
+        regs(7, 4),
+        store_regs(11, 0, 4)
+    );
+    let out = run_on("sm_120a", 32, &body, &input, 32 * 40).unwrap_or_else(|e| panic!("{e}"));
+    let d = words(&out);
+    for lane in 0..32 {
+        for i in 0..4 {
+            assert_eq!(f32::from_bits(d[lane * 10 + i]), i as f32 + 32.0, "lane {lane} d{i}");
+        }
+    }
+}

@@ -257,6 +257,26 @@ pub fn dot(op: &MmaOp, a_row: &[u128], b_col: &[u128], c: u128) -> Outcome {
     }
 }
 
+/// The element of format `fmt` held in a fragment register's `container_bits`-bit container:
+/// the fp6/fp4 elements of `.kind::f8f6f4` and `.kind::mxf8f6f4` sit in 8-bit containers, an
+/// e2m1 in the middle four bits, an e3m2/e2m3 in the low six (L22916; the padding bits are
+/// ignored). Every other element is its container (`.kind::mxf4`'s packed e2m1 included).
+///
+/// ```
+/// use spec::tensor::element_of_container;
+/// use spec::types::FloatFormat::{E2m1, E3m2};
+/// assert_eq!(element_of_container(E2m1, 8, 0b11_0010_11), 0b0010);
+/// assert_eq!(element_of_container(E3m2, 8, 0xff), 0x3f);
+/// assert_eq!(element_of_container(E2m1, 4, 0x7), 0x7);
+/// ```
+pub fn element_of_container(fmt: FloatFormat, container_bits: usize, container: u128) -> u128 {
+    match (container_bits, fmt) {
+        (8, FloatFormat::E2m1) => (container >> 2) & 0xf,
+        (8, FloatFormat::E3m2 | FloatFormat::E2m3) => container & 0x3f,
+        _ => container,
+    }
+}
+
 /// `bits` of format `from` in format `to`, rounded to nearest even (exact when widening).
 pub fn convert(from: FloatFormat, to: FloatFormat, bits: u128) -> u128 {
     if from == to {

@@ -100,11 +100,12 @@ impl ScaledOp {
     /// `.kind::mxf8f6f4` an e2m1 sits in the middle four bits of its byte and an e3m2/e2m3 in
     /// the low six (L22916); elsewhere the container is the element.
     pub fn unpack(&self, fmt: FloatFormat, container: u128) -> u128 {
-        match (self.containers, fmt) {
-            (true, FloatFormat::E2m1) => (container >> 2) & 0xf,
-            (true, FloatFormat::E3m2 | FloatFormat::E2m3) => container & 0x3f,
-            _ => container,
-        }
+        let bits = if self.containers {
+            8
+        } else {
+            FloatFormat::bits(fmt) as usize
+        };
+        super::element_of_container(fmt, bits, container)
     }
 }
 
