@@ -1738,8 +1738,20 @@ impl<'m, 'p> Cta<'m, 'p> {
                     let bm = lb.gather(g, &b).map_err(|e| internal(self, &e))?;
                     let cm = lc.gather(g, &c).map_err(|e| internal(self, &e))?;
                     let wide = |v: Vec<u64>| v.into_iter().map(u128::from).collect::<Vec<u128>>();
+                    // fp6/fp4 elements of `.kind::f8f6f4` come out of their 8-bit containers
+                    // (L22916); every other element is its container.
+                    let element = |v: Vec<u64>, t: spec::tensor::Elem, bits: usize| -> Vec<u128> {
+                        match t {
+                            spec::tensor::Elem::Float(f) => v
+                                .into_iter()
+                                .map(|x| spec::tensor::element_of_container(f, bits, u128::from(x)))
+                                .collect(),
+                            _ => wide(v),
+                        }
+                    };
+                    let (am, bm) = (element(am, mop.a, la.bits), element(bm, mop.b, lb.bits));
                     // Only the model values: the acceptance sets are a judge's business.
-                    let d = spec::tensor::model::mma_model(mop, &wide(am), &wide(bm), &wide(cm))
+                    let d = spec::tensor::model::mma_model(mop, &am, &bm, &wide(cm))
                         .ok_or_else(|| internal(self, &"the matrices do not have the op's sizes"))?;
                     let dm: Vec<u64> = d.into_iter().map(|v| v as u64).collect();
                     ld.scatter(g, &dm, &mut out).map_err(|e| internal(self, &e))?;
@@ -1772,6 +1784,9 @@ impl<'m, 'p> Cta<'m, 'p> {
                     .ok_or_else(|| internal(self, &"the matrices do not have the op's sizes"))?;
                 let dm: Vec<u64> = d.into_iter().map(|v| v as u64).collect();
                 ld.scatter(0, &dm, &mut out).map_err(|e| internal(self, &e))?;
+            }
+            MatrixOp::MmaBlockScale { op: sop, layouts } => {
+                self.mma_block_scale(lo, first, pc, form, sop, layouts, srcs, &mut out)?;
             }
             MatrixOp::WmmaLoad | MatrixOp::WmmaStore => {
                 let Some((a, space)) = addr else {
@@ -1876,6 +1891,80 @@ impl<'m, 'p> Cta<'m, 'p> {
             t.clock += 1;
         }
         Ok(())
+    }
+
+    /// Block-scaled `mma` (§9.7.14.3): A, B and C gathered by their fragment layouts (fp6/fp4
+    /// elements of `.kind::mxf8f6f4` taken out of their containers), scale_A and scale_B
+    /// selected from the warp's `scale-a-data`/`scale-b-data` registers
+    /// ([`spec::matrix::scale`]), D = the model of [`spec::tensor::scaled`] scattered back into
+    /// `out`. The selectors are one per instruction in the manual (L20034); the oracle asks the
+    /// same value of every thread (a runtime error otherwise, as for `wgmma`'s descriptors), and
+    /// a value outside Table 36 is undefined (L20070): a runtime error.
+    #[allow(clippy::too_many_arguments)]
+    fn mma_block_scale(
+        &self,
+        lo: usize,
+        first: usize,
+        pc: u32,
+        form: &'static spec::catalog::Form,
+        op: &spec::tensor::scaled::ScaledOp,
+        layouts: &[spec::matrix::Layout; 4],
+        srcs: &[Vec<Src>],
+        out: &mut [Vec<u64>],
+    ) -> Result<()> {
+        use spec::matrix::scale::{scale_a, scale_b, Selector};
+        let internal = |e: &dyn std::fmt::Display| self.internal_err(first, pc, format!("`{}`: {e}", form.name));
+        let regs = |group: &[Src]| -> Vec<Vec<u64>> {
+            (lo..lo + 32)
+                .map(|i| group.iter().map(|s| self.rd(&self.threads[i], s)).collect())
+                .collect()
+        };
+        let [la, lb, lc, ld] = layouts;
+        let matrix =
+            |l: &spec::matrix::Layout, group: &[Src], fmt: Option<spec::types::FloatFormat>| -> Result<Vec<u128>> {
+                let m = l.gather(0, &regs(group)).map_err(|e| internal(&e))?;
+                Ok(m.into_iter()
+                    .map(|v| match fmt {
+                        Some(f) => op.unpack(f, u128::from(v)),
+                        None => u128::from(v),
+                    })
+                    .collect())
+            };
+        let a = matrix(la, &srcs[0], Some(op.a))?;
+        let b = matrix(lb, &srcs[1], Some(op.b))?;
+        let c = matrix(lc, &srcs[2], None)?;
+        let word =
+            |group: &[Src]| -> [u32; 32] { std::array::from_fn(|l| self.rd(&self.threads[lo + l], &group[0]) as u32) };
+        let selector = |group: &[Src], what: &str| -> Result<Selector> {
+            let at = |l: usize| {
+                let t = &self.threads[lo + l];
+                (self.rd(t, &group[0]) as u16, self.rd(t, &group[1]) as u16)
+            };
+            let v0 = at(0);
+            if let Some(l) = (1..32).find(|&l| at(l) != v0) {
+                return Err(self.rt_err(
+                    lo + l,
+                    pc,
+                    format!(
+                        "`{}`: {what} is {:?} here and {v0:?} in lane 0; the manual gives one selector per instruction (L20034), the oracle asks the same value of every thread",
+                        form.name,
+                        at(l)
+                    ),
+                ));
+            }
+            Ok(Selector {
+                byte_id: v0.0,
+                thread_id: v0.1,
+            })
+        };
+        let rule = |e: spec::matrix::scale::SelectorError| self.rt_err(first, pc, format!("`{}`: {e}", form.name));
+        let sfa = scale_a(op.vec, selector(&srcs[4], "{byte-id-a, thread-id-a}")?, &word(&srcs[3])).map_err(rule)?;
+        let sfb = scale_b(op.vec, selector(&srcs[6], "{byte-id-b, thread-id-b}")?, &word(&srcs[5])).map_err(rule)?;
+        // Only the model values: the acceptance sets are a judge's business.
+        let d = spec::tensor::scaled::mma_model(op, &a, &b, &c, &sfa, &sfb)
+            .ok_or_else(|| internal(&"the matrices do not have the op's sizes"))?;
+        let d: Vec<u64> = d.into_iter().map(|v| v as u64).collect();
+        ld.scatter(0, &d, out).map_err(|e| internal(&e))
     }
 
     /// A matrix load's or store's error: the memory's own (already located), or the rule the
@@ -2009,6 +2098,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             match t {
                 Elem::Float(F::F16 | F::Bf16) => 16,
                 Elem::Float(F::Tf32 | F::F32) | Elem::S32 => 32,
+                Elem::B1 => 1,
                 _ => 8,
             }
         };
@@ -2057,7 +2147,8 @@ impl<'m, 'p> Cta<'m, 'p> {
                     ));
             }
             let d = Descriptor::decode(bits0);
-            let bytes = bits / 8;
+            // Whole bytes, or the one byte holding a `.b1` element.
+            let bytes = bits.div_ceil(8);
             // A is M×K (M×K/2 packed when sparse, L26272): (mn, k) = (row, col); B is K×N:
             // (mn, k) = (col, row).
             let (r, cols) = if a_side { (rows, ka) } else { (k, rows) };
@@ -2066,11 +2157,11 @@ impl<'m, 'p> Cta<'m, 'p> {
             for i in 0..r {
                 for j in 0..cols {
                     let (mn, kk) = if a_side { (i, j) } else { (j, i) };
-                    let at = d.address(major, mn, kk, bytes);
+                    let (at, bit) = d.bit_address(major, mn, kk, bits);
                     me.load(first, pc, Space::Shared, at, &mut buf[..bytes])?;
                     let mut v = [0u8; 16];
                     v[..bytes].copy_from_slice(&buf[..bytes]);
-                    out[i * cols + j] = u128::from_le_bytes(v);
+                    out[i * cols + j] = (u128::from_le_bytes(v) >> bit) & u128::from(mask32(bits));
                 }
             }
             Ok(out)

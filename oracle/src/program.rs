@@ -215,6 +215,15 @@ pub enum MatrixOp {
         /// Block granularity and metadata threads of the form.
         sparsity: spec::matrix::Sparsity,
     },
+    /// Block-scaled `mma` (§9.7.14.3): `D = (A × scale_A) × (B × scale_B) + C`. Sources: A, B,
+    /// C fragments, `scale-a-data`, `{byte-id-a, thread-id-a}`, `scale-b-data`,
+    /// `{byte-id-b, thread-id-b}`.
+    MmaBlockScale {
+        /// The numerics.
+        op: spec::tensor::scaled::ScaledOp,
+        /// The fragment layouts of A, B, C and D.
+        layouts: Box<[spec::matrix::Layout; 4]>,
+    },
     /// `wmma.load`: a matrix from memory into the warp's fragment (the oracle's own layout).
     WmmaLoad,
     /// `wmma.store`: the warp's D fragment to memory.

@@ -380,3 +380,184 @@ fn a_missing_wgmma_fence_is_an_error() {
     );
     assert!(run_s8(&middle).is_ok());
 }
+
+/// The `.b1` operands of the tests below.
+fn b1_a(r: usize, k: usize) -> bool {
+    (r * 13 + k * 7 + (r * k) % 5).is_multiple_of(3)
+}
+fn b1_b(k: usize, n: usize) -> bool {
+    (k * 5 + n * 11 + k / 7) % 4 < 2
+}
+
+/// Sets bit `el % 8` of byte `el / 8` (sub-byte elements from the low bits of a byte up).
+fn set_bit(image: &mut [u8], byte: usize, bit: usize) {
+    image[byte] |= 1 << bit;
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc` from descriptors: D = C +
+/// popc(A row AND B column) (L25754-25765, the `mma` single-bit semantics L22898). Both K-major
+/// (the `.b1` forms have no transpose immediates), T = 128 one-bit elements to a 16-byte
+/// core-matrix row (L25150-25360).
+/// A (64×256) with the 128-byte swizzle: `((8,m),(T,2k)):((8T,SBO),(1,T))`, SBO = 8192
+/// elements (1024 bytes): element (r, k) at `(r % 8)·1024 + (r / 8)·8192 + k`.
+/// B (256×8) without swizzle: `((8,m),(T,2k)):((1T,SBO),(1,LBO))`, LBO = 1024 elements (128
+/// bytes): element (k, n) at `(n % 8)·128 + (k % 128) + (k / 128)·1024`.
+/// Element e is bit e % 8 of byte e / 8; A's bytes then go through `Swizzle<3,4,3>`.
+#[test]
+fn b1_and_popc_from_descriptors_counts_the_common_bits() {
+    let c = |r: usize, n: usize| (r as i64 * 300) - (n as i64 * 41) - 5000;
+    let (a_off, b_off) = (0usize, 8192usize);
+    let image = 8192 + 256;
+    let mut input = vec![0u8; image + 128 * 16];
+    for r in 0..64 {
+        for k in 0..256 {
+            if b1_a(r, k) {
+                let el = (r % 8) * 1024 + (r / 8) * 8192 + k;
+                set_bit(&mut input, a_off + swizzle(3, el / 8), el % 8);
+            }
+        }
+    }
+    for k in 0..256 {
+        for n in 0..8 {
+            if b1_b(k, n) {
+                let el = (n % 8) * 128 + (k % 128) + (k / 128) * 1024;
+                set_bit(&mut input, b_off + el / 8, el % 8);
+            }
+        }
+    }
+    for t in 0..128 {
+        for i in 0..4 {
+            let (r, n) = acc(t, i);
+            let at = image + t * 16 + 4 * i;
+            input[at..at + 4].copy_from_slice(&(c(r, n) as i32).to_le_bytes());
+        }
+    }
+    // A: 128-byte swizzle (mode 1), SBO 1024 (encoded 64). B: LBO 128 (8), SBO 256 (16).
+    let a_high = (1u64 << 62) | (64 << 32) | (1 << 16);
+    let b_high = (16u64 << 32) | (8 << 16);
+    let body = format!(
+        "{}{}{}setp.eq.u32 %p2, %r0, %r0;\nwgmma.fence.sync.aligned;\n\
+         wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {{%r100, %r101, %r102, %r103}}, %rd8, %rd9, %p2;\n\
+         wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n{}",
+        load_regs(100, 4),
+        desc(8, a_off as u32, a_high),
+        desc(9, b_off as u32, b_high),
+        store_regs(100, 4)
+    );
+    let got = words(&run(128, (image / 4) as u32, 4, &body, &input, 128 * 16).unwrap());
+    for t in 0..128 {
+        for i in 0..4 {
+            let (r, n) = acc(t, i);
+            let popc = (0..256).filter(|&k| b1_a(r, k) && b1_b(k, n)).count() as i64;
+            assert_eq!(
+                got[t * 4 + i] as i32 as i64,
+                c(r, n) + popc,
+                "thread {t} d{i} = D[{r}][{n}]"
+            );
+        }
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n16k256.s32.b1.b1.and.popc` with A from registers and
+/// `scale-d` 0: D = popc(A row AND B column), whatever D held.
+/// A fragment (Fig. 153; per warp w the A layout of `mma.m16n8k256` `.b1`, L22734-22738, read
+/// with `i & 0x1F` as in `spec/src/matrix/layout.rs`): element i (0..128) of thread t, bit i % 32
+/// of register i / 32, is row 16w + g + 8·((i / 32) % 2), column 32q + (i % 32) + 128·(i / 64).
+/// B (256×16, K-major, 32-byte swizzle): `((8,m),(T,2k)):((2T,SBO),(1,T))`, T = 128, SBO = 2048
+/// elements (256 bytes): element (k, n) at `(n % 8)·256 + (n / 8)·2048 + k`, its byte through
+/// `Swizzle<1,4,3>`.
+#[test]
+fn b1_and_popc_with_a_from_registers() {
+    let image = 512;
+    let mut input = vec![0u8; image + 128 * 12 * 4];
+    for k in 0..256 {
+        for n in 0..16 {
+            if b1_b(k, n) {
+                let el = (n % 8) * 256 + (n / 8) * 2048 + k;
+                set_bit(&mut input, swizzle(1, el / 8), el % 8);
+            }
+        }
+    }
+    for t in 0..128 {
+        let (w, g, q) = (t / 32, t % 32 / 4, t % 4);
+        for i in 0..128 {
+            let (r, k) = (16 * w + g + 8 * ((i / 32) % 2), 32 * q + (i % 32) + 128 * (i / 64));
+            if b1_a(r, k) {
+                set_bit(&mut input, image + t * 48 + 4 * (i / 32) + (i % 32) / 8, i % 8);
+            }
+        }
+        // D's registers hold garbage (scale-d is 0).
+        for i in 0..8 {
+            let at = image + t * 48 + 16 + 4 * i;
+            input[at..at + 4].copy_from_slice(&0x5555_5555u32.to_le_bytes());
+        }
+    }
+    // 32-byte swizzle (mode 3), SBO 256 bytes (16), LBO unused.
+    let b_high = (3u64 << 62) | (16 << 32) | (1 << 16);
+    let body = format!(
+        "{}{}wgmma.fence.sync.aligned;\n\
+         wgmma.mma_async.sync.aligned.m64n16k256.s32.b1.b1.and.popc {{{}}}, {{{}}}, %rd9, 0;\n\
+         wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n{}",
+        load_regs(100, 12),
+        desc(9, 0, b_high),
+        regs(104, 8),
+        regs(100, 4),
+        store_regs(104, 8)
+    );
+    let got = words(&run(128, (image / 4) as u32, 12, &body, &input, 128 * 48).unwrap());
+    for t in 0..128 {
+        for i in 0..8 {
+            let (r, n) = acc(t, i);
+            let popc = (0..256).filter(|&k| b1_a(r, k) && b1_b(k, n)).count() as u32;
+            assert_eq!(got[t * 12 + i], popc, "thread {t} d{i} = D[{r}][{n}]");
+        }
+    }
+}
+
+/// Every `.b1` `wgmma.mma_async` form of the catalog (36: the 18 shapes m64nNk256 of
+/// L25760-25764, A from a descriptor or registers) executes. Descriptors with start, LBO and SBO 0: row (or column)
+/// `x` of a matrix is the 16 bytes at `(x % 8)·16` for both halves of K (the no-swizzle K-major
+/// layout, L25308-25360); the tile's first 32 bytes are 0x0f, the rest 0, so rows and columns
+/// with `x % 8 < 2` have 2·64 bits set. A in registers is all ones. `scale-d` 1, C = 7.
+#[test]
+fn every_b1_form_executes() {
+    use spec::catalog::{catalog, fragment};
+    let cat = catalog();
+    let mut ran = 0;
+    for f in cat
+        .forms
+        .iter()
+        .filter(|f| f.var("at") == Some("b1") && f.exec() == Some(spec::catalog::Exec::Wgmma))
+    {
+        let n = fragment::length(f, &f.outputs[0]).unwrap();
+        // D in %r70.. (up to 128 registers: `run` declares %r<200>).
+        let d = regs(70, n as u32);
+        let a = if f.inputs.iter().any(|o| o.name == "a_desc") {
+            "%rd8".to_string()
+        } else {
+            format!("{{{}}}", regs(60, 4))
+        };
+        // The tile's first 32 bytes: 0x0f each, 4 bits per byte: 128 of 256 bits set.
+        let input = vec![0x0fu8; 32];
+        let body = format!(
+            "{}mov.b32 %r60, -1;\nmov.b32 %r61, -1;\nmov.b32 %r62, -1;\nmov.b32 %r63, -1;\n{}\
+             setp.eq.u32 %p2, %r0, %r0;\nwgmma.fence.sync.aligned;\n{} {{{d}}}, {a}, %rd8, %p2;\n\
+             wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\nst.global.b32 [%rd5], %r70;\n",
+            (0..n)
+                .map(|k| format!("mov.b32 %r{}, 7;\n", 70 + k))
+                .collect::<String>(),
+            desc(8, 0, 0),
+            f.name
+        );
+        let got = words(&run(128, 8, 1, &body, &input, 128 * 4).unwrap_or_else(|e| panic!("{}: {e}", f.name)));
+        let a_regs = !a.starts_with("%rd");
+        for (t, &v) in got.iter().enumerate() {
+            // d0 of thread t.
+            let (r, col) = acc(t, 0);
+            let set = (a_regs || r % 8 < 2) && col % 8 < 2;
+            assert_eq!(v, 7 + if set { 128 } else { 0 }, "{}: thread {t}", f.name);
+        }
+        ran += 1;
+    }
+    assert_eq!(ran, 36);
+}

@@ -629,6 +629,10 @@ impl FuncCx<'_> {
                 ),
             })
         };
+        // Block-scaled `mma` (§9.7.14.3): its own operands (the scale data and selectors).
+        if let Some(op) = spec::tensor::scaled::ScaledOp::of_form(form) {
+            return self.mma_block_scale(i, form, op);
+        }
         let op = match (exec, form.mods.first().copied()) {
             (Exec::Wmma, Some("load")) => MatrixOp::WmmaLoad,
             (Exec::Wmma, Some("store")) => MatrixOp::WmmaStore,
@@ -671,7 +675,8 @@ impl FuncCx<'_> {
                 }
             }
         }
-        if matches!(op, MatrixOp::Ldmatrix | MatrixOp::Stmatrix) {
+        // `.m8n8.b16` ([`spec::matrix::Access`]) or an sm_100a shape ([`spec::matrix::wide`]).
+        if matches!(op, MatrixOp::Ldmatrix | MatrixOp::Stmatrix) && spec::matrix::wide::WideAccess::of(form).is_err() {
             if let Err(e) = spec::matrix::Access::of(form) {
                 return not_yet(e.to_string());
             }
@@ -750,12 +755,83 @@ impl FuncCx<'_> {
         Ok(MatrixOp::MmaSp { op, layouts, sparsity })
     }
 
+    /// Block-scaled `mma.sync` (§9.7.14.3, L22842-22859): `d, a, b, c` as the dense forms'
+    /// fragments, then `scale-a-data` (`.b32`), `{byte-id-a, thread-id-a}` (u16 registers or
+    /// constants), `scale-b-data`, `{byte-id-b, thread-id-b}` (L22900). The selectors' values
+    /// are checked against Table 36 when the warp executes it (they may be registers).
+    fn mma_block_scale(&self, i: &Instr, form: &'static Form, op: spec::tensor::scaled::ScaledOp) -> Result<Op> {
+        let loc = i.loc;
+        let at = Site::of(i);
+        let mut layouts = Vec::new();
+        for w in Which::ALL {
+            match spec::matrix::layout(form, w) {
+                Ok(l) => layouts.push(l),
+                Err(e) => {
+                    return Ok(Op::Unsupported {
+                        message: format!(
+                            "`{}` is valid PTX, but the oracle does not execute it yet ({e})",
+                            form.name
+                        ),
+                    })
+                }
+            }
+        }
+        let [a, b, c, d] = layouts[..] else {
+            unreachable!("four layouts")
+        };
+        let b32 = Type::parse("b32").unwrap();
+        let u16t = Type::parse("u16").unwrap();
+        let ops = &i.operands[..];
+        let operand = |k: usize, what: &str| -> Result<&Operand> {
+            match ops.get(k) {
+                Some(o) => Ok(o),
+                None => terr(loc, format!("`{}` needs a `{what}` operand", form.name)),
+            }
+        };
+        let regs = |k: usize, what: &str, n: usize| -> Result<Vec<Src>> {
+            self.elements(operand(k, what)?, n, loc)?
+                .iter()
+                .map(|e| self.src(e, b32, false, at))
+                .collect()
+        };
+        let mut dsts = Vec::new();
+        for e in self.elements(operand(0, "d")?, d.regs, loc)? {
+            dsts.push(self.dst(&e, b32, false, loc)?);
+        }
+        let selector = |k: usize, what: &str| -> Result<Vec<Src>> {
+            self.elements(operand(k, what)?, 2, loc)?
+                .iter()
+                .map(|e| self.src(e, u16t, false, at))
+                .collect()
+        };
+        let srcs = vec![
+            regs(1, "a", a.regs)?,
+            regs(2, "b", b.regs)?,
+            regs(3, "c", c.regs)?,
+            regs(4, "scale-a-data", 1)?,
+            selector(5, "{byte-id-a, thread-id-a}")?,
+            regs(6, "scale-b-data", 1)?,
+            selector(7, "{byte-id-b, thread-id-b}")?,
+        ];
+        Ok(Op::Matrix {
+            op: MatrixOp::MmaBlockScale {
+                op,
+                layouts: Box::new([a, b, c, d]),
+            },
+            form,
+            dsts,
+            srcs,
+            addr: None,
+        })
+    }
+
     /// `wgmma.mma_async` (§9.7.15.5.2): the accumulator fragment (`.b32` registers, as many as
     /// the catalog's fragment length), A as a descriptor (`.b64`) or a fragment, `b-desc`,
     /// `scale-d` (a predicate or a constant) and the immediates `imm-scale-a/b` (1 or -1) and
     /// `imm-trans-a/b` (0 or 1, L25770-25781); for `wgmma.mma_async.sp` (§9.7.15.6.3) also
-    /// `sp-meta` and the constant `sp-sel`. `.b1` forms, and forms whose numerics the spec does
-    /// not cover, are decoded as not executed.
+    /// `sp-meta` and the constant `sp-sel`. Forms whose numerics the spec does not cover are
+    /// decoded as not executed. `.b1` forms (`.and.popc`, K = 256) have neither scale nor
+    /// transpose immediates: A and B are K-major.
     pub(super) fn wgmma(&self, i: &Instr, form: &'static Form) -> Result<Op> {
         let loc = i.loc;
         let at = Site::of(i);
@@ -768,9 +844,6 @@ impl FuncCx<'_> {
                 ),
             })
         };
-        if form.var("at") == Some("b1") {
-            return not_yet("single-bit wgmma");
-        }
         let arch = spec::tensor::Arch::from_target(&self.ck.target.to_string());
         let Some(op) = arch.and_then(|a| spec::tensor::MmaOp::of_form(form, a)) else {
             return not_yet("its numerics");

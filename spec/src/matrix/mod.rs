@@ -28,13 +28,13 @@
 //!   the selector's threads, and which bits of which thread's metadata register describe which
 //!   block of A (figures only, Fig. 118-146: an interpretation, [`sparse`]); the same for
 //!   `wgmma.mma_async.sp` (§9.7.15.6), each warp describing its 16 rows of A.
+//! - block-scaled `mma` (§9.7.14.3): which thread and byte of `scale-a-data`/`scale-b-data`
+//!   hold which scale factor ([`scale`]; the figures' reading is an interpretation).
 //! - `wgmma.mma_async` (§9.7.15.5): the warpgroup's D and A fragments and the shared-memory
 //!   matrix descriptor with its canonical layouts and swizzle modes ([`wgmma`]).
-//!
-//! Not covered yet (they return [`MatrixError::Uncovered`] or are not modelled): the sm_100
-//! `ldmatrix` `.m16n16`/`.m8n16` shapes with their unpack formats and
-//! `stmatrix.m16n8.b8`, whose fragment layouts are in figures only (Fig. 104, 105, 107,
-//! L23487-23497, L23655) with the unpacking of Fig. 188-192 (L28862-28892).
+//! - the sm_100a `ldmatrix .m16n16`/`.m8n16` shapes with their unpack formats and
+//!   `stmatrix .m16n8.b8` ([`wide`]): fragment layouts in figures only (Fig. 104, 105, 107),
+//!   read as CUTLASS's copy traits have them (an interpretation).
 //!
 //! # Example
 //!
@@ -83,8 +83,10 @@ use std::fmt;
 
 pub mod layout;
 pub mod movement;
+pub mod scale;
 pub mod sparse;
 pub mod wgmma;
+pub mod wide;
 
 pub use layout::{layout, Layout, Which};
 pub use movement::{ldmatrix, movmatrix, stmatrix, wmma_load, wmma_store, Access, MoveError, WmmaAccess};
@@ -120,6 +122,12 @@ pub enum MatrixError {
     /// Inputs whose result the manual makes undefined (a sparsity metadata index or selector
     /// value it calls invalid or not meaningful, §9.7.14.6.1); the text names the rule and line.
     Undefined(String),
+    /// The form breaks a rule the manual states (an `ldmatrix .m16n16` without `.trans`, ...):
+    /// the rule, with its line.
+    Invalid {
+        /// The rule and its line in the manual.
+        rule: &'static str,
+    },
 }
 
 impl fmt::Display for MatrixError {
@@ -133,6 +141,7 @@ impl fmt::Display for MatrixError {
                 write!(f, "row address {addr:#x} is not {align}-byte aligned")
             }
             MatrixError::Input(s) | MatrixError::Undefined(s) => f.write_str(s),
+            MatrixError::Invalid { rule } => write!(f, "invalid: {rule}"),
         }
     }
 }

@@ -3,10 +3,10 @@
 //! §9.7.14.4.3 `wmma.load` / §9.7.14.4.4 `wmma.store` ([`WmmaAccess`], L20392-20636).
 //!
 //! Covered: the `.m8n8` shape with `.b16` elements, `.x1/.x2/.x4`, with and without `.trans`,
-//! for both `ldmatrix` and `stmatrix`, and `movmatrix.sync.aligned.m8n8.trans.b16`. The sm_100
+//! for both `ldmatrix` and `stmatrix`, and `movmatrix.sync.aligned.m8n8.trans.b16`. The sm_100a
 //! shapes (`ldmatrix` `.m16n16`/`.m8n16` with `.b8` and the `.b8x16.b6x16_p32` /
-//! `.b8x16.b4x16_p64` unpacking, `stmatrix.m16n8.b8`) give their fragment layouts in figures
-//! only (Fig. 104, 105, 107) and return [`MatrixError::Uncovered`].
+//! `.b8x16.b4x16_p64` unpacking, `stmatrix.m16n8.b8`), whose fragment layouts are figures only
+//! (Fig. 104, 105, 107), are [`super::wide`]'s; [`ldmatrix`] and [`stmatrix`] hand them over.
 //!
 //! The manual's rules, all for `.m8n8.b16`:
 //! - Matrix `j` (of `.num` = 1, 2 or 4) takes its eight row addresses from lanes `8j..8j+8`,
@@ -60,7 +60,7 @@ impl Access {
         }
         if form.var("shape") != Some("m8n8") || form.var("t") != Some("b16") {
             return Err(uncovered(
-                "only .m8n8.b16 is covered: the .m16n16/.m8n16/.m16n8 fragment layouts are figures only (Fig. 104, 105, 107)",
+                "only .m8n8.b16 is covered here: the sm_100a .m16n16/.m8n16/.m16n8 shapes are matrix::wide's",
             ));
         }
         let num = match form.var("num") {
@@ -182,6 +182,9 @@ impl<E: fmt::Debug + fmt::Display> std::error::Error for MoveError<E> {}
 /// assert_eq!(r[5], vec![11 << 16 | 10]);
 /// ```
 pub fn ldmatrix<E>(form: &Form, addrs: &[u64; 32], read: &mut ReadRow<'_, E>) -> Result<Vec<Vec<u32>>, MoveError<E>> {
+    if let Ok(wide) = super::wide::WideAccess::of(form) {
+        return super::wide::ldmatrix(wide, addrs, read);
+    }
     let acc = Access::of(form)?;
     if form.opcode != "ldmatrix" {
         return Err(MatrixError::Uncovered {
@@ -232,6 +235,9 @@ pub fn stmatrix<E>(
     regs: &[Vec<u32>],
     write: &mut WriteRow<'_, E>,
 ) -> Result<(), MoveError<E>> {
+    if let Ok(wide) = super::wide::WideAccess::of(form) {
+        return super::wide::stmatrix(wide, addrs, regs, write);
+    }
     let acc = Access::of(form)?;
     if form.opcode != "stmatrix" {
         return Err(MatrixError::Uncovered {
@@ -702,10 +708,12 @@ mod tests {
         );
         let e = ldmatrix(f, &addrs, &mut |_, _| Ok::<_, ()>(vec![0; 3])).unwrap_err();
         assert!(matches!(e, MoveError::Matrix(MatrixError::Input(_))));
-        // The sm_100 shapes and other forms are refused, not mis-executed.
-        let wide = form("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8");
+        // The sm_100a shapes go to matrix::wide, which refuses a form the manual calls invalid
+        // (.m16n16 without .trans, L23499); other forms are refused, not mis-executed.
+        let wide = form("ldmatrix.sync.aligned.m16n16.x1.shared.b8");
+        assert!(Access::of(wide).is_err());
         let e = ldmatrix(wide, &addrs, &mut |a, n| mem.read(a, n)).unwrap_err();
-        assert!(matches!(e, MoveError::Matrix(MatrixError::Uncovered { .. })));
+        assert!(matches!(e, MoveError::Matrix(MatrixError::Invalid { .. })));
         let st = form("stmatrix.sync.aligned.m8n8.x2.shared.b16");
         assert!(ldmatrix(st, &addrs, &mut |a, n| mem.read(a, n)).is_err());
         let e = stmatrix(st, &addrs, &vec![vec![0; 2]; 31], &mut |_, _| Ok::<_, ()>(())).unwrap_err();

@@ -15,7 +15,11 @@
 //!   `8·(i >> 2) + 2·threadID_in_group + (i & 1)` (L24934-24952 give the count, N/2 elements).
 //! - A from registers, [`a_fragment`]: the `mma.m16n8kK` A layout of the same element type
 //!   (`m16n8k16` f16/bf16, L22048-22052; `m16n8k8` tf32, L21818-21825; `m16n8k32` 8-bit,
-//!   L22372-22376), rows offset by `16w`.
+//!   L22372-22376; `m16n8k256` `.b1`, L22734-22738, for Fig. 153), rows offset by `16w`.
+//!
+//! `.b1` matrices in shared memory ([`Descriptor::bit_address`]): the canonical layouts with
+//! `T = 128` one-bit elements to a 16-byte row, element `e` of a row at bit `e % 8` of byte
+//! `e / 8` (low bits first); `.b1` forms are K-major (no transpose immediates, L25754-25758).
 //!
 //! # Shared memory
 //!
@@ -170,19 +174,39 @@ impl Descriptor {
     /// assert_eq!(d.address(Major::K, 9, 6, 4), 102 * 4);
     /// ```
     pub fn address(&self, major: Major, mn: usize, k: usize, bytes: usize) -> u64 {
-        let (mn, k, e) = (mn as u64, k as u64, bytes as u64);
-        let t = 16 / e;
+        self.bit_address(major, mn, k, 8 * bytes).0
+    }
+
+    /// [`Descriptor::address`] for elements of any width `bits` (1 for `.b1`, or 8, 16, 32):
+    /// the byte holding element (`mn`, `k`) and the position of its lowest bit in that byte.
+    /// A core-matrix row is 16 bytes whatever the element (L25150-25360: `T = 128 / bits`
+    /// elements per row, 128 for `.b1`); inside a byte, sub-byte elements go from the low bits
+    /// up, as in the fragment registers ("元素(从低到高)") read little-endian, and as CUTLASS packs
+    /// `uint1b_t` (an interpretation: the manual gives the layouts only for byte-sized types).
+    ///
+    /// ```
+    /// use spec::matrix::wgmma::{Descriptor, Major, Swizzle};
+    /// // K-major .b1 without swizzle, LBO 128: row 9, k 200 is core matrix (1, 1): SBO + LBO,
+    /// // row 1 of it (+16), bit 72 of the row: byte 9, bit 0.
+    /// let d = Descriptor { start: 0, lbo: 128, sbo: 256, base_offset: 0, swizzle: Swizzle::None };
+    /// assert_eq!(d.bit_address(Major::K, 9, 200, 1), (256 + 128 + 16 + 9, 0));
+    /// assert_eq!(d.bit_address(Major::K, 0, 13, 1), (1, 5));
+    /// ```
+    pub fn bit_address(&self, major: Major, mn: usize, k: usize, bits: usize) -> (u64, u32) {
+        let (mn, k, e) = (mn as u64, k as u64, bits as u64);
+        let t = 128 / e;
         let w = self.swizzle.width();
-        let off = match (major, self.swizzle) {
-            (Major::K, Swizzle::None) => (mn / 8) * self.sbo + (k / t) * self.lbo + (mn % 8) * 16 + (k % t) * e,
-            (Major::K, _) => (mn / 8) * self.sbo + (mn % 8) * w + (k / t) * 16 + (k % t) * e,
-            (Major::Mn, Swizzle::None) => (mn / t) * self.sbo + (k / 8) * self.lbo + (k % 8) * 16 + (mn % t) * e,
+        // The element's bit offset inside its 16-byte row (or W-byte swizzled row).
+        let (off, inner) = match (major, self.swizzle) {
+            (Major::K, Swizzle::None) => ((mn / 8) * self.sbo + (k / t) * self.lbo + (mn % 8) * 16, (k % t) * e),
+            (Major::K, _) => ((mn / 8) * self.sbo + (mn % 8) * w + (k / t) * 16, (k % t) * e),
+            (Major::Mn, Swizzle::None) => ((mn / t) * self.sbo + (k / 8) * self.lbo + (k % 8) * 16, (mn % t) * e),
             (Major::Mn, _) => {
                 let row = w / 16 * t;
-                (mn / row) * self.lbo + (mn % row) * e + (k % 8) * w + (k / 8) * self.sbo
+                ((mn / row) * self.lbo + (k % 8) * w + (k / 8) * self.sbo, (mn % row) * e)
             }
         };
-        self.swizzle.apply(self.start + off)
+        (self.swizzle.apply(self.start + off + inner / 8), (inner % 8) as u32)
     }
 }
 
@@ -256,7 +280,8 @@ pub fn accumulator(t: usize, i: usize) -> (usize, usize) {
 }
 
 /// The (row, column) of element `i` of thread `t`'s (0..128) A fragment when A comes from
-/// registers, for elements of `bits` bits (16: f16/bf16 `k16`; 32: tf32 `k8`; 8: `k32`): `mma`'s
+/// registers, for elements of `bits` bits (16: f16/bf16 `k16`; 32: tf32 `k8`; 8: `k32`; 1: `.b1`
+/// `k256`, Fig. 153, read as `mma.m16n8k256`'s `.b1` A, L22734-22738): `mma`'s
 /// A layout (`w = 32 / bits` elements per register: row `groupID + 8h`, column
 /// `threadID_in_group·w + s + 4w·b` for `i = s + w·(h + 2b)`), rows offset by `16·warp`.
 ///
@@ -266,6 +291,8 @@ pub fn accumulator(t: usize, i: usize) -> (usize, usize) {
 /// assert_eq!(a_fragment(5, 3, 16), (9, 3));
 /// // tf32, thread 64 + 5: a2 is row 32 + 1, column 1 + 4 (L21818-21825).
 /// assert_eq!(a_fragment(69, 2, 32), (33, 5));
+/// // .b1, thread 3: a100 (register 3, bit 4) is row 8, column 96 + 4 + 128 (L22734-22738).
+/// assert_eq!(a_fragment(3, 100, 1), (8, 228));
 /// ```
 pub fn a_fragment(t: usize, i: usize, bits: usize) -> (usize, usize) {
     let (warp, g, q) = (t / 32, t % 32 / 4, t % 4);
@@ -388,7 +415,7 @@ mod tests {
         let d: HashSet<(usize, usize)> = (0..128).flat_map(|t| (0..32).map(move |i| accumulator(t, i))).collect();
         assert_eq!(d.len(), 64 * 64);
         assert!(d.iter().all(|&(r, c)| r < 64 && c < 64));
-        for (bits, k, per) in [(16, 16, 8), (32, 8, 4), (8, 32, 16)] {
+        for (bits, k, per) in [(16, 16, 8), (32, 8, 4), (8, 32, 16), (1, 256, 128)] {
             let a: HashSet<(usize, usize)> = (0..128)
                 .flat_map(|t| (0..per).map(move |i| a_fragment(t, i, bits)))
                 .collect();

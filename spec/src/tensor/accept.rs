@@ -61,7 +61,7 @@ use crate::value::Accept;
 
 /// The value bound of an input: (|x| or, for a subnormal, 2^emin; whether x is subnormal);
 /// `None` for Inf/NaN.
-fn mag(fmt: &Fmt, bits: u128) -> Option<(f64, bool)> {
+pub(crate) fn mag(fmt: &Fmt, bits: u128) -> Option<(f64, bool)> {
     match fmt.decode(bits) {
         Val::Finite { sig: 0, .. } => Some((0.0, false)),
         Val::Finite { .. } if fmt.is_subnormal(bits) => Some(((fmt.emin() as f64).exp2(), true)),
@@ -81,24 +81,86 @@ pub fn accept(
     c: u128,
     model: u128,
 ) -> Accept {
-    let (fa_, fb_, fo) = (Fmt::of(fa), Fmt::of(fb), Fmt::of(out));
+    let (fa_, fb_) = (Fmt::of(fa), Fmt::of(fb));
+    let terms = a.iter().zip(b).map(|(&x, &y)| {
+        let ((mx, sx), (my, sy)) = (mag(fa_, x)?, mag(fb_, y)?);
+        Some(Term {
+            mag: mx * my,
+            subnormal: sx || sy,
+            value: fa_.to_f64(x) * fb_.to_f64(y),
+            lsb: lsb(fa_, x).zip(lsb(fb_, y)).map(|(p, q)| lsb_product(p, q)),
+        })
+    });
+    accept_terms(out, is_narrow(fa) || is_narrow(fb), terms, c, model)
+}
+
+/// One product as the bound sees it: `mag` bounds its magnitude (A_k·B_k of the module's
+/// derivation: a subnormal factor counted as 2^emin), `subnormal` says a factor is subnormal
+/// (it may be read as anything down to 0), `value` is the exact product.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Term {
+    pub mag: f64,
+    pub subnormal: bool,
+    pub value: f64,
+    /// The exponent of the product's lowest set bit (`i32::MAX` for a zero product); `None`
+    /// when that is not known to stay put (a subnormal factor may be flushed), which rules
+    /// out an exact set.
+    pub lsb: Option<i32>,
+}
+
+/// The lowest set bit of a product from its factors' ([`lsb`]): a zero factor makes it zero.
+pub(crate) fn lsb_product(p: i32, q: i32) -> i32 {
+    if p == i32::MAX || q == i32::MAX {
+        i32::MAX
+    } else {
+        p + q
+    }
+}
+
+/// The exponent of the lowest set bit of a normal `x` (`i32::MAX` for a zero); `None` for a
+/// subnormal (it may be flushed) or a non-finite value.
+pub(crate) fn lsb(f: &Fmt, x: u128) -> Option<i32> {
+    match f.decode(x) {
+        Val::Finite { sig: 0, .. } => Some(i32::MAX),
+        Val::Finite { sig, exp, .. } if !f.is_subnormal(x) => Some(exp + sig.trailing_zeros() as i32),
+        _ => None,
+    }
+}
+
+/// The acceptance set of `c + Σ terms` around `model` (D and `c` in `out`): the module's bound
+/// over any products — [`accept`]'s, and the block-scaled forms' whose products carry their
+/// scale factors ([`super::scaled`]). A `None` term is an infinite product (the model is that
+/// Inf: exact). `narrow`: fp8/fp6/fp4 inputs, accumulated in 14 bits (see the module
+/// documentation).
+pub(crate) fn accept_terms(
+    out: FloatFormat,
+    narrow: bool,
+    terms: impl Iterator<Item = Option<Term>>,
+    c: u128,
+    model: u128,
+) -> Accept {
+    let fo = Fmt::of(out);
     if fo.is_nan(model) {
         return Accept::Nan(out);
     }
-    let k = a.len() as f64;
+    let mut k = 0.0f64;
     let mut t = 0.0f64;
     let mut sub = 0.0f64;
     let mut reference = 0.0f64;
-    for (&x, &y) in a.iter().zip(b) {
-        let (Some((mx, sx)), Some((my, sy))) = (mag(fa_, x), mag(fb_, y)) else {
-            // An infinite input (the model is that Inf): exact.
+    // The grid every term is on (see `exact`): the lowest set bit over all of them.
+    let mut grid = Some(i32::MAX);
+    for term in terms {
+        // An infinite input (the model is that Inf): exact.
+        let Some(term) = term else {
             return Accept::Exact;
         };
-        t += mx * my;
-        if sx || sy {
-            sub += mx * my;
+        k += 1.0;
+        t += term.mag;
+        if term.subnormal {
+            sub += term.mag;
         }
-        reference += fa_.to_f64(x) * fb_.to_f64(y);
+        reference += term.value;
+        grid = grid.zip(term.lsb).map(|(g, l)| g.min(l));
     }
     let Some((mc, _)) = mag(fo, c) else {
         return Accept::Exact;
@@ -107,7 +169,7 @@ pub fn accept(
     reference += fo.to_f64(c);
     let p: i32 = match out {
         FloatFormat::F16 => 11,
-        _ if is_narrow(fa) || is_narrow(fb) => 14,
+        _ if narrow => 14,
         _ => 24,
     };
     let (emin_acc, emax_acc) = match out {
@@ -120,54 +182,23 @@ pub fn accept(
     if t + allow >= (emax_acc as f64 + 1.0).exp2() {
         return Accept::Any;
     }
-    if exact_sum(fa_, fb_, a, b, fo, c, p, emin_acc, t).is_some_and(|q| fo_bits(fo, reference) == Some(model) && q) {
+    let grid = grid.zip(lsb(fo, c)).map(|(g, l)| g.min(l));
+    if grid.is_some_and(|q| exact(q, p, emin_acc, t)) && fo_bits(fo, reference) == Some(model) {
         return Accept::Exact;
     }
     bound(out, reference, allow * (1.0 + 1e-9))
 }
 
-/// Whether every order and rounding the module documentation allows gives the exact sum: all
-/// inputs normal or zero (no subnormal that may be flushed), every non-zero term (each product
-/// and `c`) an integer multiple of one 2^q with q ≥ the accumulator's `emin` (no partial sum is
-/// subnormal), T < 2^(q+p−1), and the sum not zero (whose sign a rounding toward −∞ may
-/// change). Then every partial sum is a multiple of 2^q below 2^(q+p−1) in magnitude, so it
-/// has at most p − 1 significant bits: every rounding to p bits keeps it, and so does every
-/// block alignment, which truncates below 2^(E−F) with E < q + p − 1 and F ≥ p − 1. `None`
-/// when a term is not finite.
-#[allow(clippy::too_many_arguments)]
-fn exact_sum(
-    fa: &Fmt,
-    fb: &Fmt,
-    a: &[u128],
-    b: &[u128],
-    fo: &Fmt,
-    c: u128,
-    p: i32,
-    emin_acc: i32,
-    t: f64,
-) -> Option<bool> {
-    let term = |f: &Fmt, x: u128| -> Option<(u64, i32)> {
-        match f.decode(x) {
-            Val::Finite { sig, exp, .. } if sig == 0 || !f.is_subnormal(x) => Some((sig, exp)),
-            _ => None,
-        }
-    };
-    let mut q = i32::MAX;
-    let mut any = false;
-    for (&x, &y) in a.iter().zip(b) {
-        let ((sx, ex), (sy, ey)) = (term(fa, x)?, term(fb, y)?);
-        if sx != 0 && sy != 0 {
-            q = q.min(ex + ey + (sx.trailing_zeros() + sy.trailing_zeros()) as i32);
-            any = true;
-        }
-    }
-    let (sc, ec) = term(fo, c)?;
-    if sc != 0 {
-        q = q.min(ec + sc.trailing_zeros() as i32);
-        any = true;
-    }
-    // T is a sum of exact f64 terms, rounded: a margin keeps the comparison safe.
-    Some(any && q >= emin_acc && t * (1.0 + 1e-12) < f64::from(q + p - 1).exp2())
+/// Whether every order and rounding the module documentation allows gives the exact sum, the
+/// terms (products and `c`, all normal or zero: a subnormal may be flushed) being integer
+/// multiples of 2^q: q at least the accumulator's `emin` (no partial sum is subnormal) and
+/// T < 2^(q+p−1). Then every partial sum is a multiple of 2^q below 2^(q+p−1) in magnitude,
+/// at most p − 1 significant bits: every rounding to p bits keeps it, and so does every block
+/// alignment, which truncates below 2^(E−F) with E < q + p − 1 and F ≥ p − 1. (A zero sum is
+/// excluded by the caller: a rounding toward −∞ may make it −0.) All-zero terms (q =
+/// `i32::MAX`) leave nothing to round, but are excluded too, with the zero sums.
+fn exact(q: i32, p: i32, emin_acc: i32, t: f64) -> bool {
+    q != i32::MAX && q >= emin_acc && t * (1.0 + 1e-12) < f64::from(q.saturating_add(p - 1)).exp2()
 }
 
 /// `x` in format `fo`, when it is exactly representable there (and not zero).

@@ -6,7 +6,8 @@
 //! - [`arch`]: which configuration each GPU generation uses ([`Arch`], [`Kind`], [`config`]);
 //! - [`accept`]: the acceptance set the manual's precision sentences allow (L22918-22935);
 //! - [`exact`]: the integer and single-bit forms (exact, L22898, L22949-22953) and f64 (an FMA
-//!   chain, L22937-22947).
+//!   chain, L22937-22947);
+//! - [`scaled`]: the block-scaled forms (`.block_scale`, §9.7.14.3), with their own entry point.
 //!
 //! The entry point is [`mma`] (or [`dot`] for one element).
 //!
@@ -36,6 +37,7 @@ pub mod arch;
 pub mod block;
 pub mod exact;
 pub mod model;
+pub mod scaled;
 pub mod text;
 
 pub use arch::{config, Arch, Kind};
@@ -145,8 +147,9 @@ impl MmaOp {
     /// a `wmma.mma` or a dense `wgmma.mma_async` form of the catalog (§9.7.14.5.14, §9.7.14.4.5, §9.7.15.5.2: `shape`, `at` `bt` `ct` `dt` — the f16
     /// `wmma.mma` rows write no `at`/`bt`: f16, L20831-20832; `wgmma`'s accumulator is both C
     /// and D, `dt` —, `.satfinite`, the `.b1` `op`, an f64 form's rounding `rnd`) on `arch`;
-    /// `None` for the forms these numerics do not cover yet: block-scaled (`block_scale`) ones,
-    /// and a D that is neither f16 nor f32 for float inputs. A sparse form's K is the dense one.
+    /// `None` for the forms these numerics do not cover: block-scaled (`block_scale`) ones, which
+    /// have their own ([`scaled::ScaledOp`]), and a D that is neither f16 nor f32 for float
+    /// inputs. A sparse form's K is the dense one.
     pub fn of_form(form: &crate::catalog::Form, arch: Arch) -> Option<MmaOp> {
         if form.has("block_scale") {
             return None;
@@ -249,6 +252,26 @@ pub fn dot(op: &MmaOp, a_row: &[u128], b_col: &[u128], c: u128) -> Outcome {
                 |t: Elem, v: &[u128]| -> Vec<i64> { v.iter().map(|&x| t.int(x).expect("an integer type")).collect() };
             exact::int_dot(&ints(ta, a_row), &ints(tb, b_col), c as u32 as i32, op.satfinite)
         }
+    }
+}
+
+/// The element of format `fmt` held in a fragment register's `container_bits`-bit container:
+/// the fp6/fp4 elements of `.kind::f8f6f4` and `.kind::mxf8f6f4` sit in 8-bit containers, an
+/// e2m1 in the middle four bits, an e3m2/e2m3 in the low six (L22916; the padding bits are
+/// ignored). Every other element is its container (`.kind::mxf4`'s packed e2m1 included).
+///
+/// ```
+/// use spec::tensor::element_of_container;
+/// use spec::types::FloatFormat::{E2m1, E3m2};
+/// assert_eq!(element_of_container(E2m1, 8, 0b11_0010_11), 0b0010);
+/// assert_eq!(element_of_container(E3m2, 8, 0xff), 0x3f);
+/// assert_eq!(element_of_container(E2m1, 4, 0x7), 0x7);
+/// ```
+pub fn element_of_container(fmt: FloatFormat, container_bits: usize, container: u128) -> u128 {
+    match (container_bits, fmt) {
+        (8, FloatFormat::E2m1) => (container >> 2) & 0xf,
+        (8, FloatFormat::E3m2 | FloatFormat::E2m3) => container & 0x3f,
+        _ => container,
     }
 }
 
