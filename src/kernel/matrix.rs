@@ -162,7 +162,18 @@ fn records(plan: &Plan, cols: &Columns, vectors: &[&Vector]) -> Result<(Vec<u8>,
                 for (g, v) in chunk.iter().enumerate() {
                     let mut at = 0;
                     for (k, l) in ls[..3].iter().enumerate() {
-                        let m: Vec<u64> = v.ins[at..at + sizes[k]].iter().map(|i| i.bits as u64).collect();
+                        // fp6/fp4 elements sit in 8-bit containers (L22916).
+                        let fmt = match cols.ins[k].ty.kind {
+                            spec::types::Kind::Float(f) => Some(f),
+                            _ => None,
+                        };
+                        let m: Vec<u64> = v.ins[at..at + sizes[k]]
+                            .iter()
+                            .map(|i| match fmt {
+                                Some(f) => spec::tensor::container_of_element(f, l.bits, i.bits) as u64,
+                                None => i.bits as u64,
+                            })
+                            .collect();
                         at += sizes[k];
                         l.scatter(g, &m, &mut regs[k]).map_err(|e| e.to_string())?;
                     }

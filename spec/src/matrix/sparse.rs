@@ -279,6 +279,67 @@ impl Sparsity {
     }
 }
 
+impl Sparsity {
+    /// The inverse of [`Sparsity::decompress`]: the compressed 16×K/2 matrix and the 32 lanes'
+    /// metadata registers (the fields selector `f` names; every other bit 0) that stand for
+    /// the dense 16×K matrix `dense`. A block's stored positions are its elements whose bits are
+    /// not all zero (a −0 counts), padded with the lowest free positions, in ascending order
+    /// (meaningful for plain and ordered metadata alike); [`MatrixError::Input`] when a block
+    /// has more non-zero elements (pairs, for pairwise 4:8) than the sparsity keeps.
+    pub fn compress(&self, k: usize, dense: &[u64], f: u32) -> Result<(Vec<u64>, Vec<u64>), MatrixError> {
+        let half = k * self.nonzeros / self.block;
+        if dense.len() != 16 * k || !self.selector_ok(f) {
+            return Err(MatrixError::Input(format!(
+                "a dense 16x{k} A and a meaningful selector, got {} elements and selector {f}",
+                dense.len()
+            )));
+        }
+        // The unit of choice: one element (2:4, 1:2) or a pair of elements (pairwise 4:8).
+        let unit = if self.block == 8 { 2 } else { 1 };
+        let (units, keep) = (self.block / unit, self.nonzeros / unit);
+        let mut compressed = vec![0u64; 16 * half];
+        let mut e = vec![0u64; 32];
+        for row in 0..16 {
+            for block in 0..k / self.block {
+                let cells = &dense[row * k + block * self.block..][..self.block];
+                let mut kept: Vec<usize> = (0..units)
+                    .filter(|&u| cells[u * unit..(u + 1) * unit].iter().any(|&x| x != 0))
+                    .collect();
+                if kept.len() > keep {
+                    return Err(MatrixError::Input(format!(
+                        "row {row}, columns {}..{} of A: {} non-zero units where the sparsity keeps {keep}",
+                        block * self.block,
+                        block * self.block + self.block - 1,
+                        kept.len()
+                    )));
+                }
+                for u in 0..units {
+                    if kept.len() < keep && !kept.contains(&u) {
+                        kept.push(u);
+                    }
+                }
+                kept.sort_unstable();
+                let nibble = match (self.block, kept.as_slice()) {
+                    // tf32 1:2: 0b0100 names element 0, 0b1110 element 1 (L23804).
+                    (2, [0]) => 0b0100,
+                    (2, _) => 0b1110,
+                    (_, [lo, hi]) => (lo | hi << 2) as u64,
+                    _ => return Err(MatrixError::Input("two stored units per block".into())),
+                };
+                let (lane, shift) = self.field(f, row, block).expect("checked selector and row");
+                e[lane] |= nibble << shift;
+                let at = row * half + block * self.nonzeros;
+                for (j, &u) in kept.iter().enumerate() {
+                    for x in 0..unit {
+                        compressed[at + j * unit + x] = cells[u * unit + x];
+                    }
+                }
+            }
+        }
+        Ok((compressed, e))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,6 +350,33 @@ mod tests {
         let ids = cat.by_name(name);
         assert!(!ids.is_empty(), "{name}");
         sparsity(&cat.forms[ids[0]]).unwrap()
+    }
+
+    /// compress → decompress is the identity on matrices of the sparsity's pattern.
+    #[test]
+    fn compress_round_trips() {
+        for (name, k) in [
+            ("mma.sp.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16", 32),
+            ("mma.sp.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 8),
+            ("mma.sp.sync.aligned.m16n8k128.row.col.s32.u4.u4.s32", 128),
+        ] {
+            let s = sp(name);
+            let mut dense = vec![0u64; 16 * k];
+            for row in 0..16 {
+                for b in 0..k / s.block {
+                    // Keep one unit per block, at a row- and block-dependent place.
+                    let unit = if s.block == 8 { 2 } else { 1 };
+                    let u = (row + 3 * b) % (s.block / unit);
+                    for x in 0..unit {
+                        dense[row * k + b * s.block + u * unit + x] = (row * 100 + b * 7 + x + 1) as u64 & 0xf;
+                    }
+                }
+            }
+            for f in 0..(4 / s.threads) as u32 {
+                let (c, e) = s.compress(k, &dense, f).unwrap();
+                assert_eq!(s.decompress(k, &c, &e, f).unwrap(), dense, "{name} f={f}");
+            }
+        }
     }
 
     /// Every sparse form of the catalog has a rule, consistent with the compressed A layout:

@@ -275,6 +275,16 @@ pub fn element_of_container(fmt: FloatFormat, container_bits: usize, container: 
     }
 }
 
+/// The inverse of [`element_of_container`]: the `container_bits`-bit register container of
+/// element `x` of format `fmt` (the other bits zero).
+pub fn container_of_element(fmt: FloatFormat, container_bits: usize, x: u128) -> u128 {
+    match (container_bits, fmt) {
+        (8, FloatFormat::E2m1) => (x & 0xf) << 2,
+        (8, FloatFormat::E3m2 | FloatFormat::E2m3) => x & 0x3f,
+        _ => x,
+    }
+}
+
 /// `bits` of format `from` in format `to`, rounded to nearest even (exact when widening).
 pub fn convert(from: FloatFormat, to: FloatFormat, bits: u128) -> u128 {
     if from == to {
