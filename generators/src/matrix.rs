@@ -230,6 +230,35 @@ fn matrices(op: MmaOp, g: &mut Gen, style: usize) -> Vec<u128> {
     a
 }
 
+/// An `mma.sp` vector: the selector (cycling through the meaningful ones), then the matrices
+/// of `style` with A pruned to the sparsity's pattern: in each block, `nonzeros` positions
+/// (pairs, for pairwise 4:8) chosen at random keep their values, the others become +0.
+fn sparse(cols: &Columns, sp: &spec::matrix::Sparsity, g: &mut Gen, i: usize, style: usize) -> Vec<u128> {
+    let (m, _, k) = cols.op.shape;
+    let mut ins = vec![(i % (4 / sp.threads)) as u128];
+    let mut mats = matrices(cols.op, g, style);
+    let unit = if sp.block == 8 { 2 } else { 1 };
+    let (units, keep) = (sp.block / unit, sp.nonzeros / unit);
+    for row in 0..m {
+        for b in 0..k / sp.block {
+            let mut kept: Vec<usize> = Vec::new();
+            while kept.len() < keep {
+                let u = g.below(units as u64) as usize;
+                if !kept.contains(&u) {
+                    kept.push(u);
+                }
+            }
+            for u in (0..units).filter(|u| !kept.contains(u)) {
+                for x in 0..unit {
+                    mats[row * k + b * sp.block + u * unit + x] = 0;
+                }
+            }
+        }
+    }
+    ins.extend(mats);
+    ins
+}
+
 /// `v` (0..) as an element of type `e`: a small integer, exact in every format.
 fn small(e: Elem, v: u64) -> u128 {
     match e {
@@ -315,13 +344,14 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
     let mut vectors = Vec::new();
     let mut counts = Counts::default();
     // wgmma: the layout vector and two blocks (see `warpgroup`).
-    let styles = if cols.scalars.is_empty() { STYLES } else { 3 };
+    let wgmma = cols.op.kind == spec::tensor::Kind::Wgmma;
+    let styles = if wgmma { 3 } else { STYLES };
     for i in 0..per_style(level) * styles {
         let style = i % styles;
-        let ins = if cols.scalars.is_empty() {
-            matrices(cols.op, &mut g, style)
-        } else {
-            warpgroup(&cols, &mut g, i)
+        let ins = match &cols.sparsity {
+            _ if wgmma => warpgroup(&cols, &mut g, i),
+            Some(sp) => sparse(&cols, sp, &mut g, i, style),
+            None => matrices(cols.op, &mut g, style),
         };
         let outs = cols.eval(&ins).expect("the matrices have the form's sizes");
         vectors.push(Vector {

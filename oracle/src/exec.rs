@@ -1738,18 +1738,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                     let bm = lb.gather(g, &b).map_err(|e| internal(self, &e))?;
                     let cm = lc.gather(g, &c).map_err(|e| internal(self, &e))?;
                     let wide = |v: Vec<u64>| v.into_iter().map(u128::from).collect::<Vec<u128>>();
-                    // fp6/fp4 elements of `.kind::f8f6f4` come out of their 8-bit containers
-                    // (L22916); every other element is its container.
-                    let element = |v: Vec<u64>, t: spec::tensor::Elem, bits: usize| -> Vec<u128> {
-                        match t {
-                            spec::tensor::Elem::Float(f) => v
-                                .into_iter()
-                                .map(|x| spec::tensor::element_of_container(f, bits, u128::from(x)))
-                                .collect(),
-                            _ => wide(v),
-                        }
-                    };
-                    let (am, bm) = (element(am, mop.a, la.bits), element(bm, mop.b, lb.bits));
+                    let (am, bm) = (contained(am, mop.a, la.bits), contained(bm, mop.b, lb.bits));
                     // Only the model values: the acceptance sets are a judge's business.
                     let d = spec::tensor::model::mma_model(mop, &am, &bm, &wide(cm))
                         .ok_or_else(|| internal(self, &"the matrices do not have the op's sizes"))?;
@@ -1780,7 +1769,8 @@ impl<'m, 'p> Cta<'m, 'p> {
                     other => internal(self, &other),
                 })?;
                 let wide = |v: Vec<u64>| v.into_iter().map(u128::from).collect::<Vec<u128>>();
-                let d = spec::tensor::model::mma_model(mop, &wide(dense), &wide(bm), &wide(cm))
+                let (dense, bm) = (contained(dense, mop.a, la.bits), contained(bm, mop.b, lb.bits));
+                let d = spec::tensor::model::mma_model(mop, &dense, &bm, &wide(cm))
                     .ok_or_else(|| internal(self, &"the matrices do not have the op's sizes"))?;
                 let dm: Vec<u64> = d.into_iter().map(|v| v as u64).collect();
                 ld.scatter(0, &dm, &mut out).map_err(|e| internal(self, &e))?;
@@ -2472,6 +2462,18 @@ fn position_cmp(a: &Thread, b: &Thread) -> std::cmp::Ordering {
     let pa = a.frames.iter().map(|f| f.call_pc).chain(std::iter::once(a.pc));
     let pb = b.frames.iter().map(|f| f.call_pc).chain(std::iter::once(b.pc));
     pa.cmp(pb)
+}
+
+/// The elements of a gathered fragment matrix: fp6/fp4 elements of `.kind::f8f6f4` come out of
+/// their 8-bit containers (L22916); every other element is its container.
+fn contained(v: Vec<u64>, t: spec::tensor::Elem, bits: usize) -> Vec<u128> {
+    match t {
+        spec::tensor::Elem::Float(f) => v
+            .into_iter()
+            .map(|x| spec::tensor::element_of_container(f, bits, u128::from(x)))
+            .collect(),
+        _ => v.into_iter().map(u128::from).collect(),
+    }
 }
 
 #[cfg(test)]

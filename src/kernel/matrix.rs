@@ -32,6 +32,10 @@ const BLOCK: usize = 128;
 #[derive(Clone, Debug)]
 pub struct Plan {
     kind: Plumbing,
+    /// `mma.sp`: the sparsity and the selector `f` of this launch's module (an immediate, so
+    /// vectors of different selectors go to different launches); the lanes' metadata `e`
+    /// follows C in each lane's record.
+    sparse: Option<(spec::matrix::Sparsity, u32)>,
     /// Vectors per warp: 4 for the quad-pairs of `m8n8k4` f16, 1 otherwise.
     per_warp: usize,
     in_stride: usize,
@@ -80,10 +84,12 @@ fn plan(form: &Form, cols: &Columns) -> Result<(Plan, Option<[&'static Form; 4]>
                 [Ok(a), Ok(b), Ok(c), Ok(d)] => [a, b, c, d],
                 [a, b, c, d] => return Err([a, b, c, d].into_iter().find_map(|x| x.err()).unwrap_or_default()),
             };
-            let in_stride = ls[..3].iter().map(|l| l.regs * reg_bytes(l)).sum();
+            let e_bytes = if cols.sparsity.is_some() { 4 } else { 0 };
+            let in_stride = ls[..3].iter().map(|l| l.regs * reg_bytes(l)).sum::<usize>() + e_bytes;
             let out_stride = ls[3].regs * reg_bytes(&ls[3]);
             Ok((
                 Plan {
+                    sparse: cols.sparsity.map(|sp| (sp, 0)),
                     per_warp: ls[0].groups,
                     kind: Plumbing::Registers(ls),
                     in_stride,
@@ -110,6 +116,7 @@ fn plan(form: &Form, cols: &Columns) -> Result<(Plan, Option<[&'static Form; 4]>
             let acc: [(WmmaAccess, usize); 4] = acc.try_into().map_err(|_| "four accesses".to_string())?;
             Ok((
                 Plan {
+                    sparse: None,
                     kind: Plumbing::Memory(acc),
                     per_warp: 1,
                     in_stride: at,
@@ -122,6 +129,7 @@ fn plan(form: &Form, cols: &Columns) -> Result<(Plan, Option<[&'static Form; 4]>
             let w = Warpgroup::new(form, cols)?;
             Ok((
                 Plan {
+                    sparse: None,
                     per_warp: 1,
                     in_stride: w.in_stride(),
                     out_stride: THREADS * w.d_regs * 4,
@@ -155,12 +163,23 @@ fn records(plan: &Plan, cols: &Columns, vectors: &[&Vector]) -> Result<(Vec<u8>,
         _ => vec![0u8; threads * plan.in_stride],
     };
     let sizes = cols.ins.map(|m| m.len());
+    // mma.sp: the padding warps' metadata must be meaningful too (an all-zero `e` is not,
+    // L23778): that of an all-zero A.
+    if let Some((sp, f)) = &plan.sparse {
+        let k = cols.op.shape.2;
+        let (_, e) = sp.compress(k, &vec![0; 16 * k], *f).map_err(|e| e.to_string())?;
+        for t in vectors.len().div_ceil(plan.per_warp) * 32..threads {
+            let at = (t + 1) * plan.in_stride - 4;
+            input[at..at + 4].copy_from_slice(&(e[t % 32] as u32).to_le_bytes());
+        }
+    }
     for (w, chunk) in vectors.chunks(plan.per_warp).enumerate() {
         match &plan.kind {
             Plumbing::Registers(ls) => {
                 let mut regs: Vec<Vec<Vec<u64>>> = vec![vec![Vec::new(); 32]; 3];
+                let mut meta = vec![0u64; 32];
                 for (g, v) in chunk.iter().enumerate() {
-                    let mut at = 0;
+                    let mut at = cols.scalars.len();
                     for (k, l) in ls[..3].iter().enumerate() {
                         // fp6/fp4 elements sit in 8-bit containers (L22916).
                         let fmt = match cols.ins[k].ty.kind {
@@ -175,6 +194,16 @@ fn records(plan: &Plan, cols: &Columns, vectors: &[&Vector]) -> Result<(Vec<u8>,
                             })
                             .collect();
                         at += sizes[k];
+                        // mma.sp: the dense A as the compressed one and its metadata.
+                        let m = match (&plan.sparse, k) {
+                            (Some((sp, f)), 0) => {
+                                let (compressed, e) =
+                                    sp.compress(cols.op.shape.2, &m, *f).map_err(|e| e.to_string())?;
+                                meta = e;
+                                compressed
+                            }
+                            _ => m,
+                        };
                         l.scatter(g, &m, &mut regs[k]).map_err(|e| e.to_string())?;
                     }
                 }
@@ -188,6 +217,9 @@ fn records(plan: &Plan, cols: &Columns, vectors: &[&Vector]) -> Result<(Vec<u8>,
                             rec[off..off + rb].copy_from_slice(&v.to_le_bytes()[..rb]);
                             off += rb;
                         }
+                    }
+                    if plan.sparse.is_some() {
+                        rec[off..off + 4].copy_from_slice(&(meta[lane] as u32).to_le_bytes());
                     }
                 }
             }
@@ -253,7 +285,19 @@ fn module(form: &Form, plan: &Plan, companions: Option<[&'static Form; 4]>) -> S
                     off += reg_bytes(l);
                 }
             }
-            let _ = writeln!(body, "\t{} {}, {}, {}, {};", form.name, ops[3], ops[0], ops[1], ops[2]);
+            let sparse = match plan.sparse {
+                Some((_, f)) => {
+                    s.push_str("\t.reg .b32 %e;\n");
+                    let _ = writeln!(body, "\tld.global.b32 %e, [%ia+{off}];");
+                    format!(", %e, {f}")
+                }
+                None => String::new(),
+            };
+            let _ = writeln!(
+                body,
+                "\t{} {}, {}, {}, {}{sparse};",
+                form.name, ops[3], ops[0], ops[1], ops[2]
+            );
             let l = &ls[3];
             let ty = if l.reg_bits == 64 { "f64" } else { "b32" };
             for r in 0..l.regs {
@@ -294,8 +338,7 @@ pub fn build(
     max_threads: usize,
 ) -> Result<Vec<super::Batch>, BuildError> {
     let cols = columns(form).ok_or_else(|| BuildError::Matrix("not a matrix form".into()))?;
-    let (plan, companions) = plan(form, &cols).map_err(BuildError::Matrix)?;
-    let ptx = module(form, &plan, companions);
+    let (base, companions) = plan(form, &cols).map_err(BuildError::Matrix)?;
     let (a, b, c) = (
         cols.scalars.len() + cols.ins[0].len(),
         cols.ins[1].len(),
@@ -315,12 +358,44 @@ pub fn build(
     if chosen.is_empty() {
         return Err(BuildError::NoVectors);
     }
+    // mma.sp: one module per sparsity selector (an immediate operand).
+    let mut groups: Vec<(Plan, Vec<(usize, &Vector)>)> = Vec::new();
+    for (i, v) in chosen {
+        let mut p = base.clone();
+        if let Some((sp, _)) = base.sparse {
+            p.sparse = Some((sp, v.ins[0].bits as u32));
+        }
+        match groups
+            .iter_mut()
+            .find(|(q, _)| q.sparse.map(|x| x.1) == p.sparse.map(|x| x.1))
+        {
+            Some((_, g)) => g.push((i, v)),
+            None => groups.push((p, vec![(i, v)])),
+        }
+    }
+    let mut batches = Vec::new();
+    for (plan, chosen) in &groups {
+        batches.extend(launches(form, &cols, plan, companions, chosen, max_threads)?);
+    }
+    Ok(batches)
+}
+
+/// The launches of one module's vectors, at most `max_threads` threads' worth each.
+fn launches(
+    form: &Form,
+    cols: &Columns,
+    plan: &Plan,
+    companions: Option<[&'static Form; 4]>,
+    chosen: &[(usize, &Vector)],
+    max_threads: usize,
+) -> Result<Vec<super::Batch>, BuildError> {
+    let ptx = module(form, plan, companions);
     // At most `max_threads` vectors per launch, each a warp (or a quarter of one).
     let per_launch = (max_threads / 32).max(1) * plan.per_warp;
     let mut batches = Vec::new();
     for chunk in chosen.chunks(per_launch) {
         let vs: Vec<&Vector> = chunk.iter().map(|(_, v)| *v).collect();
-        let (input, threads) = records(&plan, &cols, &vs).map_err(BuildError::Matrix)?;
+        let (input, threads) = records(plan, cols, &vs).map_err(BuildError::Matrix)?;
         let out_bytes = match plan.kind {
             Plumbing::Memory(_) => threads / 32 * plan.out_stride,
             Plumbing::Warpgroup(_) => vs.len() * plan.out_stride,

@@ -68,8 +68,14 @@ pub struct Scalar {
 pub struct Columns {
     /// The numerics of the form (on the generation of its least target).
     pub op: MmaOp,
-    /// `wgmma`'s scalar operands, in PTX order, before the matrices (none for `mma`, `wmma`).
+    /// `wgmma`'s scalar operands, and `mma.sp`'s sparsity selector `f`, in PTX order, before
+    /// the matrices (none for dense `mma`, `wmma`).
     pub scalars: Vec<Scalar>,
+    /// `mma.sp`: A's structured sparsity. A is written dense (zeros where the sparsity prunes:
+    /// each block keeps at most [`Sparsity::nonzeros`] elements that are not +0, pairs of them
+    /// for pairwise 4:8); the metadata operand `e` is the kernel's to derive, so a line says
+    /// nothing of its layout.
+    pub sparsity: Option<crate::matrix::Sparsity>,
     /// A, B and C.
     pub ins: [Mat; 3],
     /// D.
@@ -100,7 +106,12 @@ pub fn columns(form: &Form) -> Option<Columns> {
     let arch = Arch::from_target(&form.target.to_string())?;
     let op = MmaOp::of_form(form, arch)?;
     // Sparse A is the compressed matrix with metadata: not these columns (yet).
-    if form.var("sp").is_some() || form.mods.contains(&"sp") || (op.kind == MmaKind::Wgmma && op.a == Elem::B1) {
+    let sparsity = match op.kind {
+        MmaKind::Mma if form.var("sp").is_some() => Some(crate::matrix::sparsity(form).ok()?),
+        _ => None,
+    };
+    // Not yet: sparse wgmma, single-bit wgmma.
+    if op.kind == MmaKind::Wgmma && (form.mods.contains(&"sp") || op.a == Elem::B1) {
         return None;
     }
     // wgmma's scalars: every source that is neither a fragment nor a matrix descriptor.
@@ -111,7 +122,13 @@ pub fn columns(form: &Form) -> Option<Columns> {
             .filter(|o| o.group.is_none() && !o.name.ends_with("_desc"))
             .map(|o| Scalar { name: o.name, ty: o.ty })
             .collect(),
-        _ => Vec::new(),
+        // mma.sp: the selector (the metadata `e` is derived from A by the kernel).
+        _ => form
+            .inputs
+            .iter()
+            .filter(|o| sparsity.is_some() && o.name == "f")
+            .map(|o| Scalar { name: o.name, ty: o.ty })
+            .collect(),
     };
     let (m, n, k) = op.shape;
     let mat = |name, e, rows, cols| {
@@ -125,6 +142,7 @@ pub fn columns(form: &Form) -> Option<Columns> {
     Some(Columns {
         op,
         scalars,
+        sparsity,
         ins: [mat('A', op.a, m, k)?, mat('B', op.b, k, n)?, mat('C', op.c, m, n)?],
         out: mat('D', op.d, m, n)?,
     })
