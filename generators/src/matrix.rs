@@ -230,13 +230,53 @@ fn matrices(op: MmaOp, g: &mut Gen, style: usize) -> Vec<u128> {
     a
 }
 
+/// The layout vector's one-hot A with its structured sparsity: in each block, the stored
+/// positions are the one (if any) and the lowest others, stored as −0 (floats; see [`prune`]).
+fn prune_one_hot(op: MmaOp, sp: &spec::matrix::Sparsity, a: &mut [u128]) {
+    let (m, _, k) = op.shape;
+    let unit = if sp.block == 8 { 2 } else { 1 };
+    let keep = sp.nonzeros / unit;
+    for row in 0..m {
+        for b in 0..k / sp.block {
+            let cells = &mut a[row * k + b * sp.block..][..sp.block];
+            let mut kept = (0..sp.block / unit)
+                .filter(|&u| cells[u * unit..(u + 1) * unit].iter().any(|&x| x != 0))
+                .count();
+            for u in 0..sp.block / unit {
+                for x in 0..unit {
+                    let cell = &mut cells[u * unit + x];
+                    if *cell == 0 && kept < keep {
+                        if let Elem::Float(f) = op.a {
+                            *cell = Fmt::of(f).zero(true);
+                        }
+                        if x + 1 == unit {
+                            kept += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// An `mma.sp` vector: the selector (cycling through the meaningful ones), then the matrices
 /// of `style` with A pruned to the sparsity's pattern: in each block, `nonzeros` positions
 /// (pairs, for pairwise 4:8) chosen at random keep their values, the others become +0.
 fn sparse(cols: &Columns, sp: &spec::matrix::Sparsity, g: &mut Gen, i: usize, style: usize) -> Vec<u128> {
-    let (m, _, k) = cols.op.shape;
     let mut ins = vec![(i % (4 / sp.threads)) as u128];
     let mut mats = matrices(cols.op, g, style);
+    prune(cols.op, sp, g, &mut mats);
+    ins.extend(mats);
+    ins
+}
+
+/// A (the first M×K elements of `a`) pruned to the sparsity's pattern: in each block,
+/// `nonzeros` positions (pairs, for pairwise 4:8) chosen at random are stored, the others +0;
+/// a stored float +0 becomes −0, so that the stored elements are exactly those that are not
+/// +0 (which is how a line says which they are, and why a negated A leaves the pruned ones
+/// +0). An integer A is never negated: its stored zeros stay 0.
+fn prune(op: MmaOp, sp: &spec::matrix::Sparsity, g: &mut Gen, a: &mut [u128]) {
+    let (m, _, k) = op.shape;
     let unit = if sp.block == 8 { 2 } else { 1 };
     let (units, keep) = (sp.block / unit, sp.nonzeros / unit);
     for row in 0..m {
@@ -248,15 +288,20 @@ fn sparse(cols: &Columns, sp: &spec::matrix::Sparsity, g: &mut Gen, i: usize, st
                     kept.push(u);
                 }
             }
-            for u in (0..units).filter(|u| !kept.contains(u)) {
+            for u in 0..units {
                 for x in 0..unit {
-                    mats[row * k + b * sp.block + u * unit + x] = 0;
+                    let cell = &mut a[row * k + b * sp.block + u * unit + x];
+                    if !kept.contains(&u) {
+                        *cell = 0;
+                    } else if *cell == 0 {
+                        if let Elem::Float(f) = op.a {
+                            *cell = Fmt::of(f).zero(true);
+                        }
+                    }
                 }
             }
         }
     }
-    ins.extend(mats);
-    ins
 }
 
 /// `v` (0..) as an element of type `e`: a small integer, exact in every format.
@@ -267,25 +312,31 @@ fn small(e: Elem, v: u64) -> u128 {
     }
 }
 
-/// A `wgmma` vector (64×N×K, N up to 256): whole matrices of every style would make files of
-/// megabytes, so vector 0 (and every fourth) is the *layout* vector — small integers
-/// everywhere (A, B in 0..=3, C in 1..=4), exact, every element of D telling whether the
-/// descriptors, swizzles and fragments put each element where it belongs — and the others
-/// hold one 16×8 block of D in styles hard, cancellation, alignment (its rows of A, columns of
-/// B and block of C), zeros elsewhere, the block moving with the vector. The scalars vary:
-/// the layout vector adds plainly (`scale-d` 1, `imm-scale` 1, K-major), then `imm-scale-a`
-/// −1 with A transposed, `scale-d` 0 with `imm-scale-b` −1 and B transposed, and plain again.
+/// A `wgmma` vector (64×N×K, N up to 256; 2,112 forms): whole matrices of every style would
+/// make files of megabytes, so each form has two vectors. The *layout* vector (even `i`) is
+/// small integers everywhere (see below), exact, every element of D telling whether the
+/// descriptors, swizzles, transposes (A or B MN-major, in turn with N) and fragments put each
+/// element where it belongs. The *block* vector (odd `i`) holds one 16×8 block of D in style
+/// hard, cancellation or alignment (in turn with N: its rows of A, columns of B and block of
+/// C), zeros elsewhere, the block moving with N; it runs without the accumulator
+/// (`scale-d` 0) and with B negated, or with A negated, in turn.
 fn warpgroup(cols: &Columns, g: &mut Gen, i: usize) -> Vec<u128> {
     let op = cols.op;
     let (m, n, k) = op.shape;
-    let v = i % 3;
+    let v = i % 2;
+    // What varies from form to form (N) and, at larger levels, from pair to pair.
+    let turn = n / 8 + i / 2;
     let scalar = |name: &str| -> u128 {
         let on = match name {
-            "scale_d" => v != 2,
-            "imm_scale_a" => v != 1,
-            "imm_scale_b" => v != 2,
-            "imm_trans_a" => v == 1,
-            "imm_trans_b" => v == 2,
+            // The block vector: without the accumulator, or with A or B negated.
+            "scale_d" => v == 0 || turn % 2 == 1,
+            "imm_scale_a" => v == 0 || turn % 2 == 1,
+            "imm_scale_b" => v == 0 || turn % 2 == 0,
+            // The layout vector: A or B transposed (MN-major), over the whole matrix.
+            "imm_trans_a" => v == 0 && turn % 2 == 1,
+            "imm_trans_b" => v == 0 && turn % 2 == 0,
+            // The sparsity selector: every meaningful one in turn.
+            "sp_sel" => return cols.sparsity.map_or(0, |sp| (i % (4 / sp.threads)) as u128),
             _ => false,
         };
         match (name.starts_with("imm_scale"), on) {
@@ -296,20 +347,30 @@ fn warpgroup(cols: &Columns, g: &mut Gen, i: usize) -> Vec<u128> {
     };
     let mut ins: Vec<u128> = cols.scalars.iter().map(|x| scalar(x.name)).collect();
     if v == 0 {
-        // Few distinct values of D (a quarter of A is 1, the rest 0): files stay small.
-        ins.extend((0..m * k).map(|_| small(op.a, u64::from(g.below(4) == 0))));
-        ins.extend((0..k * n).map(|_| small(op.b, g.below(3))));
-        ins.extend((0..m * n).map(|_| small(op.c, 1 + g.below(2))));
+        // Row m of A picks column (5m mod K) of B: every row and column of A and B is used,
+        // D = 1 + B[5m mod K][n] is 1 or 2 (A one-hot, B in {0, 1}, C = 1), so a misplaced
+        // element shows while the files stay small (rows of D repeat every K rows). C is not
+        // varied: in wgmma it is D's own registers, so it cannot have another layout.
+        let mut a = vec![small(op.a, 0); m * k];
+        for r in 0..m {
+            a[r * k + (5 * r) % k] = small(op.a, 1);
+        }
+        if let Some(sp) = &cols.sparsity {
+            prune_one_hot(op, sp, &mut a);
+        }
+        ins.extend(a);
+        ins.extend((0..k * n).map(|_| small(op.b, g.below(2))));
+        ins.extend((0..m * n).map(|_| small(op.c, 1)));
         return ins;
     }
     let (bm, bn) = (16.min(m), 8.min(n));
-    let (r0, c0) = (bm * (i % (m / bm)), bn * ((i * 5) % (n / bn)));
+    let (r0, c0) = (bm * (turn % (m / bm)), bn * ((turn * 5) % (n / bn)));
     let sub = MmaOp {
         shape: (bm, bn, k),
         ..op
     };
-    // Vector 1 is hard; vector 2 cancels or aligns (alternating with N).
-    let style = if v == 1 { 0 } else { 1 + (n / 8) % 2 };
+    // The block: hard, cancelling or aligned, in turn with N.
+    let style = turn % 3;
     let block = matrices(sub, g, style);
     let (sa, sb) = (bm * k, k * bn);
     let mut a = vec![small(op.a, 0); m * k];
@@ -325,6 +386,9 @@ fn warpgroup(cols: &Columns, g: &mut Gen, i: usize) -> Vec<u128> {
         for col in 0..bn {
             b[kk * n + c0 + col] = block[sa + kk * bn + col];
         }
+    }
+    if let Some(sp) = &cols.sparsity {
+        prune(op, sp, g, &mut a);
     }
     ins.extend(a);
     ins.extend(b);
@@ -343,9 +407,9 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
     };
     let mut vectors = Vec::new();
     let mut counts = Counts::default();
-    // wgmma: the layout vector and two blocks (see `warpgroup`).
+    // wgmma: the layout vector and a block (see `warpgroup`).
     let wgmma = cols.op.kind == spec::tensor::Kind::Wgmma;
-    let styles = if wgmma { 3 } else { STYLES };
+    let styles = if wgmma { 2 } else { STYLES };
     for i in 0..per_style(level) * styles {
         let style = i % styles;
         let ins = match &cols.sparsity {

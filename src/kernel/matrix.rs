@@ -525,6 +525,9 @@ struct Warpgroup {
     smem: usize,
     /// The immediates of each variant, in the order of the form's immediate operands.
     imms: Vec<&'static str>,
+    /// `wgmma.mma_async.sp`: the sparsity; A is stored packed (M×K/2) and each thread's
+    /// `sp-meta` follows its D registers (each warp's from its 16 rows of A, §9.7.15.6).
+    sparse: Option<spec::matrix::Sparsity>,
 }
 
 /// Bits of a `wgmma` element in registers or shared memory.
@@ -544,7 +547,9 @@ impl Warpgroup {
         let (m, n, k) = cols.op.shape;
         let (a_bits, b_bits, d_bits) = (wg_bits(cols.op.a), wg_bits(cols.op.b), wg_bits(cols.op.d));
         let a_from_regs = form.inputs.iter().any(|o| o.group.is_some());
-        let biggest = |mn: usize, bits: usize| {
+        // A's stored columns: K, or K/2 for a sparse A.
+        let ka = cols.sparsity.map_or(k, |sp| k * sp.nonzeros / sp.block);
+        let biggest = |mn: usize, k: usize, bits: usize| {
             let mut most = 0;
             for sw in Swizzle::ALL {
                 for major in [Major::K, Major::Mn] {
@@ -553,11 +558,11 @@ impl Warpgroup {
             }
             most
         };
-        let a_size = if a_from_regs { 0 } else { biggest(m, a_bits) };
+        let a_size = if a_from_regs { 0 } else { biggest(m, ka, a_bits) };
         let b_at = a_size.div_ceil(1024) * 1024;
-        let smem = (b_at + biggest(n, b_bits)).div_ceil(16) * 16;
+        let smem = (b_at + biggest(n, k, b_bits)).div_ceil(16) * 16;
         Ok(Warpgroup {
-            a_regs: a_from_regs.then_some(m * k * a_bits / 32 / THREADS),
+            a_regs: a_from_regs.then_some(m * ka * a_bits / 32 / THREADS),
             d_regs: m * n * d_bits / 32 / THREADS,
             a_bits,
             b_bits,
@@ -568,13 +573,14 @@ impl Warpgroup {
                 .scalars
                 .iter()
                 .map(|x| x.name)
-                .filter(|name| name.starts_with("imm_"))
+                .filter(|name| name.starts_with("imm_") || *name == "sp_sel")
                 .collect(),
+            sparse: cols.sparsity,
         })
     }
 
     fn regs(&self) -> usize {
-        self.a_regs.unwrap_or(0) + self.d_regs
+        self.a_regs.unwrap_or(0) + self.d_regs + usize::from(self.sparse.is_some())
     }
 
     fn in_stride(&self) -> usize {
@@ -603,9 +609,25 @@ impl Warpgroup {
                 Major::K
             }
         };
+        // A K-major swizzle atom holds one row of K: where a row is wider than the mode (the
+        // 64-byte rows of a sparse form's B), the widest mode.
+        let (k, ka) = (
+            cols.op.shape.2,
+            cols.sparsity
+                .map_or(cols.op.shape.2, |sp| cols.op.shape.2 * sp.nonzeros / sp.block),
+        );
+        let fit = |major: Major, sw: Swizzle, cols_k: usize, bits: usize| {
+            let row = (cols_k * bits / 8) as u64;
+            if major == Major::K && sw != Swizzle::None && sw.width() < row {
+                Swizzle::B128
+            } else {
+                sw
+            }
+        };
+        let (ma, mb) = (major("imm_trans_a"), major("imm_trans_b"));
         [
-            (major("imm_trans_a"), Swizzle::ALL[(i + n / 8) % 4]),
-            (major("imm_trans_b"), Swizzle::ALL[(i + n / 8 + 1) % 4]),
+            (ma, fit(ma, Swizzle::ALL[(i + n / 8) % 4], ka, self.a_bits)),
+            (mb, fit(mb, Swizzle::ALL[(i + n / 8 + 1) % 4], k, self.b_bits)),
         ]
     }
 
@@ -634,6 +656,29 @@ impl Warpgroup {
         let s = cols.scalars.len();
         let (a, rest) = ins[s..].split_at(m * k);
         let (b, c) = rest.split_at(k * n);
+        // A sparse A: each warp's 16 rows packed, with that warp's metadata.
+        let mut meta = vec![0u64; THREADS];
+        let packed: Vec<u128>;
+        let (a, ka) = match &self.sparse {
+            Some(sp) => {
+                let f = cols
+                    .scalars
+                    .iter()
+                    .position(|x| x.name == "sp_sel")
+                    .map_or(0, |p| ins[p] as u32);
+                let ka = k * sp.nonzeros / sp.block;
+                let mut p = Vec::with_capacity(m * ka);
+                for w in 0..m / 16 {
+                    let rows: Vec<u64> = a[16 * w * k..16 * (w + 1) * k].iter().map(|&x| x as u64).collect();
+                    let (c, e) = sp.compress(k, &rows, f).map_err(|e| e.to_string())?;
+                    p.extend(c.into_iter().map(u128::from));
+                    meta[32 * w..32 * (w + 1)].copy_from_slice(&e);
+                }
+                packed = p;
+                (&packed[..], ka)
+            }
+            None => (a, k),
+        };
         let mut rec = vec![0u8; self.in_stride()];
         rec[0..4].copy_from_slice(&self.variant(cols, &ins).to_le_bytes());
         let scale_d = cols
@@ -649,14 +694,14 @@ impl Warpgroup {
             rec[at..at + bytes].copy_from_slice(&x.to_le_bytes()[..bytes]);
         }
         if self.a_regs.is_none() {
-            let (d, _) = canonical(ma, sa, m, k, self.a_bits / 8, 0);
+            let (d, _) = canonical(ma, sa, m, ka, self.a_bits / 8, 0);
             for r in 0..m {
-                for kk in 0..k {
+                for kk in 0..ka {
                     put(
                         &mut rec,
                         d.address(ma, r, kk, self.a_bits / 8),
                         self.a_bits,
-                        a[r * k + kk],
+                        a[r * ka + kk],
                     );
                 }
             }
@@ -683,7 +728,7 @@ impl Warpgroup {
                     let mut w = 0u32;
                     for idx in 0..per {
                         let (row, col) = a_fragment(t, r * per + idx, self.a_bits);
-                        w |= (a[row * k + col] as u32 & mask(self.a_bits)) << (idx * self.a_bits);
+                        w |= (a[row * ka + col] as u32 & mask(self.a_bits)) << (idx * self.a_bits);
                     }
                     words.push(w);
                 }
@@ -696,6 +741,9 @@ impl Warpgroup {
                     w |= (c[row * n + col] as u32 & mask(self.d_bits)) << (idx * self.d_bits);
                 }
                 words.push(w);
+            }
+            if self.sparse.is_some() {
+                words.push(meta[t] as u32);
             }
             for (j, w) in words.iter().enumerate() {
                 rec[base + 4 * j..base + 4 * j + 4].copy_from_slice(&w.to_le_bytes());
@@ -764,6 +812,10 @@ impl Warpgroup {
             let _ = writeln!(body, "\tld.global.b32 %d{r}, [%ia+{off}];");
             off += 4;
         }
+        if self.sparse.is_some() {
+            decls.push_str("\t.reg .b32 %e;\n");
+            let _ = writeln!(body, "\tld.global.b32 %e, [%ia+{off}];");
+        }
         let list = |n: usize, name: &str| {
             let v: Vec<String> = (0..n).map(|r| format!("%{name}{r}")).collect();
             format!("{{{}}}", v.join(", "))
@@ -784,6 +836,8 @@ impl Warpgroup {
                     "%bd".into()
                 } else if o.name == "scale_d" {
                     "%p".into()
+                } else if o.name == "sp_meta" {
+                    "%e".into()
                 } else {
                     let bit = self.imms.iter().position(|x| *x == o.name).unwrap_or(0);
                     let set = var >> bit & 1 == 1;

@@ -217,8 +217,10 @@ impl Swizzle {
 
 /// A dense canonical layout (the table of the module documentation) of an `mn × k` matrix of
 /// `bytes`-byte elements at shared-memory offset `start` (a multiple of 1024, the longest
-/// swizzle period): the descriptor, and the bytes the matrix spans. A row of K elements is 32
-/// bytes in every `wgmma` form (k16 × 2, k8 × 4, k32 × 1), which every swizzle width holds.
+/// swizzle period): the descriptor, and the bytes the matrix spans. A K-major swizzled layout
+/// holds a row of K in one swizzle atom: K·`bytes` must not exceed the swizzle width (a row is
+/// 32 bytes in every dense `wgmma` form, k16 × 2, k8 × 4, k32 × 1, and 64 for a sparse form's
+/// B).
 ///
 /// - K-major, no swizzle: core matrices of 8 rows × 16 bytes, LBO 128 (the next 16 bytes of
 ///   K), SBO = the bytes of 8 whole rows;

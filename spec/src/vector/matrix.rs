@@ -106,12 +106,18 @@ pub fn columns(form: &Form) -> Option<Columns> {
     let arch = Arch::from_target(&form.target.to_string())?;
     let op = MmaOp::of_form(form, arch)?;
     // Sparse A is the compressed matrix with metadata: not these columns (yet).
-    let sparsity = match op.kind {
-        MmaKind::Mma if form.var("sp").is_some() => Some(crate::matrix::sparsity(form).ok()?),
-        _ => None,
+    let sparse = match op.kind {
+        MmaKind::Mma => form.var("sp").is_some(),
+        MmaKind::Wgmma => form.mods.contains(&"sp"),
+        MmaKind::Wmma => false,
     };
-    // Not yet: sparse wgmma, single-bit wgmma.
-    if op.kind == MmaKind::Wgmma && (form.mods.contains(&"sp") || op.a == Elem::B1) {
+    let sparsity = if sparse {
+        Some(crate::matrix::sparsity(form).ok()?)
+    } else {
+        None
+    };
+    // Not yet: single-bit wgmma.
+    if op.kind == MmaKind::Wgmma && op.a == Elem::B1 {
         return None;
     }
     // wgmma's scalars: every source that is neither a fragment nor a matrix descriptor.
@@ -119,7 +125,8 @@ pub fn columns(form: &Form) -> Option<Columns> {
         MmaKind::Wgmma => form
             .inputs
             .iter()
-            .filter(|o| o.group.is_none() && !o.name.ends_with("_desc"))
+            // `sp-meta` is the kernel's to derive from A, like `mma.sp`'s `e`.
+            .filter(|o| o.group.is_none() && !o.name.ends_with("_desc") && o.name != "sp_meta")
             .map(|o| Scalar { name: o.name, ty: o.ty })
             .collect(),
         // mma.sp: the selector (the metadata `e` is derived from A by the kernel).
@@ -183,7 +190,10 @@ impl Columns {
         ] {
             if self.scalar(ins, name).is_some_and(|v| v as u32 as i32 == -1) {
                 let sign = 1u128 << (mat.ty.bits() - 1);
-                m.iter_mut().for_each(|x| *x ^= sign);
+                // A sparse A's pruned elements are not negated: they stay +0 (the lines keep
+                // every stored element non-zero, so the +0 elements are the pruned ones).
+                let pruned = |x: u128| self.sparsity.is_some() && mat.name == 'A' && x == 0;
+                m.iter_mut().filter(|x| !pruned(**x)).for_each(|x| *x ^= sign);
             }
         }
         if self.scalar(ins, "scale_d") == Some(0) {
