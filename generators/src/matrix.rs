@@ -331,10 +331,10 @@ fn warpgroup(cols: &Columns, g: &mut Gen, i: usize) -> Vec<u128> {
             // The block vector: without the accumulator, or with A or B negated.
             "scale_d" => v == 0 || turn % 2 == 1,
             "imm_scale_a" => v == 0 || turn % 2 == 1,
-            "imm_scale_b" => v == 0 || turn % 2 == 0,
+            "imm_scale_b" => v == 0 || turn.is_multiple_of(2),
             // The layout vector: A or B transposed (MN-major), over the whole matrix.
             "imm_trans_a" => v == 0 && turn % 2 == 1,
-            "imm_trans_b" => v == 0 && turn % 2 == 0,
+            "imm_trans_b" => v == 0 && turn.is_multiple_of(2),
             // The sparsity selector: every meaningful one in turn.
             "sp_sel" => return cols.sparsity.map_or(0, |sp| (i % (4 / sp.threads)) as u128),
             _ => false,

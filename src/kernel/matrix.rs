@@ -719,7 +719,7 @@ impl Warpgroup {
             }
         }
         rec[24..32].copy_from_slice(&d.encode().to_le_bytes());
-        for t in 0..THREADS {
+        for (t, &e) in meta.iter().enumerate() {
             let base = HEADER + self.smem + t * self.regs() * 4;
             let mut words = Vec::with_capacity(self.regs());
             if let Some(na) = self.a_regs {
@@ -743,7 +743,7 @@ impl Warpgroup {
                 words.push(w);
             }
             if self.sparse.is_some() {
-                words.push(meta[t] as u32);
+                words.push(e as u32);
             }
             for (j, w) in words.iter().enumerate() {
                 rec[base + 4 * j..base + 4 * j + 4].copy_from_slice(&w.to_le_bytes());
