@@ -311,7 +311,7 @@ mod tests {
         ] {
             let (l, s) = (form(ld), form(st));
             let (cl, cs) = (columns(l).unwrap(), columns(s).unwrap());
-            let mem: Vec<u128> = (0..cl.input.len() as u128).map(|i| i * 0x0101 ^ 0x5a5a).collect();
+            let mem: Vec<u128> = (0..cl.input.len() as u128).map(|i| (i * 0x0101) ^ 0x5a5a).collect();
             let regs: Vec<u128> = cl.eval(l, &mem).unwrap().iter().map(|o| o.model).collect();
             let back: Vec<u128> = cs.eval(s, &regs).unwrap().iter().map(|o| o.model).collect();
             assert_eq!(back, mem, "{ld}");
