@@ -265,10 +265,25 @@ fn outputs_of(form: &Form) -> (Vec<(String, u32)>, Option<spec::types::Type>) {
                 .collect(),
             Some(c.out.ty),
         ),
-        None => (
-            form.outputs.iter().map(|o| (o.name.to_string(), o.ty.bits())).collect(),
-            None,
-        ),
+        // The data-movement forms: each element of the output matrix (`R[lane,reg]`,
+        // `M[row,col]`, `D[lane,0]`).
+        None => match spec::vector::movement::columns(form) {
+            Some(c) => (
+                (0..c.out.len())
+                    .map(|i| {
+                        (
+                            format!("{}[{},{}]", c.out.name, i / c.out.cols, i % c.out.cols),
+                            c.out.ty.bits(),
+                        )
+                    })
+                    .collect(),
+                Some(c.out.ty),
+            ),
+            None => (
+                form.outputs.iter().map(|o| (o.name.to_string(), o.ty.bits())).collect(),
+                None,
+            ),
+        },
     }
 }
 

@@ -12,6 +12,7 @@
 //! the carry flag as u32 0/1); the output record holds every destination likewise.
 
 mod matrix;
+mod movement;
 
 use crate::backend::{Buffers, Job, JobBuffer, JobParam};
 use spec::catalog::{write, Form, Operand, PtxVersion, Target};
@@ -130,6 +131,8 @@ pub struct Batch {
 enum Records {
     Scalar(Layout),
     Matrix(Box<matrix::Plan>),
+    /// A warp per `ldmatrix`/`stmatrix`/`movmatrix` ([`movement`]).
+    Movement(Box<movement::Plan>),
 }
 
 /// The PTX ISA version each target first appears in (§12 release notes): a kernel's `.version`
@@ -239,6 +242,9 @@ pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize
     if matrix::is_matrix(form) {
         return matrix::build(form, vectors, pick, max_threads);
     }
+    if movement::is_movement(form) {
+        return movement::build(form, vectors, pick, max_threads);
+    }
     let mut variants: Vec<Variant> = Vec::new();
     let mut index: HashMap<Variant, u32> = HashMap::new();
     let mut of_vector = Vec::with_capacity(pick.len());
@@ -324,6 +330,7 @@ impl Batch {
         let layout = match &self.records {
             Records::Scalar(l) => l,
             Records::Matrix(plan) => return plan.decode(self.vectors.len(), out),
+            Records::Movement(plan) => return plan.decode(self.vectors.len(), out),
         };
         let stride = layout.out_stride as usize;
         if out.len() != self.vectors.len() * stride {

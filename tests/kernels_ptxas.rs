@@ -64,16 +64,34 @@ fn kernel_file(dir: &Path, key: &str) -> (PathBuf, String) {
 #[test]
 #[ignore]
 fn matrix_kernels_assemble() {
-    let Some(ptxas) = oracle::ptxas::required("the matrix kernel assembly test") else {
+    let Some(n) = assemble_all("matrix", |f| spec::vector::matrix::columns(f).is_some()) else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("ptxconf-matrix-kernels-{}", std::process::id()));
+    assert!(n > 250, "{n} matrix forms");
+}
+
+/// Every data-movement form's kernel (`ldmatrix`, `stmatrix`, `movmatrix`: shared memory
+/// through permuted row addresses) assembles. 82 ptxas runs: `--ignored`.
+#[test]
+#[ignore]
+fn movement_kernels_assemble() {
+    let Some(n) = assemble_all("data-movement", |f| spec::vector::movement::columns(f).is_some()) else {
+        return;
+    };
+    assert!(n >= 82, "{n} data-movement forms");
+}
+
+/// Assembles the kernel of every form `has` picks (less the forms ptxas 12.9 refuses, which
+/// are listed findings), fails on any rejection, and returns how many were assembled (`None`
+/// when there is no ptxas and the run may skip).
+fn assemble_all(what: &str, has: fn(&Form) -> bool) -> Option<usize> {
+    let ptxas = oracle::ptxas::required("the kernel assembly tests")?;
+    let dir = std::env::temp_dir().join(format!("ptxconf-{what}-kernels-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut failures = Vec::new();
     let mut n = 0;
     for f in &catalog().forms {
-        // Forms of the manual's grammar that ptxas 12.9 refuses are listed findings.
-        if spec::vector::matrix::columns(f).is_none() || catalog().ptxas_rejects(f).is_some() {
+        if !has(f) || catalog().ptxas_rejects(f).is_some() {
             continue;
         }
         n += 1;
@@ -84,14 +102,14 @@ fn matrix_kernels_assemble() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    eprintln!("{n} matrix kernels assembled");
-    assert!(n > 250, "{n} matrix forms");
+    eprintln!("{n} {what} kernels assembled");
     assert!(
         failures.is_empty(),
         "ptxas rejects {} kernels:\n{}",
         failures.len(),
         failures.join("\n")
     );
+    Some(n)
 }
 
 #[test]

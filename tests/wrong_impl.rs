@@ -107,3 +107,64 @@ fn a_rounding_bug_is_found_with_a_repro() {
     assert!(String::from_utf8_lossy(&run.stdout).contains("\"status\": \"ok\""));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Layout bugs in the data-movement forms are found: an `ldmatrix` that ignores `.trans` and a
+/// `movmatrix` that does not transpose (a plain `mov`) fail on every vector, while their
+/// neighbours pass.
+#[test]
+fn data_movement_layout_bugs_are_found() {
+    let dir = scratch("wrong-movement");
+    let backend = planted_backend(
+        &dir,
+        concat!(
+            "s/\\tldmatrix\\.sync\\.aligned\\.m8n8\\.x4\\.trans\\.shared\\.b16 /\\tldmatrix.sync.aligned.m8n8.x4.shared.b16 /;",
+            "s/\\tmovmatrix\\.sync\\.aligned\\.m8n8\\.trans\\.b16 /\\tmov.b32 /"
+        ),
+    );
+    let json = dir.join("report.json");
+    let out = ptxconf()
+        .args([
+            "conform",
+            "--quiet",
+            "--backend",
+            &backend,
+            "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+            "movmatrix.sync.aligned.m8n8.trans.b16",
+            "stmatrix.sync.aligned.m8n8.x2.trans.b16",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let forms = report["forms"].as_array().unwrap();
+    let get = |prefix: &str| {
+        forms
+            .iter()
+            .find(|f| f["form"].as_str().unwrap().starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix} not in the report"))
+    };
+    for bad in [
+        "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+        "movmatrix.sync.aligned.m8n8.trans.b16",
+    ] {
+        let f = get(bad);
+        assert_eq!(f["status"], "failed", "{bad}");
+        assert_eq!(f["failed"], f["vectors"], "{bad}: every vector shows a transpose bug");
+    }
+    for good in [
+        "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+        "stmatrix.sync.aligned.m8n8.x2.trans.b16",
+    ] {
+        assert_eq!(get(good)["status"], "passed", "{good}");
+    }
+    assert_eq!(report["totals"]["forms_failed"], 2);
+}

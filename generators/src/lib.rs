@@ -14,5 +14,6 @@
 
 pub mod float;
 pub mod matrix;
+pub mod movement;
 pub mod program;
 pub mod vectors;

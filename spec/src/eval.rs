@@ -29,7 +29,9 @@ use std::fmt::Write as _;
 /// value function ([`semantics`]) or a matrix multiply-accumulate, whole matrices in and out
 /// ([`crate::vector::matrix::columns`]).
 pub fn has_semantics(form: &Form) -> bool {
-    semantics(form).is_some() || crate::vector::matrix::columns(form).is_some()
+    semantics(form).is_some()
+        || crate::vector::matrix::columns(form).is_some()
+        || crate::vector::movement::columns(form).is_some()
 }
 
 /// A semantics adapter: decodes the form's modifiers and calls the pure function for it.

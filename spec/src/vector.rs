@@ -37,6 +37,7 @@
 //! not the destination's own is written `nan:FORMAT`.
 
 pub mod matrix;
+pub mod movement;
 
 use crate::catalog::{catalog, Form, FormId, Operand};
 use crate::types::{FloatFormat, Kind, Type};
@@ -89,6 +90,9 @@ pub fn columns(form: &Form) -> String {
     if let Some(m) = matrix::columns(form) {
         return m.header();
     }
+    if let Some(m) = movement::columns(form) {
+        return m.header();
+    }
     let mut s = String::new();
     if has_dsel(form) {
         s.push_str("d.sel ");
@@ -111,6 +115,9 @@ fn digits(ty: Type) -> usize {
 pub fn format_line(form: &Form, v: &Vector) -> String {
     if let Some(m) = matrix::columns(form) {
         return matrix::format_line(&m, v);
+    }
+    if let Some(m) = movement::columns(form) {
+        return movement::format_line(&m, v);
     }
     let mut s = String::with_capacity(64);
     if has_dsel(form) {
@@ -313,6 +320,9 @@ impl std::error::Error for LineError {
 pub fn parse_line(form: &Form, line: &str) -> Result<Vector, LineError> {
     if let Some(m) = matrix::columns(form) {
         return matrix::parse_line(&m, line);
+    }
+    if let Some(m) = movement::columns(form) {
+        return movement::parse_line(&m, line);
     }
     let mut words = line.split_ascii_whitespace();
     // The column is named only when it is missing (lines are parsed by the million).

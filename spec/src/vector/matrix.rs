@@ -222,15 +222,21 @@ fn runs<T: PartialEq>(s: &mut String, items: &[T], mut word: impl FnMut(&mut Str
 
 /// Formats one line (without the newline).
 pub fn format_line(cols: &Columns, v: &Vector) -> String {
+    format_mats(&cols.scalars, &cols.ins, cols.out, v)
+}
+
+/// The line grammar on its own: `scalars` then the matrices `ins` in, `out` tagged
+/// (shared with the data-movement forms, [`super::movement`]).
+pub(crate) fn format_mats(scalars: &[Scalar], ins: &[Mat], out: Mat, v: &Vector) -> String {
     let mut s = String::with_capacity(1024);
-    for (x, i) in cols.scalars.iter().zip(&v.ins) {
+    for (x, i) in scalars.iter().zip(&v.ins) {
         let _ = write!(s, "{:0w$x} ", i.bits, w = digits(x.ty));
     }
-    if !cols.scalars.is_empty() {
+    if !scalars.is_empty() {
         s.push('|');
     }
-    let mut at = cols.scalars.len();
-    for m in &cols.ins {
+    let mut at = scalars.len();
+    for m in ins {
         let bits: Vec<u128> = v.ins[at.min(v.ins.len())..(at + m.len()).min(v.ins.len())]
             .iter()
             .map(|i| i.bits)
@@ -244,7 +250,7 @@ pub fn format_line(cols: &Columns, v: &Vector) -> String {
         });
         s.push_str(" |");
     }
-    let d = cols.out;
+    let d = out;
     let tagged: Vec<(u128, String)> = v.outs.iter().map(|o| (o.model, tag(o, d.ty))).collect();
     runs(&mut s, &tagged, |s, (b, t), n| {
         let _ = write!(s, "{:0w$x}", b, w = digits(d.ty));
@@ -338,13 +344,14 @@ fn split_run(w: &str) -> Result<(&str, usize), MatrixLineError> {
 
 /// Parses one line (the inverse of [`format_line`]).
 pub fn parse_line(cols: &Columns, line: &str) -> Result<Vector, LineError> {
-    parse(cols, line).map_err(LineError::Matrix)
+    parse_mats(&cols.scalars, &cols.ins, cols.out, line).map_err(LineError::Matrix)
 }
 
-fn parse(cols: &Columns, line: &str) -> Result<Vector, MatrixLineError> {
+/// The inverse of [`format_mats`].
+pub(crate) fn parse_mats(scalars: &[Scalar], mats: &[Mat], out: Mat, line: &str) -> Result<Vector, MatrixLineError> {
     let mut words = line.split_ascii_whitespace();
-    let mut ins = Vec::with_capacity(cols.scalars.len() + cols.ins.iter().map(Mat::len).sum::<usize>());
-    for x in &cols.scalars {
+    let mut ins = Vec::with_capacity(scalars.len() + mats.iter().map(Mat::len).sum::<usize>());
+    for x in scalars {
         let w = words.next().ok_or_else(|| MatrixLineError::Scalar {
             name: x.name,
             found: "the end of the line".into(),
@@ -358,7 +365,7 @@ fn parse(cols: &Columns, line: &str) -> Result<Vector, MatrixLineError> {
             ..Input::default()
         });
     }
-    if !cols.scalars.is_empty() {
+    if !scalars.is_empty() {
         match words.next() {
             Some("|") => {}
             other => {
@@ -369,7 +376,7 @@ fn parse(cols: &Columns, line: &str) -> Result<Vector, MatrixLineError> {
             }
         }
     }
-    for m in &cols.ins {
+    for m in mats {
         let start = ins.len();
         while ins.len() - start < m.len() {
             let have = ins.len() - start;
@@ -408,11 +415,11 @@ fn parse(cols: &Columns, line: &str) -> Result<Vector, MatrixLineError> {
             }
         }
     }
-    let d = cols.out;
+    let d = out;
     let mut outs = Vec::with_capacity(d.len());
     while outs.len() < d.len() {
         let missing = || MatrixLineError::Missing {
-            matrix: 'D',
+            matrix: d.name,
             have: outs.len(),
             want: d.len(),
         };
@@ -420,13 +427,13 @@ fn parse(cols: &Columns, line: &str) -> Result<Vector, MatrixLineError> {
         let (v, n) = split_run(w)?;
         if outs.len() + n > d.len() {
             return Err(MatrixLineError::Boundary {
-                matrix: 'D',
+                matrix: d.name,
                 found: w.to_string(),
             });
         }
         let index = outs.len();
         let model = parse_hex(d.ty, v).map_err(|source| MatrixLineError::Element {
-            matrix: 'D',
+            matrix: d.name,
             index,
             source,
         })?;
@@ -436,7 +443,7 @@ fn parse(cols: &Columns, line: &str) -> Result<Vector, MatrixLineError> {
     }
     if let Some(w) = words.next() {
         return Err(MatrixLineError::Boundary {
-            matrix: 'D',
+            matrix: d.name,
             found: w.to_string(),
         });
     }
