@@ -472,12 +472,17 @@ mod tests {
 
     #[test]
     fn the_acceptance_set_is_the_fp8_bound_with_scaled_products() {
-        // 2 products of 1·2^10 each plus c = 0: 2048, K = 2: allowance 4·4·2^-13·2048 = 4
-        // (plus tiny terms): 2048 ± 4 in, 2048 + 8 out.
+        // 2 products of 1·2^10 each plus c = 0: 2048 on the grid 2^10, far below 2^(10+13):
+        // no rounding or alignment can change it, exact (accept.rs).
         let o = op(E4m3, Ue8m0, 2, 1);
         let d = dot(&o, &[0x38, 0x38], &[0x38, 0x38], 0, &[132], &[132]);
         assert_eq!(d.model, f32b(2048.0));
-        assert!(d.accepts(f32b(2052.0)) && d.accepts(f32b(2044.0)) && !d.accepts(f32b(2056.0)));
+        assert_eq!(d.accept, crate::value::Accept::Exact);
+        // With c = 2^-20 the grid is 2^-20: K = 2, allowance 4·4·2^-13·2048 = 4 (plus tiny
+        // terms) around 2048 + 2^-20: 2048 ± 3 in, 2048 + 8 out.
+        let d = dot(&o, &[0x38, 0x38], &[0x38, 0x38], f32b(2f32.powi(-20)), &[132], &[132]);
+        assert_eq!(d.model, f32b(2048.0));
+        assert!(d.accepts(f32b(2051.0)) && d.accepts(f32b(2045.0)) && !d.accepts(f32b(2056.0)));
         // A subnormal scale factor may be read as anything down to 0: 1 · (ue4m3 2^-9) · 1 · 1.
         let s = op(E4m3, Ue4m3, 1, 1);
         let d = dot(&s, &[0x38], &[0x38], 0, &[0x01], &[0x38]);
