@@ -537,6 +537,7 @@ fn wg_bits(e: spec::tensor::Elem) -> usize {
     match e {
         Elem::Float(F::F16 | F::Bf16) => 16,
         Elem::Float(F::Tf32 | F::F32) | Elem::S32 => 32,
+        Elem::B1 => 1,
         _ => 8,
     }
 }
@@ -553,7 +554,7 @@ impl Warpgroup {
             let mut most = 0;
             for sw in Swizzle::ALL {
                 for major in [Major::K, Major::Mn] {
-                    most = most.max(canonical(major, sw, mn, k, bits / 8, 0).1);
+                    most = most.max(canonical(major, sw, mn, k, bits, 0).1);
                 }
             }
             most
@@ -688,18 +689,23 @@ impl Warpgroup {
             .map_or(1, |p| ins[p] as u32);
         rec[4..8].copy_from_slice(&scale_d.to_le_bytes());
         let [(ma, sa), (mb, sb)] = self.modes(cols, i, &ins);
-        fn put(rec: &mut [u8], at: u64, bits: usize, x: u128) {
-            let bytes = bits / 8;
+        /// Element `x` of `bits` bits at (byte, bit) of the shared image: whole bytes, or a
+        /// `.b1` element's bit.
+        fn put(rec: &mut [u8], (at, bit): (u64, u32), bits: usize, x: u128) {
             let at = HEADER + at as usize;
-            rec[at..at + bytes].copy_from_slice(&x.to_le_bytes()[..bytes]);
+            if bits < 8 {
+                rec[at] |= ((x as u8) & ((1 << bits) - 1)) << bit;
+            } else {
+                rec[at..at + bits / 8].copy_from_slice(&x.to_le_bytes()[..bits / 8]);
+            }
         }
         if self.a_regs.is_none() {
-            let (d, _) = canonical(ma, sa, m, ka, self.a_bits / 8, 0);
+            let (d, _) = canonical(ma, sa, m, ka, self.a_bits, 0);
             for r in 0..m {
                 for kk in 0..ka {
                     put(
                         &mut rec,
-                        d.address(ma, r, kk, self.a_bits / 8),
+                        d.bit_address(ma, r, kk, self.a_bits),
                         self.a_bits,
                         a[r * ka + kk],
                     );
@@ -707,12 +713,12 @@ impl Warpgroup {
             }
             rec[16..24].copy_from_slice(&d.encode().to_le_bytes());
         }
-        let (d, _) = canonical(mb, sb, n, k, self.b_bits / 8, self.b_at as u64);
+        let (d, _) = canonical(mb, sb, n, k, self.b_bits, self.b_at as u64);
         for kk in 0..k {
             for col in 0..n {
                 put(
                     &mut rec,
-                    d.address(mb, col, kk, self.b_bits / 8),
+                    d.bit_address(mb, col, kk, self.b_bits),
                     self.b_bits,
                     b[kk * n + col],
                 );

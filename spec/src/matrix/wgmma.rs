@@ -216,11 +216,11 @@ impl Swizzle {
 }
 
 /// A dense canonical layout (the table of the module documentation) of an `mn × k` matrix of
-/// `bytes`-byte elements at shared-memory offset `start` (a multiple of 1024, the longest
-/// swizzle period): the descriptor, and the bytes the matrix spans. A K-major swizzled layout
-/// holds a row of K in one swizzle atom: K·`bytes` must not exceed the swizzle width (a row is
-/// 32 bytes in every dense `wgmma` form, k16 × 2, k8 × 4, k32 × 1, and 64 for a sparse form's
-/// B).
+/// `bits`-bit elements (1 for `.b1`) at shared-memory offset `start` (a multiple of 1024, the
+/// longest swizzle period): the descriptor, and the bytes the matrix spans. A K-major swizzled
+/// layout holds a row of K in one swizzle atom: K·`bits`/8 must not exceed the swizzle width (a
+/// row is 32 bytes in every dense `wgmma` form, k16 × 2, k8 × 4, k32 × 1, k256 × 1/8, and 64
+/// for a sparse form's B).
 ///
 /// - K-major, no swizzle: core matrices of 8 rows × 16 bytes, LBO 128 (the next 16 bytes of
 ///   K), SBO = the bytes of 8 whole rows;
@@ -233,16 +233,16 @@ impl Swizzle {
 /// ```
 /// use spec::matrix::wgmma::{canonical, Major, Swizzle};
 /// // A 64×16 f16 A, K-major, 128-byte swizzle: 64 rows of 128 bytes.
-/// let (d, size) = canonical(Major::K, Swizzle::B128, 64, 16, 2, 0);
+/// let (d, size) = canonical(Major::K, Swizzle::B128, 64, 16, 16, 0);
 /// assert_eq!((d.sbo, size), (1024, 64 * 128));
 /// assert_eq!(d.address(Major::K, 1, 0, 2), 128 ^ (1 << 4)); // row 1: chunk 0 swapped with 1
 /// ```
-pub fn canonical(major: Major, swizzle: Swizzle, mn: usize, k: usize, bytes: usize, start: u64) -> (Descriptor, usize) {
-    let t = 16 / bytes; // elements per 16 bytes
+pub fn canonical(major: Major, swizzle: Swizzle, mn: usize, k: usize, bits: usize, start: u64) -> (Descriptor, usize) {
+    let t = 128 / bits; // elements per 16 bytes
     let w = swizzle.width() as usize;
     let (lbo, sbo, size) = match (major, swizzle) {
         (Major::K, Swizzle::None) => {
-            let sbo = (k * bytes).div_ceil(16) * 128;
+            let sbo = (k * bits).div_ceil(128) * 128;
             (128, sbo, mn.div_ceil(8) * sbo)
         }
         (Major::K, _) => (16, 8 * w, mn.div_ceil(8) * 8 * w),

@@ -116,10 +116,6 @@ pub fn columns(form: &Form) -> Option<Columns> {
     } else {
         None
     };
-    // Not yet: single-bit wgmma.
-    if op.kind == MmaKind::Wgmma && op.a == Elem::B1 {
-        return None;
-    }
     // wgmma's scalars: every source that is neither a fragment nor a matrix descriptor.
     let scalars = match op.kind {
         MmaKind::Wgmma => form
