@@ -265,19 +265,22 @@ fn outputs_of(form: &Form) -> (Vec<(String, u32)>, Option<spec::types::Type>) {
                 .collect(),
             Some(c.out.ty),
         ),
-        // The data-movement forms: each element of the output matrix (`R[lane,reg]`,
-        // `M[row,col]`, `D[lane,0]`).
-        None => match spec::vector::movement::columns(form) {
-            Some(c) => (
-                (0..c.out.len())
+        // The data-movement and block-scaled forms: each element of the output matrix
+        // (`R[lane,reg]`, `M[row,col]`, `D[row,col]`).
+        None => match spec::vector::movement::columns(form)
+            .map(|c| c.out)
+            .or_else(|| spec::vector::scaled::columns(form).map(|c| c.out))
+        {
+            Some(out) => (
+                (0..out.len())
                     .map(|i| {
                         (
-                            format!("{}[{},{}]", c.out.name, i / c.out.cols, i % c.out.cols),
-                            c.out.ty.bits(),
+                            format!("{}[{},{}]", out.name, i / out.cols, i % out.cols),
+                            out.ty.bits(),
                         )
                     })
                     .collect(),
-                Some(c.out.ty),
+                Some(out.ty),
             ),
             None => (
                 form.outputs.iter().map(|o| (o.name.to_string(), o.ty.bits())).collect(),

@@ -59,8 +59,9 @@ fn kernel_file(dir: &Path, key: &str) -> (PathBuf, String) {
     (out, arch)
 }
 
-/// Every matrix form's kernel (one warp per vector: registers for `mma`, the load → mma →
-/// store round trip for `wmma.mma`) assembles. About 350 ptxas runs: `--ignored`.
+/// Every matrix form's kernel (one warp per vector: registers for `mma` and `mma.sp`, the
+/// load → mma → store round trip for `wmma.mma`; a warpgroup over shared memory for `wgmma`)
+/// assembles. About 2,300 ptxas runs (a few minutes): `--ignored`.
 #[test]
 #[ignore]
 fn matrix_kernels_assemble() {
@@ -68,6 +69,17 @@ fn matrix_kernels_assemble() {
         return;
     };
     assert!(n > 250, "{n} matrix forms");
+}
+
+/// Every block-scaled `mma` form's kernel (one warp per vector, the scale factors in the
+/// selected threads' bytes, the selectors in registers) assembles. 54 ptxas runs: `--ignored`.
+#[test]
+#[ignore]
+fn block_scaled_kernels_assemble() {
+    let Some(n) = assemble_all("block-scaled", |f| spec::vector::scaled::columns(f).is_some()) else {
+        return;
+    };
+    assert!(n >= 40, "{n} block-scaled forms");
 }
 
 /// Every data-movement form's kernel (`ldmatrix`, `stmatrix`, `movmatrix`: shared memory

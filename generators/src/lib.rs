@@ -16,4 +16,5 @@ pub mod float;
 pub mod matrix;
 pub mod movement;
 pub mod program;
+pub mod scaled;
 pub mod vectors;

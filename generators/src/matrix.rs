@@ -39,22 +39,22 @@ fn per_style(level: Level) -> usize {
     }
 }
 
-struct Gen {
-    rng: ChaCha8Rng,
+pub(crate) struct Gen {
+    pub(crate) rng: ChaCha8Rng,
 }
 
 impl Gen {
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         ((u128::from(self.rng.next_u64()) * u128::from(n)) >> 64) as u64
     }
 
-    fn bits(&mut self, bits: u32) -> u128 {
+    pub(crate) fn bits(&mut self, bits: u32) -> u128 {
         u128::from(self.rng.next_u64()) & ((1u128 << bits) - 1)
     }
 
     /// A finite value of `f` with an unbiased exponent in `lo..=hi` (clamped to the format's
     /// normal range) and a random significand.
-    fn float_in(&mut self, f: &Fmt, lo: i32, hi: i32) -> u128 {
+    pub(crate) fn float_in(&mut self, f: &Fmt, lo: i32, hi: i32) -> u128 {
         let (lo, hi) = (lo.max(f.emin()), hi.min(f.emax()).max(lo.max(f.emin())));
         let e = lo + self.below((hi - lo + 1) as u64) as i32;
         let man = self.bits(f.man_bits);
@@ -68,7 +68,7 @@ impl Gen {
         }
     }
 
-    fn float_hard(&mut self, f: &Fmt) -> u128 {
+    pub(crate) fn float_hard(&mut self, f: &Fmt) -> u128 {
         let mut list = vec![
             f.zero(false),
             f.zero(true),

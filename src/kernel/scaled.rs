@@ -1,0 +1,268 @@
+//! Conformance kernels of the block-scaled `mma.sync` forms (§9.7.14.3): one warp per vector.
+//! The host scatters A, B and C by the manual's fragment layouts, as for `mma`
+//! ([`super::matrix`]), and puts each scale factor in the byte of the thread that the vector's
+//! selectors name (`spec::matrix::scale`, the reading of Figures 42-44); every other byte of
+//! `scale-a-data`/`scale-b-data` is 0. The selectors are registers loaded from the record (the
+//! same in every lane of the warp), so one kernel serves every vector.
+//!
+//! Record of lane `t`: A's, B's, C's registers (4 bytes each), `scale-a-data`,
+//! `scale-b-data`, then the four selectors as u16 (`byte-id-a`, `thread-id-a`, `byte-id-b`,
+//! `thread-id-b`). Output: D's registers.
+
+use super::{BuildError, ENTRY};
+use crate::backend::{Job, JobBuffer, JobParam};
+use spec::catalog::Form;
+use spec::matrix::{layout, Layout, Which};
+use spec::vector::scaled::{columns, Columns};
+use spec::vector::Vector;
+use std::fmt::Write as _;
+
+/// Threads per block: four warps.
+const BLOCK: usize = 128;
+
+/// The record layout of a form's launches.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    layouts: [Layout; 4],
+    in_stride: usize,
+    out_stride: usize,
+}
+
+/// Whether `form`'s vectors are block-scaled ones (and its kernels built here).
+pub fn is_scaled(form: &Form) -> bool {
+    columns(form).is_some()
+}
+
+fn plan(form: &Form) -> Result<Plan, String> {
+    let mut ls = Vec::new();
+    for w in Which::ALL {
+        ls.push(layout(form, w).map_err(|e| e.to_string())?);
+    }
+    let layouts: [Layout; 4] = ls.try_into().map_err(|_| "four layouts".to_string())?;
+    let regs: usize = layouts[..3].iter().map(|l| l.regs).sum();
+    Ok(Plan {
+        in_stride: (regs + 2) * 4 + 8,
+        out_stride: layouts[3].regs * 4,
+        layouts,
+    })
+}
+
+fn records(plan: &Plan, cols: &Columns, vectors: &[&Vector]) -> Result<(Vec<u8>, usize), String> {
+    let threads = (vectors.len() * 32).div_ceil(BLOCK) * BLOCK;
+    let mut input = vec![0u8; threads * plan.in_stride];
+    let s = cols.scalars.len();
+    let sizes = cols.ins.map(|m| m.len());
+    for (w, v) in vectors.iter().enumerate() {
+        let ins: Vec<u128> = v.ins.iter().map(|i| i.bits).collect();
+        let mut at = s;
+        let mut mats = Vec::with_capacity(5);
+        for n in sizes {
+            mats.push(&ins[at..at + n]);
+            at += n;
+        }
+        let mut regs: Vec<Vec<Vec<u64>>> = vec![vec![Vec::new(); 32]; 3];
+        for k in 0..3 {
+            let l = &plan.layouts[k];
+            let fmt = match cols.ins[k].ty.kind {
+                spec::types::Kind::Float(f) => Some(f),
+                _ => None,
+            };
+            // fp6/fp4 elements in 8-bit containers under `.kind::mxf8f6f4` (L22916).
+            let m: Vec<u64> = mats[k]
+                .iter()
+                .map(|&x| match fmt {
+                    Some(f) if k < 2 => spec::tensor::container_of_element(f, l.bits, x) as u64,
+                    _ => x as u64,
+                })
+                .collect();
+            l.scatter(0, &m, &mut regs[k]).map_err(|e| e.to_string())?;
+        }
+        // The scale factors in the selected threads' bytes (spec::matrix::scale's reading).
+        let (ba, ta, bb, tb) = (ins[0] as usize, ins[1] as usize, ins[2] as usize, ins[3] as usize);
+        let vec = cols.op.vec;
+        let mut sa = [0u32; 32];
+        let mut sb = [0u32; 32];
+        for g in 0..8 {
+            for (half, row) in [(0, g), (1, g + 8)] {
+                for b in 0..vec {
+                    sa[4 * g + 2 * ta + half] |= (mats[3][row * vec + b] as u32 & 0xff) << (8 * (ba + b));
+                }
+            }
+            for b in 0..vec {
+                sb[4 * g + tb] |= (mats[4][b * 8 + g] as u32 & 0xff) << (8 * (bb + b));
+            }
+        }
+        for lane in 0..32 {
+            let rec = &mut input[(w * 32 + lane) * plan.in_stride..][..plan.in_stride];
+            let mut words: Vec<u32> = Vec::new();
+            for r in &regs {
+                words.extend(r[lane].iter().map(|&x| x as u32));
+            }
+            words.push(sa[lane]);
+            words.push(sb[lane]);
+            for (j, x) in words.iter().enumerate() {
+                rec[4 * j..4 * j + 4].copy_from_slice(&x.to_le_bytes());
+            }
+            let sel = 4 * words.len();
+            for (j, &x) in ins[..4].iter().enumerate() {
+                rec[sel + 2 * j..sel + 2 * j + 2].copy_from_slice(&(x as u16).to_le_bytes());
+            }
+        }
+    }
+    Ok((input, threads))
+}
+
+fn module(form: &Form, plan: &Plan) -> String {
+    let (ptx, target) = super::header_for(form);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "// ptxconf conformance kernel for `{}` ({}): one warp per vector",
+        form.name,
+        form.signature()
+    );
+    let _ = writeln!(s, ".version {ptx}\n.target {target}\n.address_size 64\n");
+    let _ = writeln!(s, ".visible .entry {ENTRY}(.param .u64 in, .param .u64 out)\n{{");
+    s.push_str("\t.reg .b32 %i, %c, %t, %sa, %sb;\n\t.reg .b64 %ia, %oa, %off;\n\t.reg .b16 %ba, %ta, %bb, %tb;\n");
+    let names = ["a", "b", "c", "d"];
+    let mut ops = Vec::new();
+    for (l, n) in plan.layouts.iter().zip(names) {
+        let _ = writeln!(s, "\t.reg .b32 %{n}<{}>;", l.regs);
+        let regs: Vec<String> = (0..l.regs).map(|r| format!("%{n}{r}")).collect();
+        ops.push(format!("{{{}}}", regs.join(", ")));
+    }
+    s.push_str(concat!(
+        "\tld.param.u64 %ia, [in];\n",
+        "\tld.param.u64 %oa, [out];\n",
+        "\tmov.u32 %c, %ctaid.x;\n",
+        "\tmov.u32 %t, %ntid.x;\n",
+        "\tmov.u32 %i, %tid.x;\n",
+        "\tmad.lo.u32 %i, %c, %t, %i;\n",
+    ));
+    let _ = writeln!(
+        s,
+        "\tmul.wide.u32 %off, %i, {};\n\tadd.u64 %ia, %ia, %off;",
+        plan.in_stride
+    );
+    let _ = writeln!(
+        s,
+        "\tmul.wide.u32 %off, %i, {};\n\tadd.u64 %oa, %oa, %off;",
+        plan.out_stride
+    );
+    let mut off = 0;
+    for (l, n) in plan.layouts[..3].iter().zip(names) {
+        for r in 0..l.regs {
+            let _ = writeln!(s, "\tld.global.b32 %{n}{r}, [%ia+{off}];");
+            off += 4;
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\tld.global.b32 %sa, [%ia+{off}];\n\tld.global.b32 %sb, [%ia+{}];",
+        off + 4
+    );
+    off += 8;
+    for (j, r) in ["%ba", "%ta", "%bb", "%tb"].iter().enumerate() {
+        let _ = writeln!(s, "\tld.global.b16 {r}, [%ia+{}];", off + 2 * j);
+    }
+    let _ = writeln!(
+        s,
+        "\t{} {}, {}, {}, {}, %sa, {{%ba, %ta}}, %sb, {{%bb, %tb}};",
+        form.name, ops[3], ops[0], ops[1], ops[2]
+    );
+    for r in 0..plan.layouts[3].regs {
+        let _ = writeln!(s, "\tst.global.b32 [%oa+{}], %d{r};", 4 * r);
+    }
+    s.push_str("\tret;\n}\n");
+    s
+}
+
+/// The launches that evaluate `pick` of `vectors`, at most `max_threads` threads each.
+pub fn build(
+    form: &Form,
+    vectors: &[Vector],
+    pick: &[usize],
+    max_threads: usize,
+) -> Result<Vec<super::Batch>, BuildError> {
+    let cols = columns(form).ok_or_else(|| BuildError::Matrix("not a block-scaled form".into()))?;
+    let plan = plan(form).map_err(BuildError::Matrix)?;
+    let width = cols.scalars.len() + cols.ins.iter().map(|m| m.len()).sum::<usize>();
+    let mut chosen = Vec::with_capacity(pick.len());
+    for &i in pick {
+        let v = vectors.get(i).ok_or(BuildError::VectorOutOfRange { index: i })?;
+        if v.ins.len() != width || v.outs.len() != cols.out.len() {
+            return Err(BuildError::OperandMismatch {
+                index: i,
+                form: form.name.clone(),
+            });
+        }
+        chosen.push((i, v));
+    }
+    if chosen.is_empty() {
+        return Err(BuildError::NoVectors);
+    }
+    let ptx = module(form, &plan);
+    let mut batches = Vec::new();
+    for chunk in chosen.chunks((max_threads / 32).max(1)) {
+        let vs: Vec<&Vector> = chunk.iter().map(|(_, v)| *v).collect();
+        let (input, threads) = records(&plan, &cols, &vs).map_err(BuildError::Matrix)?;
+        batches.push(super::Batch {
+            job: Job {
+                ptx: ptx.clone(),
+                entry: ENTRY.to_string(),
+                grid: [(threads / BLOCK) as u32, 1, 1],
+                block: [BLOCK as u32, 1, 1],
+                buffers: vec![
+                    JobBuffer {
+                        name: "in".into(),
+                        hex: Some(oracle::launch::encode_hex(&input)),
+                        size: None,
+                    },
+                    JobBuffer {
+                        name: "out".into(),
+                        hex: None,
+                        size: Some((threads * plan.out_stride) as u64),
+                    },
+                ],
+                params: vec![
+                    JobParam::Buffer { buffer: "in".into() },
+                    JobParam::Buffer { buffer: "out".into() },
+                ],
+                shared_bytes: 0,
+            },
+            vectors: chunk.iter().map(|(i, _)| *i).collect(),
+            records: super::Records::Scaled(Box::new(plan.clone())),
+        });
+    }
+    Ok(batches)
+}
+
+impl Plan {
+    /// D of every vector of the launch (row-major), from the `out` buffer.
+    pub fn decode(&self, vectors: usize, out: &[u8]) -> Result<Vec<Vec<u128>>, super::DecodeError> {
+        let threads = (vectors * 32).div_ceil(BLOCK) * BLOCK;
+        if out.len() != threads * self.out_stride {
+            return Err(super::DecodeError::OutSize {
+                found: out.len(),
+                expected: threads * self.out_stride,
+            });
+        }
+        let l = &self.layouts[3];
+        (0..vectors)
+            .map(|w| {
+                let regs: Vec<Vec<u64>> = (0..32)
+                    .map(|lane| {
+                        let rec = &out[(w * 32 + lane) * self.out_stride..][..self.out_stride];
+                        rec.chunks(4)
+                            .map(|c| u64::from(u32::from_le_bytes(c.try_into().expect("four bytes"))))
+                            .collect()
+                    })
+                    .collect();
+                let m = l
+                    .gather(0, &regs)
+                    .map_err(|e| super::DecodeError::Matrix(e.to_string()))?;
+                Ok(m.into_iter().map(u128::from).collect())
+            })
+            .collect()
+    }
+}
