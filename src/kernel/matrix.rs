@@ -550,18 +550,27 @@ impl Warpgroup {
         let a_from_regs = form.inputs.iter().any(|o| o.group.is_some());
         // A's stored columns: K, or K/2 for a sparse A.
         let ka = cols.sparsity.map_or(k, |sp| k * sp.nonzeros / sp.block);
-        let biggest = |mn: usize, k: usize, bits: usize| {
+        // The largest image over the modes a vector may use (MN-major only where the form has
+        // the transpose operand: a `.b1` A at MN-major would need 32 KB it never uses).
+        let has = |name: &str| cols.scalars.iter().any(|x| x.name == name);
+        let biggest = |mn: usize, k: usize, bits: usize, trans: bool| {
             let mut most = 0;
             for sw in Swizzle::ALL {
                 for major in [Major::K, Major::Mn] {
-                    most = most.max(canonical(major, sw, mn, k, bits, 0).1);
+                    if major == Major::K || trans {
+                        most = most.max(canonical(major, sw, mn, k, bits, 0).1);
+                    }
                 }
             }
             most
         };
-        let a_size = if a_from_regs { 0 } else { biggest(m, ka, a_bits) };
+        let a_size = if a_from_regs {
+            0
+        } else {
+            biggest(m, ka, a_bits, has("imm_trans_a"))
+        };
         let b_at = a_size.div_ceil(1024) * 1024;
-        let smem = (b_at + biggest(n, k, b_bits)).div_ceil(16) * 16;
+        let smem = (b_at + biggest(n, k, b_bits, has("imm_trans_b"))).div_ceil(16) * 16;
         Ok(Warpgroup {
             a_regs: a_from_regs.then_some(m * ka * a_bits / 32 / THREADS),
             d_regs: m * n * d_bits / 32 / THREADS,
@@ -826,12 +835,20 @@ impl Warpgroup {
             let v: Vec<String> = (0..n).map(|r| format!("%{name}{r}")).collect();
             format!("{{{}}}", v.join(", "))
         };
-        let variants = 1u32 << self.imms.len();
-        for var in 0..variants {
+        // Every combination of the immediates, but a sparsity selector the form's metadata
+        // threads do not allow (ptxas refuses the text even where no vector goes).
+        let sel_bit = self.imms.iter().position(|x| *x == "sp_sel");
+        let variants: Vec<u32> = (0..1u32 << self.imms.len())
+            .filter(|var| match (sel_bit, &self.sparse) {
+                (Some(bit), Some(sp)) => sp.selector_ok(var >> bit & 1),
+                _ => true,
+            })
+            .collect();
+        for var in &variants {
             let _ = writeln!(body, "\tsetp.eq.u32 %q, %var, {var};\n\t@%q bra $V{var};");
         }
         body.push_str("\tbra $JOIN;\n");
-        for var in 0..variants {
+        for &var in &variants {
             let mut ops = vec![list(self.d_regs, "d")];
             for o in &form.inputs {
                 ops.push(if o.group.is_some() {
