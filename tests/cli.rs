@@ -232,7 +232,10 @@ fn coverage_counts_executed_and_generated_forms() {
     assert_eq!(n(ctl, "executed"), n(ctl, "forms"));
     assert!(n(ctl, "generated") >= 4, "{ctl}");
     let (warp, group) = (fam("9.7.14"), fam("9.7.15"));
-    assert!(n(warp, "executed") > 1000 && n(warp, "executed") < n(warp, "forms"), "{warp}");
+    assert!(
+        n(warp, "executed") > 1000 && n(warp, "executed") < n(warp, "forms"),
+        "{warp}"
+    );
     assert_eq!(n(group, "executed"), n(group, "forms"), "{group}");
     for f in [warp, group] {
         assert!(n(f, "semantics") > 500 && n(f, "vectors") == n(f, "semantics"), "{f}");
