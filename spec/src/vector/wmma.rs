@@ -8,7 +8,7 @@
 //! ```text
 //! # form: wmma.load.a.sync.aligned.col.m16n16k16.shared.f16
 //! # columns: stride:u32 | A:f16[16x16] B:f16[16x16] C:f32[16x16] -> D:f32[16x16] tag
-//! 00000020 | 3c00 4000 ... | ... | ... | 41a00000 exact ...
+//! 00000010 | 0000 3c00 4000 ... | ... | ... | c29a0000 exact 41a00000 exact ...
 //! ```
 //!
 //! - The grammar is the matrix forms' ([`super::matrix`]) with one scalar before the matrices:
