@@ -258,7 +258,9 @@ fn note_nans(out: &Outcome, bits: u128, seen: &mut Vec<(FloatFormat, u128)>) {
 /// The name and width of every result a vector of `form` holds: its destinations, or for a
 /// matrix form each element of D (`D[row,col]`).
 fn outputs_of(form: &Form) -> (Vec<(String, u32)>, Option<spec::types::Type>) {
-    match spec::vector::matrix::columns(form) {
+    // wmma.load/store: D of the round trip, as for a matrix form.
+    let matrix = spec::vector::matrix::columns(form).or_else(|| spec::vector::wmma::columns(form).map(|c| c.lines));
+    match matrix {
         Some(c) => (
             (0..c.out.len())
                 .map(|i| (format!("D[{},{}]", i / c.out.cols, i % c.out.cols), c.out.ty.bits()))

@@ -14,6 +14,7 @@
 mod matrix;
 mod movement;
 mod scaled;
+mod wmma;
 
 use crate::backend::{Buffers, Job, JobBuffer, JobParam};
 use spec::catalog::{write, Form, Operand, PtxVersion, Target};
@@ -136,6 +137,8 @@ enum Records {
     Movement(Box<movement::Plan>),
     /// A warp per block-scaled `mma` ([`scaled`]).
     Scaled(Box<scaled::Plan>),
+    /// A warp per `wmma.load`/`wmma.store` round trip ([`wmma`]).
+    Wmma(Box<wmma::Plan>),
 }
 
 /// The PTX ISA version each target first appears in (§12 release notes): a kernel's `.version`
@@ -251,6 +254,9 @@ pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize
     if scaled::is_scaled(form) {
         return scaled::build(form, vectors, pick, max_threads);
     }
+    if wmma::is_wmma(form) {
+        return wmma::build(form, vectors, pick, max_threads);
+    }
     let mut variants: Vec<Variant> = Vec::new();
     let mut index: HashMap<Variant, u32> = HashMap::new();
     let mut of_vector = Vec::with_capacity(pick.len());
@@ -338,6 +344,7 @@ impl Batch {
             Records::Matrix(plan) => return plan.decode(self.vectors.len(), out),
             Records::Movement(plan) => return plan.decode(self.vectors.len(), out),
             Records::Scaled(plan) => return plan.decode(self.vectors.len(), out),
+            Records::Wmma(plan) => return plan.decode(self.vectors.len(), out),
         };
         let stride = layout.out_stride as usize;
         if out.len() != self.vectors.len() * stride {

@@ -93,6 +93,17 @@ fn movement_kernels_assemble() {
     assert!(n >= 82, "{n} data-movement forms");
 }
 
+/// Every `wmma.load`/`wmma.store` form's kernel (the round trip through its companion
+/// `wmma.mma`, shared forms through a copy loop) assembles. 456 ptxas runs: `--ignored`.
+#[test]
+#[ignore]
+fn wmma_access_kernels_assemble() {
+    let Some(n) = assemble_all("wmma-access", |f| spec::vector::wmma::columns(f).is_some()) else {
+        return;
+    };
+    assert!(n >= 456, "{n} wmma.load/store forms");
+}
+
 /// Assembles the kernel of every form `has` picks (less the forms ptxas 12.9 refuses, which
 /// are listed findings), fails on any rejection, and returns how many were assembled (`None`
 /// when there is no ptxas and the run may skip).

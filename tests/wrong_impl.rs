@@ -168,3 +168,61 @@ fn data_movement_layout_bugs_are_found() {
     }
     assert_eq!(report["totals"]["forms_failed"], 2);
 }
+
+/// Memory-layout bugs in `wmma.load`/`wmma.store` are found through the round trip: a
+/// `wmma.load.c .col` that reads `.row` (C transposed) fails on every vector, a
+/// `wmma.store.d` that drops its stride operand fails on the two vectors whose stride is not
+/// the default, and an untouched neighbour passes.
+#[test]
+fn wmma_access_bugs_are_found() {
+    let dir = scratch("wrong-wmma");
+    let backend = planted_backend(
+        &dir,
+        concat!(
+            "s/\\twmma\\.load\\.c\\.sync\\.aligned\\.col\\.m16n16k16\\.global\\.f32 /",
+            "\\twmma.load.c.sync.aligned.row.m16n16k16.global.f32 /;",
+            "/\\twmma\\.store\\.d\\.sync\\.aligned\\.col\\.m8n8k4\\.global\\.f64 /s/, %s;$/;/"
+        ),
+    );
+    let json = dir.join("report.json");
+    let out = ptxconf()
+        .args([
+            "conform",
+            "--quiet",
+            "--backend",
+            &backend,
+            "wmma.load.c.sync.aligned.col.m16n16k16.global.f32",
+            "wmma.store.d.sync.aligned.col.m8n8k4.global.f64",
+            "wmma.load.b.sync.aligned.row.m8n32k16.shared.bf16",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let forms = report["forms"].as_array().unwrap();
+    let get = |prefix: &str| {
+        forms
+            .iter()
+            .find(|f| f["form"].as_str().unwrap().starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix} not in the report"))
+    };
+    let c = get("wmma.load.c.sync.aligned.col.m16n16k16.global.f32");
+    assert_eq!(c["status"], "failed");
+    assert_eq!(c["failed"], c["vectors"], "every vector shows a transposed C");
+    let d = get("wmma.store.d.sync.aligned.col.m8n8k4.global.f64");
+    assert_eq!(d["status"], "failed");
+    assert_eq!(d["failed"], 2, "the default-stride vector passes without the operand");
+    assert_eq!(
+        get("wmma.load.b.sync.aligned.row.m8n32k16.shared.bf16")["status"],
+        "passed"
+    );
+    assert_eq!(report["totals"]["forms_failed"], 2);
+}

@@ -7,6 +7,7 @@
 //! - [`vectors`]: golden vectors, the operand sets of one catalog form and the spec's outcomes on
 //!   them (issue 5).
 //! - [`matrix`]: golden vectors of the matrix multiply-accumulate forms, whole matrices each.
+//! - [`wmma`]: golden vectors of `wmma.load`/`wmma.store`, a round trip through `wmma.mma`.
 //! - [`program`]: random well-typed PTX programs whose results the manual determines, with their
 //!   launch and signature layout: the input of differential fuzzing (issue 6).
 
@@ -18,3 +19,4 @@ pub mod movement;
 pub mod program;
 pub mod scaled;
 pub mod vectors;
+pub mod wmma;

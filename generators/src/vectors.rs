@@ -830,6 +830,9 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
     if spec::vector::scaled::columns(form).is_some() {
         return crate::scaled::generate(form, seed, level);
     }
+    if spec::vector::wmma::columns(form).is_some() {
+        return crate::wmma::generate(form, seed, level);
+    }
     if spec::eval::semantics(form).is_none() {
         return Err(GenerateError::NoSemantics {
             form: form.name.clone(),

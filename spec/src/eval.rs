@@ -33,6 +33,7 @@ pub fn has_semantics(form: &Form) -> bool {
         || crate::vector::matrix::columns(form).is_some()
         || crate::vector::movement::columns(form).is_some()
         || crate::vector::scaled::columns(form).is_some()
+        || crate::vector::wmma::columns(form).is_some()
 }
 
 /// A semantics adapter: decodes the form's modifiers and calls the pure function for it.

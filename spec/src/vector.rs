@@ -39,6 +39,7 @@
 pub mod matrix;
 pub mod movement;
 pub mod scaled;
+pub mod wmma;
 
 use crate::catalog::{catalog, Form, FormId, Operand};
 use crate::types::{FloatFormat, Kind, Type};
@@ -97,6 +98,9 @@ pub fn columns(form: &Form) -> String {
     if let Some(m) = scaled::columns(form) {
         return m.header();
     }
+    if let Some(m) = wmma::columns(form) {
+        return m.header();
+    }
     let mut s = String::new();
     if has_dsel(form) {
         s.push_str("d.sel ");
@@ -125,6 +129,9 @@ pub fn format_line(form: &Form, v: &Vector) -> String {
     }
     if let Some(m) = scaled::columns(form) {
         return scaled::format_line(&m, v);
+    }
+    if let Some(m) = wmma::columns(form) {
+        return wmma::format_line(&m, v);
     }
     let mut s = String::with_capacity(64);
     if has_dsel(form) {
@@ -333,6 +340,9 @@ pub fn parse_line(form: &Form, line: &str) -> Result<Vector, LineError> {
     }
     if let Some(m) = scaled::columns(form) {
         return scaled::parse_line(&m, line);
+    }
+    if let Some(m) = wmma::columns(form) {
+        return wmma::parse_line(&m, line);
     }
     let mut words = line.split_ascii_whitespace();
     // The column is named only when it is missing (lines are parsed by the million).
