@@ -72,7 +72,7 @@ pub struct Columns {
     /// the matrices (none for dense `mma`, `wmma`).
     pub scalars: Vec<Scalar>,
     /// `mma.sp`: A's structured sparsity. A is written dense (zeros where the sparsity prunes:
-    /// each block keeps at most [`Sparsity::nonzeros`] elements that are not +0, pairs of them
+    /// each block keeps at most [`crate::matrix::Sparsity::nonzeros`] elements that are not +0, pairs of them
     /// for pairwise 4:8); the metadata operand `e` is the kernel's to derive, so a line says
     /// nothing of its layout.
     pub sparsity: Option<crate::matrix::Sparsity>,

@@ -98,7 +98,8 @@ fn companions() -> &'static HashMap<Key, usize> {
     })
 }
 
-/// The companion `wmma.mma` of a `wmma.load`/`wmma.store` form (see [`companions`]).
+/// The companion `wmma.mma` of a `wmma.load`/`wmma.store` form: of the same shape and types
+/// (the shortest name, no `.satfinite` or `.rnd`; f32 D and C where there is a choice).
 pub fn companion(form: &Form) -> Option<&'static Form> {
     WmmaAccess::of(form).ok()?;
     let slot = Which::ALL.iter().position(|w| Some(*w) == which(form))?;
