@@ -242,6 +242,34 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
+/// The launch of a tensor-core conformance kernel, `conform(.param .u64 in, .param .u64 out)`:
+/// `blocks` blocks of `block` threads, `input` as the `in` buffer, `out_bytes` of `out`.
+fn in_out_job(ptx: &str, blocks: usize, block: usize, input: &[u8], out_bytes: usize) -> Job {
+    Job {
+        ptx: ptx.to_string(),
+        entry: ENTRY.to_string(),
+        grid: [blocks as u32, 1, 1],
+        block: [block as u32, 1, 1],
+        buffers: vec![
+            JobBuffer {
+                name: "in".into(),
+                hex: Some(oracle::launch::encode_hex(input)),
+                size: None,
+            },
+            JobBuffer {
+                name: "out".into(),
+                hex: None,
+                size: Some(out_bytes as u64),
+            },
+        ],
+        params: vec![
+            JobParam::Buffer { buffer: "in".into() },
+            JobParam::Buffer { buffer: "out".into() },
+        ],
+        shared_bytes: 0,
+    }
+}
+
 /// Builds the launches that evaluate `vectors` (the subset `pick`, in order) of `form`, at most
 /// `max_threads` vectors per launch.
 pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize) -> Result<Vec<Batch>, BuildError> {

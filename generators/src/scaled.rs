@@ -92,12 +92,5 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
             counts.random += 1;
         }
     }
-    Ok(Generated {
-        vectors,
-        counts,
-        rejected: 0,
-        form_seed: fseed,
-        budget: 0,
-        space: u128::MAX,
-    })
+    Ok(Generated::whole(vectors, counts, fseed))
 }

@@ -186,6 +186,21 @@ pub struct Generated {
     pub space: u128,
 }
 
+impl Generated {
+    /// The vectors of a tensor-core form (built per vector, not from an operand space): no
+    /// budget, no rejections, the space unbounded.
+    pub(crate) fn whole(vectors: Vec<Vector>, counts: Counts, form_seed: u64) -> Generated {
+        Generated {
+            vectors,
+            counts,
+            rejected: 0,
+            form_seed,
+            budget: 0,
+            space: u128::MAX,
+        }
+    }
+}
+
 /// 64-bit FNV-1a.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

@@ -17,7 +17,6 @@
 //! 256-byte aligned offset) and writes D at `out + w·out_stride`.
 
 use super::{BuildError, ENTRY};
-use crate::backend::{Job, JobBuffer, JobParam};
 use spec::catalog::{catalog, Form};
 use spec::matrix::{layout, Layout, Which, WmmaAccess};
 use spec::tensor::Kind as MmaKind;
@@ -402,29 +401,7 @@ fn launches(
             Plumbing::Registers(_) => threads * plan.out_stride,
         };
         batches.push(super::Batch {
-            job: Job {
-                ptx: ptx.clone(),
-                entry: ENTRY.to_string(),
-                grid: [(threads / BLOCK) as u32, 1, 1],
-                block: [BLOCK as u32, 1, 1],
-                buffers: vec![
-                    JobBuffer {
-                        name: "in".into(),
-                        hex: Some(oracle::launch::encode_hex(&input)),
-                        size: None,
-                    },
-                    JobBuffer {
-                        name: "out".into(),
-                        hex: None,
-                        size: Some(out_bytes as u64),
-                    },
-                ],
-                params: vec![
-                    JobParam::Buffer { buffer: "in".into() },
-                    JobParam::Buffer { buffer: "out".into() },
-                ],
-                shared_bytes: 0,
-            },
+            job: super::in_out_job(&ptx, threads / BLOCK, BLOCK, &input, out_bytes),
             vectors: chunk.iter().map(|(i, _)| *i).collect(),
             records: super::Records::Matrix(Box::new(plan.clone())),
         });

@@ -22,7 +22,6 @@
 //! (its registers, its memory row, or `d`).
 
 use super::{BuildError, ENTRY};
-use crate::backend::{Job, JobBuffer, JobParam};
 use spec::catalog::Form;
 use spec::vector::movement::{columns, Columns, Move};
 use spec::vector::Vector;
@@ -174,29 +173,7 @@ pub fn build(
         let vs: Vec<&Vector> = chunk.iter().map(|(_, v)| *v).collect();
         let (input, threads) = records(&cols, &vs);
         batches.push(super::Batch {
-            job: Job {
-                ptx: ptx.clone(),
-                entry: ENTRY.to_string(),
-                grid: [(threads / BLOCK) as u32, 1, 1],
-                block: [BLOCK as u32, 1, 1],
-                buffers: vec![
-                    JobBuffer {
-                        name: "in".into(),
-                        hex: Some(oracle::launch::encode_hex(&input)),
-                        size: None,
-                    },
-                    JobBuffer {
-                        name: "out".into(),
-                        hex: None,
-                        size: Some((threads * OUT_STRIDE) as u64),
-                    },
-                ],
-                params: vec![
-                    JobParam::Buffer { buffer: "in".into() },
-                    JobParam::Buffer { buffer: "out".into() },
-                ],
-                shared_bytes: 0,
-            },
+            job: super::in_out_job(&ptx, threads / BLOCK, BLOCK, &input, threads * OUT_STRIDE),
             vectors: chunk.iter().map(|(i, _)| *i).collect(),
             records: super::Records::Movement(Box::new(Plan { cols: cols.clone() })),
         });

@@ -10,7 +10,6 @@
 //! `thread-id-b`). Output: D's registers.
 
 use super::{BuildError, ENTRY};
-use crate::backend::{Job, JobBuffer, JobParam};
 use spec::catalog::Form;
 use spec::matrix::{layout, Layout, Which};
 use spec::vector::scaled::{columns, Columns};
@@ -207,29 +206,7 @@ pub fn build(
         let vs: Vec<&Vector> = chunk.iter().map(|(_, v)| *v).collect();
         let (input, threads) = records(&plan, &cols, &vs).map_err(BuildError::Matrix)?;
         batches.push(super::Batch {
-            job: Job {
-                ptx: ptx.clone(),
-                entry: ENTRY.to_string(),
-                grid: [(threads / BLOCK) as u32, 1, 1],
-                block: [BLOCK as u32, 1, 1],
-                buffers: vec![
-                    JobBuffer {
-                        name: "in".into(),
-                        hex: Some(oracle::launch::encode_hex(&input)),
-                        size: None,
-                    },
-                    JobBuffer {
-                        name: "out".into(),
-                        hex: None,
-                        size: Some((threads * plan.out_stride) as u64),
-                    },
-                ],
-                params: vec![
-                    JobParam::Buffer { buffer: "in".into() },
-                    JobParam::Buffer { buffer: "out".into() },
-                ],
-                shared_bytes: 0,
-            },
+            job: super::in_out_job(&ptx, threads / BLOCK, BLOCK, &input, threads * plan.out_stride),
             vectors: chunk.iter().map(|(i, _)| *i).collect(),
             records: super::Records::Scaled(Box::new(plan.clone())),
         });

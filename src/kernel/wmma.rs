@@ -16,7 +16,6 @@
 //!   (`bar.warp.sync` before the load), or, for a store, stores there and copies it out after.
 
 use super::{BuildError, DecodeError, ENTRY};
-use crate::backend::{Job, JobBuffer, JobParam};
 use spec::catalog::Form;
 use spec::matrix::{Layout, WmmaAccess};
 use spec::vector::wmma::{columns, Columns};
@@ -225,29 +224,7 @@ pub fn build(
             }
         }
         batches.push(super::Batch {
-            job: Job {
-                ptx: ptx.clone(),
-                entry: ENTRY.to_string(),
-                grid: [chunk.len() as u32, 1, 1],
-                block: [32, 1, 1],
-                buffers: vec![
-                    JobBuffer {
-                        name: "in".into(),
-                        hex: Some(oracle::launch::encode_hex(&input)),
-                        size: None,
-                    },
-                    JobBuffer {
-                        name: "out".into(),
-                        hex: None,
-                        size: Some((chunk.len() * out_stride) as u64),
-                    },
-                ],
-                params: vec![
-                    JobParam::Buffer { buffer: "in".into() },
-                    JobParam::Buffer { buffer: "out".into() },
-                ],
-                shared_bytes: 0,
-            },
+            job: super::in_out_job(&ptx, chunk.len(), 32, &input, chunk.len() * out_stride),
             vectors: chunk.iter().map(|(i, _)| *i).collect(),
             records: super::Records::Wmma(Box::new(Plan {
                 acc,
