@@ -242,6 +242,18 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
+/// The start of a tensor-core conformance kernel: a comment naming `form` and `how` it is run,
+/// `.version`/`.target` (`header`), and the opened entry `conform(.param .u64 in, .param .u64
+/// out)` that [`in_out_job`] launches.
+fn in_out_entry(form: &Form, (ptx, target): (PtxVersion, Target), how: &str) -> String {
+    format!(
+        "// ptxconf conformance kernel for `{}` ({}): {how}\n.version {ptx}\n.target {target}\n.address_size 64\n\n\
+         .visible .entry {ENTRY}(.param .u64 in, .param .u64 out)\n{{\n",
+        form.name,
+        form.signature()
+    )
+}
+
 /// The launch of a tensor-core conformance kernel, `conform(.param .u64 in, .param .u64 out)`:
 /// `blocks` blocks of `block` threads, `input` as the `in` buffer, `out_bytes` of `out`.
 fn in_out_job(ptx: &str, blocks: usize, block: usize, input: &[u8], out_bytes: usize) -> Job {

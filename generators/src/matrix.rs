@@ -24,9 +24,8 @@ use spec::float::Fmt;
 use spec::tensor::Elem;
 use spec::tensor::MmaOp;
 use spec::types::FloatFormat;
-use spec::value::Input;
+use spec::vector::form_key;
 use spec::vector::matrix::{columns, Columns};
-use spec::vector::{form_key, Vector};
 
 /// The styles, in the order vectors cycle through them.
 const STYLES: usize = 4;
@@ -418,17 +417,7 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
             None => matrices(cols.op, &mut g, style),
         };
         let outs = cols.eval(&ins).expect("the matrices have the form's sizes");
-        vectors.push(Vector {
-            dsel: None,
-            ins: ins
-                .into_iter()
-                .map(|bits| Input {
-                    bits,
-                    ..Input::default()
-                })
-                .collect(),
-            outs,
-        });
+        vectors.push(crate::vectors::whole_vector(ins, outs));
         if style == 3 {
             counts.random += 1;
         } else {

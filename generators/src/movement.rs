@@ -13,9 +13,8 @@ use crate::vectors::{form_seed, Counts, GenerateError, Generated, Level};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use spec::catalog::Form;
-use spec::value::Input;
+use spec::vector::form_key;
 use spec::vector::movement::columns;
-use spec::vector::{form_key, Vector};
 
 /// The vectors of a data-movement form ([`spec::vector::movement::columns`]).
 pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, GenerateError> {
@@ -50,17 +49,7 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
             (0..n).map(|_| u128::from(rng.next_u64()) & mask).collect()
         };
         let outs = cols.eval(form, &ins).expect("the input has the form's size");
-        vectors.push(Vector {
-            dsel: None,
-            ins: ins
-                .into_iter()
-                .map(|bits| Input {
-                    bits,
-                    ..Input::default()
-                })
-                .collect(),
-            outs,
-        });
+        vectors.push(crate::vectors::whole_vector(ins, outs));
         if i < index {
             counts.hard += 1;
         } else {

@@ -11,9 +11,8 @@ use rand_chacha::ChaCha8Rng;
 use spec::catalog::Form;
 use spec::float::Fmt;
 use spec::types::FloatFormat;
-use spec::value::Input;
+use spec::vector::form_key;
 use spec::vector::scaled::columns;
-use spec::vector::{form_key, Vector};
 
 /// A scale factor: one in eight an extreme of the format, else near 2^0.
 fn scale(g: &mut Gen, f: FloatFormat) -> u128 {
@@ -75,17 +74,7 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
         ins.extend((0..m * n).map(|_| g.float_in(Fmt::of(FloatFormat::F32), -2, 4)));
         ins.extend((0..m * op.vec + op.vec * n).map(|_| scale(&mut g, op.scale)));
         let outs = cols.eval(&ins).expect("the matrices have the form's sizes");
-        vectors.push(Vector {
-            dsel: None,
-            ins: ins
-                .into_iter()
-                .map(|bits| Input {
-                    bits,
-                    ..Input::default()
-                })
-                .collect(),
-            outs,
-        });
+        vectors.push(crate::vectors::whole_vector(ins, outs));
         if hard {
             counts.hard += 1;
         } else {

@@ -186,6 +186,21 @@ pub struct Generated {
     pub space: u128,
 }
 
+/// A vector of a tensor-core form from its input bits (scalars, then matrices) and outcomes.
+pub(crate) fn whole_vector(ins: Vec<u128>, outs: Vec<spec::value::Outcome>) -> Vector {
+    Vector {
+        dsel: None,
+        ins: ins
+            .into_iter()
+            .map(|bits| Input {
+                bits,
+                ..Input::default()
+            })
+            .collect(),
+        outs,
+    }
+}
+
 impl Generated {
     /// The vectors of a tensor-core form (built per vector, not from an operand space): no
     /// budget, no rejections, the space unbounded.

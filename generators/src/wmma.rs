@@ -17,10 +17,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use spec::catalog::Form;
 use spec::types::{Kind, Type};
-use spec::value::Input;
+use spec::vector::form_key;
 use spec::vector::matrix::Mat;
 use spec::vector::wmma::{columns, Columns};
-use spec::vector::{form_key, Vector};
 
 /// The bit pattern of the small integer `v` (|v| ≤ 2048) as an element of `ty`; `None` for a
 /// type the lines never hold.
@@ -117,17 +116,7 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
             }
         }
         let outs = cols.eval(&ins).ok_or_else(no)?;
-        vectors.push(Vector {
-            dsel: None,
-            ins: ins
-                .into_iter()
-                .map(|bits| Input {
-                    bits,
-                    ..Input::default()
-                })
-                .collect(),
-            outs,
-        });
+        vectors.push(crate::vectors::whole_vector(ins, outs));
         if is_index {
             counts.hard += 1;
         } else {

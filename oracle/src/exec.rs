@@ -1569,17 +1569,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             WarpKind::Activemask => false,
             _ => true,
         };
-        let mut here = exec;
-        let mut live = 0u32;
-        for l in 0..n {
-            let t = &self.threads[lo + l];
-            if sync && t.st == St::WarpWait && t.pc == pc {
-                here |= 1 << l;
-            }
-            if t.st != St::Exited {
-                live |= 1 << l;
-            }
-        }
+        let (here, live) = self.lanes_at(lo, exec, pc, sync);
         if here == 0 {
             return Ok(());
         }
@@ -1687,17 +1677,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         use spec::matrix;
         let hi = (lo + 32).min(self.threads.len());
         let n = hi - lo;
-        let mut here = exec;
-        let mut live = 0u32;
-        for l in 0..n {
-            let t = &self.threads[lo + l];
-            if t.st == St::WarpWait && t.pc == pc {
-                here |= 1 << l;
-            }
-            if t.st != St::Exited {
-                live |= 1 << l;
-            }
-        }
+        let (here, live) = self.lanes_at(lo, exec, pc, true);
         if here == 0 {
             return Ok(());
         }
@@ -2030,17 +2010,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         let form = g.form;
         let hi = (lo + 32).min(self.threads.len());
         let n = hi - lo;
-        let mut here = exec;
-        let mut live = 0u32;
-        for l in 0..n {
-            let t = &self.threads[lo + l];
-            if t.st == St::WarpWait && t.pc == pc {
-                here |= 1 << l;
-            }
-            if t.st != St::Exited {
-                live |= 1 << l;
-            }
-        }
+        let (here, live) = self.lanes_at(lo, exec, pc, true);
         if here == 0 {
             return Ok(());
         }
@@ -2400,20 +2370,27 @@ impl<'m, 'p> Cta<'m, 'p> {
         Ok((lo..hi).any(|i| self.threads[i].st == St::Run))
     }
 
-    /// `bar.warp.sync`: lanes wait until every live lane of the mask is here.
-    fn warp_sync(&mut self, lo: usize, exec: u32, pc: u32, mop: &Src) -> Result<()> {
+    /// The lanes of the warp at `lo` that are at warp-wide instruction `pc` (`exec`, the lanes
+    /// issuing it now, and, when `waiting`, those already waiting there: a `.sync` instruction's
+    /// lanes wait for each other), and the lanes that have not exited, as masks.
+    fn lanes_at(&self, lo: usize, exec: u32, pc: u32, waiting: bool) -> (u32, u32) {
         let hi = (lo + 32).min(self.threads.len());
         let mut here = exec;
         let mut live = 0u32;
-        for i in lo..hi {
-            let t = &self.threads[i];
-            if t.st == St::WarpWait && t.pc == pc {
-                here |= 1 << (i - lo);
+        for (l, t) in self.threads[lo..hi].iter().enumerate() {
+            if waiting && t.st == St::WarpWait && t.pc == pc {
+                here |= 1 << l;
             }
             if t.st != St::Exited {
-                live |= 1 << (i - lo);
+                live |= 1 << l;
             }
         }
+        (here, live)
+    }
+
+    /// `bar.warp.sync`: lanes wait until every live lane of the mask is here.
+    fn warp_sync(&mut self, lo: usize, exec: u32, pc: u32, mop: &Src) -> Result<()> {
+        let (here, live) = self.lanes_at(lo, exec, pc, true);
         let Some(first) = (0..32).find(|l| here >> l & 1 != 0) else {
             return Ok(());
         };

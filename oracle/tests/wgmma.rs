@@ -8,6 +8,10 @@
 use oracle::error::ErrorKind;
 use oracle::launch::{self, LaunchFile};
 
+#[path = "common/wgmma.rs"]
+mod wgmma_common;
+use wgmma_common::{acc, desc, f16, load_regs, regs, store_regs, swizzle};
+
 /// Runs `body` on `threads` threads (one CTA, sm_90a) with `in` = `input` (`%rd1`) and a zeroed
 /// `out` of `out_bytes` (`%rd2`). First every thread copies the first `image_words` words of
 /// `in` to `tile` in shared memory (thread t copies words t, t + 128, …), then `bar.sync 0` and
@@ -51,50 +55,8 @@ fn run(
     launch::run(&l, &ptx).map(|(b, _)| b[1].1.clone())
 }
 
-/// `%rd{reg}` = descriptor with start address `tile + off` and the other fields in `high`
-/// (`matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4` in bits 13-0, L25606-25652).
-fn desc(reg: u32, off: u32, high: u64) -> String {
-    format!(
-        "mov.u32 %r5, tile;\nadd.u32 %r5, %r5, {off};\nbfe.u32 %r6, %r5, 4, 14;\ncvt.u64.u32 %rd{reg}, %r6;\n\
-         or.b64 %rd{reg}, %rd{reg}, {};\n",
-        high as i64
-    )
-}
-
-fn load_regs(first: u32, n: u32) -> String {
-    (0..n)
-        .map(|k| format!("ld.global.b32 %r{}, [%rd4+{}];\n", first + k, 4 * k))
-        .collect()
-}
-
-fn store_regs(first: u32, n: u32) -> String {
-    (0..n)
-        .map(|k| format!("st.global.b32 [%rd5+{}], %r{};\n", 4 * k, first + k))
-        .collect()
-}
-
-fn regs(first: u32, n: u32) -> String {
-    (0..n)
-        .map(|k| format!("%r{}", first + k))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn words(b: &[u8]) -> Vec<u32> {
     b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
-}
-
-/// The accumulator layout (Fig. 148; mma's m16n8 C/D layout per warp w and per 8-column block,
-/// as CUTLASS's GMMA traits have it): element i of thread t is row 16w + g + 8·((i >> 1) & 1),
-/// column 8·(i >> 2) + 2·q + (i & 1), with w = t / 32, g = t % 32 / 4, q = t % 4.
-fn acc(t: usize, i: usize) -> (usize, usize) {
-    let (w, g, q) = (t / 32, t % 32 / 4, t % 4);
-    (16 * w + g + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * q + (i & 1))
-}
-
-/// `Swizzle<bits,4,3>` on a byte address (the table at L25308-25360).
-fn swizzle(bits: u32, a: usize) -> usize {
-    a ^ (((a >> 7) & ((1 << bits) - 1)) << 4)
 }
 
 /// The s8 operands of the tests below: A(r, c), B(k, n), C(r, n).
@@ -198,17 +160,6 @@ fn accumulator_read_before_the_wait_is_an_error() {
         assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
         assert!(e.to_string().contains("L26478"), "{e}");
     }
-}
-
-/// f16 bits of a small integer (exact).
-fn f16(v: i64) -> u16 {
-    if v == 0 {
-        return 0;
-    }
-    let bits = (v as f32).to_bits();
-    let sign = (bits >> 16) & 0x8000;
-    let exp = ((bits >> 23) & 0xff) as i32 - 127 + 15;
-    (sign | ((exp as u32) << 10) | ((bits >> 13) & 0x3ff)) as u16
 }
 
 /// `wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16` with A from registers, B N-major

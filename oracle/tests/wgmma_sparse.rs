@@ -13,6 +13,10 @@
 use oracle::error::ErrorKind;
 use oracle::launch::{self, LaunchFile};
 
+#[path = "common/wgmma.rs"]
+mod wgmma_common;
+use wgmma_common::{acc, desc, f16, load_regs, regs, store_regs, swizzle};
+
 /// Runs `body` on 128 threads (sm_90a) with `in` = `input` and a zeroed `out`: first the
 /// threads copy the first `image_words` words of `in` to `tile` in shared memory, then
 /// `bar.sync 0` and `fence.proxy.async.shared::cta`; `%rd4`/`%rd5` are `in` (past the image) and
@@ -51,58 +55,6 @@ fn run(image_words: u32, words: u32, body: &str, input: &[u8]) -> Result<Vec<u32
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
             .collect()
     })
-}
-
-/// `%rd{reg}` = descriptor with start address `tile + off` and the other fields in `high`
-/// (`matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4` in bits 13-0, L25606-25652).
-fn desc(reg: u32, off: u32, high: u64) -> String {
-    format!(
-        "mov.u32 %r5, tile;\nadd.u32 %r5, %r5, {off};\nbfe.u32 %r6, %r5, 4, 14;\ncvt.u64.u32 %rd{reg}, %r6;\n\
-         or.b64 %rd{reg}, %rd{reg}, {};\n",
-        high as i64
-    )
-}
-
-fn load_regs(first: u32, n: u32) -> String {
-    (0..n)
-        .map(|k| format!("ld.global.b32 %r{}, [%rd4+{}];\n", first + k, 4 * k))
-        .collect()
-}
-
-fn store_regs(first: u32, n: u32) -> String {
-    (0..n)
-        .map(|k| format!("st.global.b32 [%rd5+{}], %r{};\n", 4 * k, first + k))
-        .collect()
-}
-
-fn regs(first: u32, n: u32) -> String {
-    (first..first + n)
-        .map(|k| format!("%r{k}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The accumulator layout (Fig. 148, as `oracle/tests/wgmma.rs`): element i of thread t is row
-/// 16w + g + 8·((i >> 1) & 1), column 8·(i >> 2) + 2·q + (i & 1).
-fn acc(t: usize, i: usize) -> (usize, usize) {
-    let (w, g, q) = (t / 32, t % 32 / 4, t % 4);
-    (16 * w + g + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * q + (i & 1))
-}
-
-/// `Swizzle<bits,4,3>` on a byte address (L25308-25360).
-fn swizzle(bits: u32, a: usize) -> usize {
-    a ^ (((a >> 7) & ((1 << bits) - 1)) << 4)
-}
-
-/// f16 bits of a small integer (exact).
-fn f16(v: i64) -> u16 {
-    if v == 0 {
-        return 0;
-    }
-    let bits = (v as f32).to_bits();
-    let sign = (bits >> 16) & 0x8000;
-    let exp = ((bits >> 23) & 0xff) as i32 - 127 + 15;
-    (sign | ((exp as u32) << 10) | ((bits >> 13) & 0x3ff)) as u16
 }
 
 /// A dense A, its packed form and its index fields, by row.

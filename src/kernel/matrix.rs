@@ -16,7 +16,7 @@
 //! `out + t·out_stride`. `wmma`: warp `w` reads A, B, C at `in + w·in_stride` (each at a
 //! 256-byte aligned offset) and writes D at `out + w·out_stride`.
 
-use super::{BuildError, ENTRY};
+use super::BuildError;
 use spec::catalog::{catalog, Form};
 use spec::matrix::{layout, Layout, Which, WmmaAccess};
 use spec::tensor::Kind as MmaKind;
@@ -248,16 +248,7 @@ fn fragment(decls: &mut String, name: &str, l: &Layout) -> String {
 }
 
 fn module(form: &Form, plan: &Plan, companions: Option<[&'static Form; 4]>) -> String {
-    let (ptx, target) = super::header_for(form);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "// ptxconf conformance kernel for `{}` ({}): one warp per vector",
-        form.name,
-        form.signature()
-    );
-    let _ = writeln!(s, ".version {ptx}\n.target {target}\n.address_size 64\n");
-    let _ = writeln!(s, ".visible .entry {ENTRY}(.param .u64 in, .param .u64 out)\n{{");
+    let mut s = super::in_out_entry(form, super::header_for(form), "one warp per vector");
     s.push_str("\t.reg .b32 %i, %c, %t;\n\t.reg .b64 %ia, %oa, %off;\n");
     let mut body = String::new();
     body.push_str(concat!(

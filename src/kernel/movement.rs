@@ -21,7 +21,7 @@
 //! `in + 32·t` (data: its memory row, its registers, or `a`) and writes 16 bytes at `out + 16·t`
 //! (its registers, its memory row, or `d`).
 
-use super::{BuildError, ENTRY};
+use super::BuildError;
 use spec::catalog::Form;
 use spec::vector::movement::{columns, Columns, Move};
 use spec::vector::Vector;
@@ -88,16 +88,7 @@ fn records(cols: &Columns, vectors: &[&Vector]) -> (Vec<u8>, usize) {
 }
 
 fn module(form: &Form, cols: &Columns) -> String {
-    let (ptx, target) = super::header_for(form);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "// ptxconf conformance kernel for `{}` ({}): one warp per vector",
-        form.name,
-        form.signature()
-    );
-    let _ = writeln!(s, ".version {ptx}\n.target {target}\n.address_size 64\n");
-    let _ = writeln!(s, ".visible .entry {ENTRY}(.param .u64 in, .param .u64 out)\n{{");
+    let mut s = super::in_out_entry(form, super::header_for(form), "one warp per vector");
     s.push_str("\t.reg .b32 %i, %c, %t, %w, %slot, %s, %x<4>;\n\t.reg .b64 %ia, %oa, %off, %sa;\n");
     let _ = writeln!(s, "\t.shared .align 16 .b8 smem[{}];", BLOCK / 32 * WARP_SHARED);
     s.push_str(concat!(

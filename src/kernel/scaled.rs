@@ -9,7 +9,7 @@
 //! `scale-b-data`, then the four selectors as u16 (`byte-id-a`, `thread-id-a`, `byte-id-b`,
 //! `thread-id-b`). Output: D's registers.
 
-use super::{BuildError, ENTRY};
+use super::BuildError;
 use spec::catalog::Form;
 use spec::matrix::{layout, Layout, Which};
 use spec::vector::scaled::{columns, Columns};
@@ -112,16 +112,7 @@ fn records(plan: &Plan, cols: &Columns, vectors: &[&Vector]) -> Result<(Vec<u8>,
 }
 
 fn module(form: &Form, plan: &Plan) -> String {
-    let (ptx, target) = super::header_for(form);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "// ptxconf conformance kernel for `{}` ({}): one warp per vector",
-        form.name,
-        form.signature()
-    );
-    let _ = writeln!(s, ".version {ptx}\n.target {target}\n.address_size 64\n");
-    let _ = writeln!(s, ".visible .entry {ENTRY}(.param .u64 in, .param .u64 out)\n{{");
+    let mut s = super::in_out_entry(form, super::header_for(form), "one warp per vector");
     s.push_str("\t.reg .b32 %i, %c, %t, %sa, %sb;\n\t.reg .b64 %ia, %oa, %off;\n\t.reg .b16 %ba, %ta, %bb, %tb;\n");
     let names = ["a", "b", "c", "d"];
     let mut ops = Vec::new();

@@ -15,7 +15,7 @@
 //! - `.shared`, `.shared::cta`: the warp copies the tested image into shared memory first
 //!   (`bar.warp.sync` before the load), or, for a store, stores there and copies it out after.
 
-use super::{BuildError, DecodeError, ENTRY};
+use super::{BuildError, DecodeError};
 use spec::catalog::Form;
 use spec::matrix::{Layout, WmmaAccess};
 use spec::vector::wmma::{columns, Columns};
@@ -103,16 +103,8 @@ fn module(form: &Form, cols: &Columns, acc: &[WmmaAccess; 4], in_stride: usize, 
     let shared = form.var("ss").is_some_and(|s| s.starts_with("shared"));
     let image = cols.max_image_bytes().div_ceil(4) * 4;
     let (offs, _) = offsets(cols, acc);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "// ptxconf conformance kernel for `{}` ({}): one warp per vector, through `{}`",
-        form.name,
-        form.signature(),
-        cols.mma.name
-    );
-    let _ = writeln!(s, ".version {ptx}\n.target {target}\n.address_size 64\n");
-    let _ = writeln!(s, ".visible .entry {ENTRY}(.param .u64 in, .param .u64 out)\n{{");
+    let how = format!("one warp per vector, through `{}`", cols.mma.name);
+    let mut s = super::in_out_entry(form, (ptx, target), &how);
     s.push_str("\t.reg .b32 %c, %lane, %s, %j, %x;\n\t.reg .b64 %ia, %oa, %off, %sa, %g, %ta;\n\t.reg .pred %p;\n");
     if shared {
         let _ = writeln!(s, "\t.shared .align 256 .b8 smem[{image}];");
