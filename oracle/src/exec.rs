@@ -15,6 +15,8 @@ use spec::sreg::Place;
 use spec::value::{Args, EvalErrorKind, Input};
 use std::collections::VecDeque;
 
+mod proxy;
+
 /// Bounds that turn runaway kernels into errors instead of hangs or out-of-memory kills.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Limits {
@@ -335,6 +337,9 @@ struct Cta<'m, 'p> {
     /// The program has a `wgmma.mma_async`: the threads' register accesses since their last
     /// `wgmma.fence` are kept ([`Thread::wg_touched`]).
     wg_track: bool,
+    /// The generic-proxy writes to shared memory and the proxy fences, in programs with a
+    /// `wgmma.mma_async` (which reads shared memory through the async proxy, L26398).
+    proxy: Option<proxy::Book>,
 }
 
 /// Warp steps a warp runs before the next warp gets its turn (spin-waits on another warp's
@@ -412,6 +417,8 @@ impl<'m, 'p> Cta<'m, 'p> {
                 }
             }
         }
+        let wg_track = prog.code.iter().any(|i| matches!(i.op, Op::Wgmma(_)));
+        let proxy = wg_track.then(|| proxy::Book::new(shared.len(), threads.len()));
         Cta {
             env: Env {
                 ctaid,
@@ -429,7 +436,8 @@ impl<'m, 'p> Cta<'m, 'p> {
             pending: Vec::new(),
             pending_n: 0,
             wg_pending: 0,
-            wg_track: prog.code.iter().any(|i| matches!(i.op, Op::Wgmma(_))),
+            wg_track,
+            proxy,
         }
     }
 
@@ -897,6 +905,16 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
             // The multiply is done when the warpgroup issues `wgmma.mma_async` (see
             // `wgmma_op`): `wgmma.fence` has nothing to order.
+            Op::ProxyFence { shared } => {
+                for i in lanes(exec) {
+                    if let (Some(p), true) = (self.proxy.as_mut(), *shared) {
+                        p.fence(i);
+                    }
+                    let t = &mut self.threads[i];
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
             Op::Nop | Op::WgmmaFence => {
                 for i in lanes(exec) {
                     let t = &mut self.threads[i];
@@ -937,7 +955,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                     while self.threads[i].groups.len() > keep {
                         let group = self.threads[i].groups.pop_front().unwrap_or_default();
                         for c in group {
-                            self.complete_copy(&c);
+                            self.complete_copy(i, &c);
                         }
                     }
                     let t = &mut self.threads[i];
@@ -1093,6 +1111,9 @@ impl<'m, 'p> Cta<'m, 'p> {
         if self.pending_n > 0 {
             self.check_pending(i, pc, area, off, n, "write")?;
         }
+        if let (Area::Shared, Some(p)) = (area, &mut self.proxy) {
+            p.write(i, pc, off, n);
+        }
         match area {
             Area::Global(k) => &mut self.m.global.regions[k].data[off..off + n],
             Area::Shared => &mut self.shared[off..off + n],
@@ -1178,8 +1199,9 @@ impl<'m, 'p> Cta<'m, 'p> {
         Ok(())
     }
 
-    /// Makes a `cp.async` copy: its source bytes now, zeros past them.
-    fn complete_copy(&mut self, c: &AsyncCopy) {
+    /// Makes thread `i`'s `cp.async` copy: its source bytes now, zeros past them (a write
+    /// through the generic proxy).
+    fn complete_copy(&mut self, i: usize, c: &AsyncCopy) {
         let mut buf = [0u8; 16];
         if let Some((k, off)) = c.src {
             let n = c.n_src as usize;
@@ -1187,6 +1209,9 @@ impl<'m, 'p> Cta<'m, 'p> {
         }
         let size = c.size as usize;
         self.shared[c.dst..c.dst + size].copy_from_slice(&buf[..size]);
+        if let Some(p) = &mut self.proxy {
+            p.write(i, c.pc, c.dst, size);
+        }
         self.pending[c.dst..c.dst + size].iter_mut().for_each(|x| *x -= 1);
         self.pending_n -= 1;
     }
@@ -1231,6 +1256,26 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
             _ => Ok(()),
         }
+    }
+
+    /// The error for a `wgmma.mma_async` read of shared byte `byte` whose generic-proxy write `w`
+    /// no proxy fence orders before it ([`proxy`]).
+    #[cold]
+    fn unfenced_err(&self, i: usize, pc: u32, byte: usize, w: proxy::Write) -> Error {
+        let at = &self.m.prog.code[w.pc as usize];
+        let how = match at.op {
+            Op::CpAsync { .. } => "`cp.async`",
+            _ => "store",
+        };
+        self.rt_err(
+            i,
+            pc,
+            format!(
+                "this `wgmma.mma_async` reads shared memory byte {byte:#x}, which the {how} at line {} of {} wrote through the generic proxy with no `fence.proxy.async` after it: the read (async proxy) is not ordered after the write, so the matrix it sees is undefined (an async proxy fence is required, L26398; L24880-24882)",
+                at.loc.line,
+                self.thread_name(w.thread as usize)
+            ),
+        )
     }
 
     /// The error for an access of `n` shared bytes at `off` that a pending `cp.async` writes.
@@ -1543,6 +1588,9 @@ impl<'m, 'p> Cta<'m, 'p> {
                 }
             }
             any = true;
+            if let Some(p) = &mut self.proxy {
+                p.barrier();
+            }
         }
         Ok(any)
     }
@@ -2119,6 +2167,9 @@ impl<'m, 'p> Cta<'m, 'p> {
                     let (mn, kk) = if a_side { (i, j) } else { (j, i) };
                     let (at, bit) = d.bit_address(major, mn, kk, bits);
                     me.load(first, pc, Space::Shared, at, &mut buf[..bytes])?;
+                    if let Some((byte, w)) = me.proxy.as_ref().and_then(|p| p.unordered(at as usize, bytes)) {
+                        return Err(me.unfenced_err(first, pc, byte, w));
+                    }
                     let mut v = [0u8; 16];
                     v[..bytes].copy_from_slice(&buf[..bytes]);
                     out[i * cols + j] = (u128::from_le_bytes(v) >> bit) & u128::from(mask32(bits));

@@ -474,6 +474,13 @@ pub enum Op {
     Wgmma(Box<Wgmma>),
     /// `wgmma.fence` (§9.7.15.7.1).
     WgmmaFence,
+    /// `fence.proxy.async*` (§9.7.13.4): the thread's generic-proxy writes before it are ordered
+    /// with async-proxy reads after it (L17276-17278); `shared` when it covers shared memory (all
+    /// but `.async.global`).
+    ProxyFence {
+        /// It orders shared memory.
+        shared: bool,
+    },
     /// `wgmma.commit_group` (§9.7.15.7.2): the thread's uncommitted `wgmma.mma_async`
     /// operations become a wgmma-group.
     WgmmaCommit,
@@ -714,6 +721,7 @@ impl Inst {
             | Op::Exit
             | Op::Trap
             | Op::WgmmaFence
+            | Op::ProxyFence { .. }
             | Op::WgmmaCommit
             | Op::WgmmaWait { .. }
             | Op::CpAsyncCommit

@@ -316,3 +316,33 @@ fn the_nan_rule_is_not_a_wildcard() {
     assert_eq!(diff(&one, &nan32, Some("f32")).len(), 1);
     assert_eq!(diff(&canon, &nan32, None).len(), 3);
 }
+
+/// corpus/findings/triton-3.5.1-proxy-fence: Triton 3.5.1's sm_90a matmuls and attention read
+/// `cp.async`-written shared memory with `wgmma` and no `fence.proxy.async` (L26398). The oracle
+/// reports each at the `wgmma.mma_async` that `expected.tsv` names, naming the `cp.async` and
+/// the rule; Triton 3.9's output of the same kernels (corpus/ptx/triton) runs and matches.
+#[test]
+fn triton_3_5_1_wgmma_reads_without_the_proxy_fence_are_reported() {
+    let dir = corpus().join("../findings/triton-3.5.1-proxy-fence");
+    let table = std::fs::read_to_string(dir.join("expected.tsv")).unwrap();
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(rows.len(), 4);
+    for row in rows {
+        let [name, at, write] = row[..] else {
+            panic!("expected.tsv: `{}` needs kernel, location, line", row.join("\t"));
+        };
+        let (e, file) = run_file(&dir.join(format!("{name}.launch.json"))).unwrap_err();
+        let loc = e.location(&file);
+        assert!(loc.ends_with(at), "{name}: error at {loc}, not {at}: {}", e.message);
+        let why = format!("the `cp.async` at line {write} ");
+        assert!(
+            e.message.contains(&why) && e.message.contains("L26398"),
+            "{name}: {}",
+            e.message
+        );
+    }
+}

@@ -14,10 +14,27 @@ use wgmma_common::{acc, desc, f16, load_regs, regs, store_regs, swizzle};
 
 /// Runs `body` on `threads` threads (one CTA, sm_90a) with `in` = `input` (`%rd1`) and a zeroed
 /// `out` of `out_bytes` (`%rd2`). First every thread copies the first `image_words` words of
-/// `in` to `tile` in shared memory (thread t copies words t, t + 128, …), then `bar.sync 0` and
-/// `fence.proxy.async.shared::cta` (L24882). `%rd4`/`%rd5` are `in`/`out` plus the thread's
-/// block of `words` words (at word offset `image_words` in `in`).
+/// `in` to `tile` in shared memory (thread t copies words t, t + 128, …), then [`SYNC`].
+/// `%rd4`/`%rd5` are `in`/`out` plus the thread's block of `words` words (at word offset
+/// `image_words` in `in`).
 fn run(
+    threads: u32,
+    image_words: u32,
+    words: u32,
+    body: &str,
+    input: &[u8],
+    out_bytes: usize,
+) -> Result<Vec<u8>, oracle::error::Error> {
+    run_synced(SYNC, threads, image_words, words, body, input, out_bytes)
+}
+
+/// What orders the copy into `tile` before the `wgmma` reads of it: a barrier, then a proxy
+/// fence (the generic-proxy stores before the async-proxy reads, L26398).
+const SYNC: &str = "bar.sync 0;\nfence.proxy.async.shared::cta;";
+
+/// [`run`] with `sync` after the copy instead of [`SYNC`].
+fn run_synced(
+    sync: &str,
     threads: u32,
     image_words: u32,
     words: u32,
@@ -38,7 +55,7 @@ fn run(
          mov.u32 %r3, tile;\nshl.b32 %r4, %r1, 2;\nadd.u32 %r3, %r3, %r4;\nst.shared.b32 [%r3], %r2;\n\
          add.u32 %r1, %r1, 128;\nbra $copy;\n\
          $copied:\n\
-         bar.sync 0;\nfence.proxy.async.shared::cta;\n\
+         {sync}\n\
          mul.wide.u32 %rd6, %r0, {};\nadd.s64 %rd4, %rd1, %rd6;\nadd.s64 %rd4, %rd4, {};\nadd.s64 %rd5, %rd2, %rd6;\n\
          {body}\nret;\n}}\n",
         4 * words,
@@ -79,6 +96,11 @@ fn s8_c(r: usize, n: usize) -> i64 {
 /// B (32×8, K-major, no swizzle): `((8,m),(T,2k)):((1T,SBO),(1,LBO))`, LBO = 128: byte
 /// (k, n) at `(n % 8)·16 + (k % 16) + (k / 16)·128`.
 fn run_s8(middle: &str) -> Result<Vec<u32>, oracle::error::Error> {
+    run_s8_synced(SYNC, middle)
+}
+
+/// [`run_s8`] with `sync` after the copy into shared memory (see [`run_synced`]).
+fn run_s8_synced(sync: &str, middle: &str) -> Result<Vec<u32>, oracle::error::Error> {
     let (a_off, b_off) = (0usize, 8192usize);
     let image = 8192 + 256;
     let mut input = vec![0u8; image + 128 * 16];
@@ -111,7 +133,7 @@ fn run_s8(middle: &str) -> Result<Vec<u32>, oracle::error::Error> {
         desc(9, b_off as u32, b_high),
         store_regs(100, 4)
     );
-    run(128, (image / 4) as u32, 4, &body, &input, 128 * 16).map(|o| words(&o))
+    run_synced(sync, 128, (image / 4) as u32, 4, &body, &input, 128 * 16).map(|o| words(&o))
 }
 
 const S8_MMA: &str = "wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%r100, %r101, %r102, %r103}, %rd8, %rd9, %p2;\n";
@@ -330,6 +352,39 @@ fn a_missing_wgmma_fence_is_an_error() {
         "mov.b32 %r101, 7;\nwgmma.fence.sync.aligned;\n{S8_MMA}wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n"
     );
     assert!(run_s8(&middle).is_ok());
+}
+
+/// Shared memory written through the generic proxy (`st.shared`) and read by `wgmma.mma_async`
+/// (the async proxy) needs a `fence.proxy.async` covering shared memory between the two
+/// (L26398): by the writer after its write, or by the reader after a barrier that follows the
+/// write. Without one, or with `.async.global` only, the read is a runtime error naming the
+/// store's line.
+#[test]
+fn shared_memory_written_without_a_proxy_fence_is_an_error() {
+    let middle = format!(
+        "wgmma.fence.sync.aligned;\n{S8_MMA}wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n"
+    );
+    for sync in [
+        "bar.sync 0;",
+        "fence.proxy.async.global;\nbar.sync 0;",
+        "bar.sync 0;\nfence.proxy.async.global;",
+    ] {
+        let e = run_s8_synced(sync, &middle).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Runtime, "{sync}: {e}");
+        let text = e.to_string();
+        // The copy loop's `st.shared.b32` is line 23 of the kernel text.
+        assert!(
+            text.contains("L26398") && text.contains("store at line 23"),
+            "{sync}: {text}"
+        );
+    }
+    for sync in [
+        "fence.proxy.async.shared::cta;\nbar.sync 0;",
+        "fence.proxy.async;\nbar.sync 0;",
+        "bar.sync 0;\nfence.proxy.async.shared::cluster;",
+    ] {
+        check_s8(&run_s8_synced(sync, &middle).unwrap(), 1);
+    }
 }
 
 /// The `.b1` operands of the tests below.

@@ -1,7 +1,7 @@
 """convert: type conversions over 256 elements in 2 programs of 128: f32 -> f16 and f32 -> bf16
 (round to nearest even: overflow to infinity, subnormal results, ties, NaN; cvt.rn.f16.f32,
-cvt.rn.bf16.f32), back to f32 (exact), f32 -> fp8 e5m2 (|x| <= 57344; Triton 3.5 lowers it
-differently per architecture, see case()), f32 -> int32 (cvt.rzi: truncation toward zero,
+cvt.rn.bf16.f32), back to f32 (exact), f32 -> fp8 e5m2 (|x| <= 57344; round to nearest even on both
+architectures, see e5m2_rne), f32 -> int32 (cvt.rzi: truncation toward zero,
 in-range inputs), int32 -> f32 (cvt.rn.f32.s32: rounding of large integers) and int32 -> f16
 of i % 65505 (C remainder, so |value| <= 65504; cvt.rn.f16.s32)."""
 import triton
@@ -31,23 +31,12 @@ ARCHS = (80, 90)
 BLOCK, SIZE = 128, 256
 
 
-def e5m2_sm80(x):
-    """Triton 3.5 on sm_80: cvt.rz.f16.f32, then the f16 bits h become the byte
-    (((h & 0xfffe) + 0x80) >> 8): rounding of the low byte half away from zero (not to even)."""
-    import numpy as np
-    h16 = np.array([x], dtype=np.float32)
-    # cvt.rz.f16.f32: truncation toward zero (exact f32 -> f16 with the dropped bits discarded)
-    f = float(h16[0])
-    h = np.float16(f)
-    if abs(float(h)) > abs(f):                      # RNE rounded away: step one toward zero
-        h = np.nextafter(h, np.float16(0.0))
-    hb = int(np.array([h], dtype=np.float16).view(np.uint16)[0])
-    return (((hb & 0xFFFE) + 0x80) >> 8) & 0xFF
-
-
 def e5m2_rne(x):
-    """cvt.rn.satfinite.e5m2x2.f32 (sm_90a): round to nearest even from f32; |x| <= 57344
-    here, so satfinite never acts. The sign of x is kept (also for results rounded to 0)."""
+    """f32 -> e5m2, round to nearest even; |x| <= 57344 here, so saturation never acts. sm_90a:
+    cvt.rn.satfinite.e5m2x2.f32. sm_80 (no fp8 cvt): Triton 3.9 keeps a sticky bit in bit 16
+    (lop3), truncates to f16 (cvt.rz.f16x2.f32: round to odd, in effect) and rounds the f16 to
+    its high byte to nearest even (Triton 3.5 rounded ties away from zero there). The sign of x
+    is kept (also for results rounded to 0)."""
     from fractions import Fraction
     import numpy as np
     from common import fp8_decode
@@ -95,7 +84,7 @@ def case(cap):
     with np.errstate(over="ignore", invalid="ignore"):
         h = x.astype(np.float16)                  # numpy: IEEE RNE, overflow to inf
     bh = f32_to_bf16_bits(x)
-    e5 = np.array([e5m2_sm80(v) if cap == 80 else e5m2_rne(v) for v in fx], dtype=np.uint8)
+    e5 = np.array([e5m2_rne(v) for v in fx], dtype=np.uint8)
     assert np.all((gx >= -2.0**31) & (gx < 2.0**31))   # fptosi out of range would be poison
     f2i = np.trunc(gx.astype(np.float64)).astype(np.int64).astype(np.int32)
     rem = np.array([int(v) - int(v / 65505) * 65505 for v in i.astype(np.int64)])  # C %

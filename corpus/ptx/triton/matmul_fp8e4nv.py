@@ -1,6 +1,6 @@
 """matmul_fp8e4nv: C = A @ B with A 128x64, B 64x64 in fp8 e4m3 (OCP E4M3FN, Triton's
 fp8e4nv), f32 accumulation, C stored as f32; tiles 64x64x32, grid (2, 1), 4 warps.
-sm_90a only: Triton 3.5 supports fp8e4nv from capability 89 (on sm_80 it lists only fp8e4b15
+sm_90a only: Triton supports fp8e4nv from capability 89 (on sm_80 it lists only fp8e4b15
 and fp8e5); wgmma m64n64k32 e4m3."""
 import triton
 import triton.language as tl

@@ -2,12 +2,12 @@
 """Regenerates corpus/ptx/triton: for every kernel module NAME.py (listed in KERNELS) and every
 architecture it lists (80 -> sm_80, 90 -> sm_90a):
 
-  NAME.ARCH.ptx            Triton 3.5's PTX, as emitted (triton.compile without a GPU)
+  NAME.ARCH.ptx            Triton 3.9's PTX, as emitted (triton.compile without a GPU), for PTX ISA 8.7
   NAME.ARCH.launch.json    the launch (grid, block, buffers, params, shared_bytes)
   NAME.ARCH.expected.json  every buffer after the run, computed on the host with numpy
   NAME.ARCH.compare.json   only where some buffer is not compared bit for bit
 
-Needs triton 3.5.x and numpy (python3 -m pip install 'triton==3.5.*' numpy). No GPU, no
+Needs triton 3.9.x and numpy (python3 -m pip install 'triton==3.9.*' numpy). No GPU, no
 torch. Deterministic: two runs give byte-identical files.
 
 The kernel sources are copied to the fixed directory STAGE and imported from there, because
@@ -76,12 +76,12 @@ def check_tools():
     try:
         import triton  # noqa: F401
     except ImportError:
-        die("triton is not installed; this corpus needs Triton 3.5.x: "
-            "python3 -m pip install 'triton==3.5.*' numpy")
+        die("triton is not installed; this corpus needs Triton 3.9.x: "
+            "python3 -m pip install 'triton==3.9.*' numpy")
     import triton
-    if not re.match(r"^3\.5\.\d+$", triton.__version__):
-        die(f"triton {triton.__version__} is installed; this corpus needs Triton 3.5.x "
-            "(python3 -m pip install 'triton==3.5.*', or run from a venv that has it)")
+    if not re.match(r"^3\.9\.\d+$", triton.__version__):
+        die(f"triton {triton.__version__} is installed; this corpus needs Triton 3.9.x "
+            "(python3 -m pip install 'triton==3.9.*', or run from a venv that has it)")
     try:
         import numpy  # noqa: F401
     except ImportError:
@@ -125,7 +125,9 @@ def compile_case(triton, case, cap):
             attrs[(i, )] = [["tt.divisibility", 16]]
     src = triton.compiler.ASTSource(fn=case["kernel"], signature=signature, constexprs=constexprs,
                                     attrs=attrs)
-    options = {"num_warps": case["num_warps"]}
+    # PTX ISA 8.7, the manual ptxconf implements: Triton 3.9 would otherwise take the version
+    # from its bundled ptxas (13.x: `.version 9.4`).
+    options = {"num_warps": case["num_warps"], "ptx_version": 87}
     if "num_stages" in case:
         options["num_stages"] = case["num_stages"]
     if "options" in case:
@@ -168,7 +170,8 @@ def emit(triton, mod, cap, ptxas):
         die(f"{stem}: needs profile scratch memory ({md.profile_scratch_size})")
     if md.global_scratch_align > 256:
         die(f"{stem}: global scratch alignment {md.global_scratch_align} > 256")
-    if tuple(md.cluster_dims) != (1, 1, 1) or md.num_ctas != 1:
+    # (Triton 3.9's metadata has no cluster_dims when the kernel uses no cluster.)
+    if tuple(getattr(md, "cluster_dims", (1, 1, 1))) != (1, 1, 1) or getattr(md, "num_ctas", 1) != 1:
         die(f"{stem}: clusters are not part of the launch contract")
     entry, params = entry_params(ptx)
     if entry != name:

@@ -244,6 +244,11 @@ impl FuncCx<'_> {
                 Op::Nop
             }
             Some(Exec::Nop) => Op::Nop,
+            // `.async.global` orders only global memory (L17278): the fences that order shared
+            // memory are the ones `wgmma.mma_async`'s matrices need.
+            Some(Exec::ProxyFence) => Op::ProxyFence {
+                shared: !avail[0].name.ends_with(".async.global"),
+            },
             Some(Exec::CpAsync) => self.cp_async(i, &avail)?,
             Some(Exec::CpAsyncCommit) => {
                 self.shape(i, avail[0])?;
@@ -292,5 +297,8 @@ impl FuncCx<'_> {
 /// The executors that decode an instruction without binding its operands to a form (they take
 /// none, or only an address): its operands are still checked against the catalog's shape.
 fn operands_unbound(exec: Exec) -> bool {
-    matches!(exec, Exec::Ret | Exec::Exit | Exec::Trap | Exec::Nop | Exec::Prefetch)
+    matches!(
+        exec,
+        Exec::Ret | Exec::Exit | Exec::Trap | Exec::Nop | Exec::ProxyFence | Exec::Prefetch
+    )
 }

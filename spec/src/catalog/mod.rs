@@ -235,6 +235,11 @@ pub enum Exec {
     /// Instructions with no effect the oracle models (decoded as a no-op): §9.7.13.4
     /// `membar`/`fence`, §9.7.19.2 `nanosleep`, §9.7.19.3 `pmevent`.
     Nop,
+    /// §9.7.13.4 `fence.proxy.async{,.global,.shared::cta,.shared::cluster}` and its
+    /// `membar.proxy` synonym (L17268): orders the thread's generic-proxy accesses with its
+    /// async-proxy ones (L17276-17278), which `wgmma.mma_async` needs between a write of its
+    /// shared-memory matrices and its read of them (L26398).
+    ProxyFence,
     /// §9.7.9.25.3.1 `cp.async`: a copy from global to shared memory that completes later, at a
     /// `cp.async.wait_group`/`wait_all` of the issuing thread.
     CpAsync,
@@ -298,6 +303,7 @@ impl Exec {
         Exec::WarpSync,
         Exec::Prefetch,
         Exec::Nop,
+        Exec::ProxyFence,
         Exec::CpAsync,
         Exec::CpAsyncCommit,
         Exec::CpAsyncWait,
@@ -335,6 +341,7 @@ impl Exec {
             Exec::WarpSync => "warp-sync",
             Exec::Prefetch => "prefetch",
             Exec::Nop => "nop",
+            Exec::ProxyFence => "proxy-fence",
             Exec::CpAsync => "cp-async",
             Exec::CpAsyncCommit => "cp-async-commit",
             Exec::CpAsyncWait => "cp-async-wait",
