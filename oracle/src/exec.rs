@@ -1837,7 +1837,9 @@ impl<'m, 'p> Cta<'m, 'p> {
                 if load {
                     let mut read = |at: u64, len: usize| -> Result<Vec<u8>> {
                         let mut buf = vec![0u8; len];
-                        self.load(first, pc, *space, at, &mut buf)?;
+                        for (off, n) in row_pieces(at, len) {
+                            self.load(first, pc, *space, at + off as u64, &mut buf[off..off + n])?;
+                        }
                         Ok(buf)
                     };
                     let r = matrix::wmma_load(form, p, stride, &mut read)
@@ -1855,7 +1857,9 @@ impl<'m, 'p> Cta<'m, 'p> {
                     matrix::wmma_store(form, p, stride, &r, &mut write)
                         .map_err(|e| self.matrix_err(first, pc, form, e))?;
                     for (at, bytes) in writes {
-                        self.store(first, pc, *space, at, &bytes)?;
+                        for (off, n) in row_pieces(at, bytes.len()) {
+                            self.store(first, pc, *space, at + off as u64, &bytes[off..off + n])?;
+                        }
                     }
                 }
             }
@@ -2483,6 +2487,17 @@ enum Area {
 }
 
 /// Orders threads by position: call sites outermost first, then the pc.
+/// A `wmma` row (or column) of `len` bytes at `at` as (offset, length) pieces, each naturally
+/// aligned: the manual aligns a row only to the fragment size (L20400), which may be less than
+/// the row (f64 `m8n8k4`'s A: 8-byte fragments, 32-byte rows), and the spec
+/// ([`spec::matrix::WmmaAccess::instance_addrs`]) has checked that alignment already.
+fn row_pieces(at: u64, len: usize) -> impl Iterator<Item = (usize, usize)> {
+    let piece = (1usize << at.trailing_zeros().min(len.trailing_zeros()).min(16))
+        .min(len)
+        .max(1);
+    (0..len).step_by(piece).map(move |off| (off, piece.min(len - off)))
+}
+
 fn position_cmp(a: &Thread, b: &Thread) -> std::cmp::Ordering {
     if a.frames.is_empty() && b.frames.is_empty() {
         return a.pc.cmp(&b.pc);

@@ -310,6 +310,45 @@ fn wmma_load_mma_store_computes_the_product_in_memory() {
     );
 }
 
+/// A `wmma` row needs only the fragment size's alignment (L20400), not its own: f64 `m8n8k4`
+/// with A's rows 48 bytes apart (stride 6, fragment 8 bytes) and D's 80 bytes apart (stride 10,
+/// fragment 16 bytes) — row starts that are not multiples of the 32- and 64-byte rows.
+#[test]
+fn wmma_rows_need_only_the_fragment_alignment() {
+    let a = |r: usize, k: usize| (r * 4 + k) as f64 - 9.0;
+    let b = |k: usize, n: usize| ((k * 3 + n * 5) % 7) as f64 - 3.0;
+    // in: A (8×4, row-major, stride 6) at 0, B (4×8, column-major, default stride 4) at 512,
+    // C = 0 (8×8, row-major) at 1024.
+    let mut input = vec![0u8; 1536];
+    for r in 0..8 {
+        for k in 0..4 {
+            input[8 * (6 * r + k)..8 * (6 * r + k) + 8].copy_from_slice(&a(r, k).to_le_bytes());
+        }
+    }
+    for k in 0..4 {
+        for n in 0..8 {
+            let at = 512 + 8 * (4 * n + k);
+            input[at..at + 8].copy_from_slice(&b(k, n).to_le_bytes());
+        }
+    }
+    let body = ".reg .f64 %fd<8>;\nadd.s64 %rd7, %rd1, 512;\nadd.s64 %rd8, %rd1, 1024;\n\
+         wmma.load.a.sync.aligned.row.m8n8k4.global.f64 {%fd0}, [%rd1], 6;\n\
+         wmma.load.b.sync.aligned.col.m8n8k4.global.f64 {%fd1}, [%rd7];\n\
+         wmma.load.c.sync.aligned.row.m8n8k4.global.f64 {%fd2, %fd3}, [%rd8];\n\
+         wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64 {%fd4, %fd5}, {%fd0}, {%fd1}, {%fd2, %fd3};\n\
+         wmma.store.d.sync.aligned.row.m8n8k4.global.f64 [%rd2], {%fd4, %fd5}, 10;\n";
+    let out = run(80, 32, body, &input, 640).unwrap_or_else(|e| panic!("{e}"));
+    for r in 0..8 {
+        for n in 0..8 {
+            let at = 8 * (10 * r + n);
+            let got = f64::from_le_bytes(out[at..at + 8].try_into().unwrap());
+            // Small integers: every product and sum is exact in f64.
+            let want: f64 = (0..4).map(|k| a(r, k) * b(k, n)).sum();
+            assert_eq!(got, want, "D[{r}][{n}]");
+        }
+    }
+}
+
 /// Every dense `mma` and every `wmma.mma` form the oracle executes, on registers of pseudo-random bits under its
 /// least target: it runs to the end (no internal error, no panic) and writes every register of
 /// D, or stops as not executed; never anything else.
