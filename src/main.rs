@@ -231,6 +231,14 @@ struct ConformArgs {
 }
 
 fn main() -> ExitCode {
+    // A reader that closes the pipe early (`| head`) ends the process, as for any Unix tool,
+    // instead of the next `println!` panicking on EPIPE.
+    #[cfg(unix)]
+    // SAFETY: called first thing on the main thread, before any other thread exists; restoring
+    // a signal's default disposition has no other effect on the process.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Eval { batch: true, words } if words.is_empty() => batch_eval(),
