@@ -110,7 +110,7 @@ fn programs_contain_tensor_core_constructs() {
     ];
     let mut count = want;
     let mut failures = Vec::new();
-    for seed in 0..300u64 {
+    for seed in 0..400u64 {
         let p = from_seed(seed, &cfg);
         let mut any = false;
         for (w, n) in count.iter_mut() {
@@ -131,9 +131,9 @@ fn programs_contain_tensor_core_constructs() {
     }
     assert!(failures.is_empty(), "{} failed; first: {}", failures.len(), failures[0]);
     for (w, n) in count {
-        assert!(n > 0, "no program of 300 contains `{w}`: {count:?}");
+        assert!(n > 0, "no program of 400 contains `{w}`: {count:?}");
     }
-    eprintln!("programs of 300 containing each construct: {count:?}");
+    eprintln!("programs of 400 containing each construct: {count:?}");
 }
 
 /// With an sm_90a target and warpgroup-sized CTAs, programs contain `wgmma.mma_async` with

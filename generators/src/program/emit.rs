@@ -962,8 +962,8 @@ impl<'a, 'u> Builder<'a, 'u> {
         match self.u.int_in_range(0..=10u8)? {
             // Tensor-core constructs (see `tensor`): a warp-wide `mma` of any type, and
             // `ldmatrix`/`stmatrix` through shared memory, which needs a CTA barrier.
+            8 | 9 if self.feat.barriers => return self.matrix_move(),
             6 | 9 => return self.matrix_mma(),
-            8 if self.feat.barriers => return self.matrix_move(),
             // `wgmma` where the target has it and the CTA is whole warpgroups.
             10 if self.feat.barriers => {
                 if self.warpgroup_mma()? {
