@@ -6,7 +6,7 @@
 //! - `ldmatrix`/`stmatrix` move 16-bit elements: exact. Each construct stages a fresh shared
 //!   region (so no earlier reader of the region can race with its stores), every thread writes
 //!   its own 16-byte row, `bar.sync 0` orders the stores before the warp-wide access, and the
-//!   row addresses the lanes supply (L23455-23468: lanes 0-7 the first matrix's rows, 8-15 the
+//!   row addresses the lanes supply (L23437-23468: lanes 0-7 the first matrix's rows, 8-15 the
 //!   second's, ...) are a permutation of the warp's 32 rows — distinct rows, so `stmatrix`'s
 //!   stores never overlap.
 //! - integer `mma` is exact (s32 accumulation wraps, `.satfinite` clamps, L22949-22953): any
@@ -233,7 +233,7 @@ impl Builder<'_, '_> {
         // overwrites) it, and the barrier orders those stores before the matrix access.
         self.line(&format!("st.shared.v4.b32 [{own}], {{{}}}", stage.join(", ")));
         self.line("bar.sync 0");
-        // Without a state space the address is generic (L23432), inside the shared window.
+        // Without a state space the address is generic (L23359), inside the shared window.
         let addr = if space.is_empty() {
             let g = self.temp(64);
             self.line(&format!("cvta.shared.u64 {g}, {row}"));
@@ -396,7 +396,7 @@ impl Builder<'_, '_> {
     fn pack(&mut self, f: FloatFormat, fl: &[String]) -> String {
         let pair = |b: &mut Self, ty: &str, lo: &str, hi: &str, w: u32| {
             let d = b.temp(w);
-            // `cvt.rn.f16x2.f32 d, a, b` puts a in the upper half (L9203).
+            // `cvt.rn.f16x2.f32 d, a, b` puts a in the upper half (L13657).
             b.line(&format!("cvt.rn{} {d}, {hi}, {lo}", ty));
             d
         };
@@ -433,8 +433,9 @@ impl Builder<'_, '_> {
     /// no-swizzle descriptors ([`spec::matrix::wgmma::canonical`]: K- and MN-major share
     /// LBO 128 and SBO 256 for 16-bit elements, so either `imm-trans` reads the same 2,048
     /// bytes); the accumulator starts at odd integers (scale-d 1) so the sum is never zero;
-    /// `wgmma.fence` after the accumulator's writes (L26392-26394), then the commit and a
-    /// wait for every group before D is read.
+    /// `wgmma.fence` after the accumulator's writes (L26388-26396; the shared stores are
+    /// ordered for the async proxy by the fence above, L26398), then the commit and a wait for
+    /// every group before D is read.
     pub(super) fn warpgroup_mma(&mut self) -> Result<bool> {
         let threads = self.cfg.warps.clamp(1, 32) * 32;
         if !threads.is_multiple_of(128) || self.tiles + 2 > TILES {
