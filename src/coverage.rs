@@ -569,6 +569,9 @@ fn form_of(i: &Instr, cfg: &Config) -> Option<FormId> {
     } else {
         i.operands.iter().map(count).sum()
     };
+    // A matrix fragment (`mma`'s `{d0, ..., d3}`, `ldmatrix`'s `{d0, d1}`) is one operand of
+    // the form, whatever its length.
+    let fragments = i.operands.len();
     let named = i
         .operands
         .iter()
@@ -582,7 +585,9 @@ fn form_of(i: &Instr, cfg: &Config) -> Option<FormId> {
             let f = &cat.forms[k];
             let ops: Vec<_> = f.outputs.iter().chain(&f.inputs).filter(|o| !o.flags.cc).collect();
             let required = ops.iter().filter(|o| !o.optional).count();
-            f.available(cfg.ptx, cfg.target) && (required..=ops.len()).contains(&written)
+            let fits = |n: usize| (required..=ops.len()).contains(&n);
+            let matrix = f.section.starts_with("9.7.14") || f.section.starts_with("9.7.15");
+            f.available(cfg.ptx, cfg.target) && (fits(written) || (matrix && fits(fragments)))
         })
         .collect();
     let pure = |k: &FormId| spec::eval::semantics(&cat.forms[*k]).is_some();

@@ -29,16 +29,31 @@ fn seeds_make_runnable_programs() {
 /// NVIDIA's ptxas accepts every generated program for the target it declares (issue 6: 100%).
 #[test]
 fn ptxas_accepts_generated_programs() {
-    let Some(ptxas) = oracle::ptxas::required("ptxas_accepts_generated_programs") else {
+    ptxas_accepts(&Config::default(), "ptxas_accepts_generated_programs", 500);
+}
+
+/// ... and so it does for sm_90a with warpgroup-sized CTAs, where programs contain `wgmma`.
+#[test]
+fn ptxas_accepts_generated_sm_90a_programs() {
+    let cfg = Config {
+        target: spec::catalog::Target::parse("sm_90a").unwrap(),
+        warps: 4,
+        ..Config::default()
+    };
+    ptxas_accepts(&cfg, "ptxas_accepts_generated_sm_90a_programs", 100);
+}
+
+/// The first `PTXCONF_PTXAS_PROGRAMS` (default `default_n`) programs of `cfg` pass ptxas.
+fn ptxas_accepts(cfg: &Config, test: &str, default_n: u64) {
+    let Some(ptxas) = oracle::ptxas::required(test) else {
         return;
     };
     let n: u64 = std::env::var("PTXCONF_PTXAS_PROGRAMS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(500);
-    let dir = std::env::temp_dir().join(format!("ptxconf-gen-ptxas-{}", std::process::id()));
+        .unwrap_or(default_n);
+    let dir = std::env::temp_dir().join(format!("ptxconf-gen-ptxas-{}-{test}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let cfg = Config::default();
     let arch = format!("{}", cfg.target).trim_start_matches("sm_").to_string();
     let rejected = std::sync::Mutex::new(Vec::new());
     let next = std::sync::atomic::AtomicU64::new(0);
@@ -49,7 +64,7 @@ fn ptxas_accepts_generated_programs() {
                 if seed >= n {
                     break;
                 }
-                let p = from_seed(seed, &cfg);
+                let p = from_seed(seed, cfg);
                 let f = dir.join(format!("p{seed}.ptx"));
                 std::fs::write(&f, &p.ptx).unwrap();
                 let (ok, msg) = oracle::ptxas::accepts(&ptxas, &f, &arch);
@@ -73,4 +88,82 @@ fn ptxas_accepts_generated_programs() {
         rejected[0].0,
         rejected[0].1
     );
+}
+
+/// The tensor-core constructs appear in programs of the default configuration — `ldmatrix`,
+/// `stmatrix` (sm_90), integer and floating-point `mma` of several element types — and the
+/// programs that contain them pass the oracle's checker and run clean, with the generator's
+/// assumptions confirmed ([`generators::program::checked`]).
+#[test]
+fn programs_contain_tensor_core_constructs() {
+    let cfg = Config::default();
+    let want = [
+        ("ldmatrix.sync.aligned", 0),
+        ("stmatrix.sync.aligned", 0),
+        (".f32.f16.f16.", 0),
+        (".bf16.bf16.", 0),
+        (".tf32.tf32.", 0),
+        (".f64.f64.f64.f64", 0),
+        (".e4m3.", 0),
+        (".e5m2.", 0),
+        (".s32.s8.", 0),
+    ];
+    let mut count = want;
+    let mut failures = Vec::new();
+    for seed in 0..400u64 {
+        let p = from_seed(seed, &cfg);
+        let mut any = false;
+        for (w, n) in count.iter_mut() {
+            let hit = p.ptx.lines().any(|l| {
+                let l = l.trim_start();
+                (l.starts_with("mma.sync") || l.starts_with(*w)) && l.contains(*w)
+            });
+            if hit {
+                *n += 1;
+                any = true;
+            }
+        }
+        if any {
+            if let Err(e) = generators::program::checked(seed, &cfg) {
+                failures.push(format!("seed {seed}: {e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failed; first: {}", failures.len(), failures[0]);
+    for (w, n) in count {
+        assert!(n > 0, "no program of 400 contains `{w}`: {count:?}");
+    }
+    eprintln!("programs of 400 containing each construct: {count:?}");
+}
+
+/// With an sm_90a target and warpgroup-sized CTAs, programs contain `wgmma.mma_async` with
+/// its fences, and run clean on the oracle with the generator's assumptions confirmed.
+#[test]
+fn sm_90a_programs_contain_wgmma() {
+    let cfg = Config {
+        target: spec::catalog::Target::parse("sm_90a").unwrap(),
+        warps: 4,
+        ..Config::default()
+    };
+    let mut n = 0;
+    for seed in 0..150u64 {
+        let p = from_seed(seed, &cfg);
+        if !p.ptx.contains("wgmma.mma_async") {
+            continue;
+        }
+        n += 1;
+        for w in [
+            "fence.proxy.async",
+            "wgmma.fence",
+            "wgmma.commit_group",
+            "wgmma.wait_group",
+        ] {
+            assert!(p.ptx.contains(w), "seed {seed}: no {w}");
+        }
+        if let Err(e) = generators::program::checked(seed, &cfg) {
+            panic!("seed {seed}: {e}");
+        }
+    }
+    assert!(n > 0, "no wgmma in 150 programs");
+    eprintln!("programs of 150 containing wgmma.mma_async: {n}");
 }

@@ -16,6 +16,8 @@ use std::fmt::Write as _;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
+mod tensor;
+
 /// The kernel's entry name.
 pub const ENTRY: &str = "prog";
 
@@ -217,6 +219,10 @@ struct Builder<'a, 'u> {
     exchanges: u32,
     counters: u32,
     uses_scratch: bool,
+    /// The register holding `%tid.x` (entry only).
+    tid: String,
+    /// Shared tiles used for matrix staging ([`tensor::TILES`] at most).
+    tiles: u32,
 }
 
 /// Builds a program of `cfg` with the features and families this program drew (swarm testing).
@@ -251,6 +257,8 @@ pub(super) fn build(
         exchanges: 0,
         counters: 0,
         uses_scratch: false,
+        tid: String::new(),
+        tiles: 0,
     };
     let mut module = String::new();
     let _ = writeln!(
@@ -951,8 +959,19 @@ impl<'a, 'u> Builder<'a, 'u> {
     /// A warp collective over the full warp.
     fn collective(&mut self) -> Result<bool> {
         const MASK: &str = "0xffffffff";
-        match self.u.int_in_range(0..=7u8)? {
-            6 => return self.matrix_int(),
+        match self.u.int_in_range(0..=10u8)? {
+            // Tensor-core constructs (see `tensor`): a warp-wide `mma` of any type, and
+            // `ldmatrix`/`stmatrix` through shared memory, which needs a CTA barrier.
+            8 | 9 if self.feat.barriers => return self.matrix_move(),
+            6 | 9 => return self.matrix_mma(),
+            // `wgmma` where the target has it and the CTA is whole warpgroups.
+            10 if self.feat.barriers => {
+                if self.warpgroup_mma()? {
+                    return Ok(true);
+                }
+                return self.matrix_mma();
+            }
+            8 | 10 => return self.matrix_mma(),
             7 => {
                 // A transpose of 8x8 16-bit elements across the warp: exact.
                 return self.warp_unary("movmatrix.sync.aligned.m8n8.trans.b16", 32, 32, false);
@@ -995,35 +1014,6 @@ impl<'a, 'u> Builder<'a, 'u> {
                 self.line(&format!("activemask.b32 {d}"));
             }
         }
-        Ok(true)
-    }
-
-    /// A warp-wide integer `mma` (§9.7.14.5.14): exact (s32 accumulation wraps, L22949-22953),
-    /// so the same on every implementation; its fragments are any exact 32-bit registers.
-    fn matrix_int(&mut self) -> Result<bool> {
-        const NAME: &str = "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32";
-        if !self.available(NAME) {
-            return Ok(false);
-        }
-        let mut srcs = Vec::new();
-        for _ in 0..10 {
-            let Some(a) = self.pick_src(32, Det::Exact)? else {
-                return Ok(false);
-            };
-            srcs.push(a);
-        }
-        let mut d: Vec<String> = Vec::new();
-        for _ in 0..4 {
-            let r = self.pick_dst(32, Det::Exact, false, &d)?;
-            d.push(r);
-        }
-        self.line(&format!(
-            "{NAME} {{{}}}, {{{}}}, {{{}}}, {{{}}}",
-            d.join(", "),
-            srcs[..4].join(", "),
-            srcs[4..6].join(", "),
-            srcs[6..].join(", ")
-        ));
         Ok(true)
     }
 
@@ -1172,6 +1162,7 @@ impl<'a, 'u> Builder<'a, 'u> {
         );
         self.sig_base = sig.clone();
         self.scr_base = scr.clone();
+        self.tid = tid.clone();
         let mut pre = String::new();
         for (r, p) in [(&inp, "p_in"), (&sig, "p_sig"), (&scr, "p_scratch")] {
             let _ = writeln!(pre, "\tld.param.u64 {r}, [{p}];\n\tcvta.to.global.u64 {r}, {r};");
@@ -1278,6 +1269,14 @@ impl<'a, 'u> Builder<'a, 'u> {
         }
         if counters {
             let _ = writeln!(s, "\t.shared .align 4 .b8 shc[{}];", 4 * COUNTERS);
+        }
+        if self.tiles > 0 {
+            let _ = writeln!(
+                s,
+                "\t.shared .align 16 .b8 {}[{}];",
+                tensor::TILE_ARRAY,
+                self.tiles * threads * 16
+            );
         }
         s.push_str(&pre.replace("@SIG_STRIDE@", &stride.to_string()));
         s.push_str(&loads);
