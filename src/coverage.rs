@@ -13,8 +13,9 @@
 //!   (`parse: ...`, `type: ...`);
 //! - `generated`: the random-program generator emits it — the value-level forms of its menu for the
 //!   default configuration ([`generators::program::menu_forms`]) and the forms of the constructs
-//!   (memory, atomics, collectives, barriers, calls, branches) found in a fixed sample of its
-//!   programs ([`SAMPLED_PROGRAMS`] seeds);
+//!   (memory, atomics, collectives, barriers, calls, branches, tensor-core instructions) found
+//!   in a fixed sample of its programs ([`SAMPLED_PROGRAMS`] seeds of the default configuration
+//!   and of [`warpgroup_config`], where `wgmma` can be emitted);
 //! - `vectors`: a golden-vector file exists for the form (in the corpus directory found as
 //!   `conform` finds it, [`crate::corpus::vectors`]; `mov.u32 d, avar` shares `mov.u32`'s key but
 //!   not its vectors, so only forms with semantics count).
@@ -23,7 +24,7 @@ use generators::program::{self, Config};
 use oracle::ast::{Expr, Instr, Item, Operand as AstOperand, Stmt};
 use oracle::program::Op;
 use serde::Serialize;
-use spec::catalog::{catalog, write, Class, Form, FormId};
+use spec::catalog::{catalog, write, Class, Form, FormId, Target};
 use spec::types::Kind;
 use std::collections::BTreeSet;
 use std::fmt::{self, Write as _};
@@ -142,8 +143,18 @@ pub struct Report {
     pub vectors_dir: Option<PathBuf>,
 }
 
-/// Programs of the default configuration sampled for the constructs' forms.
+/// Programs of each sampled configuration for the constructs' forms.
 pub const SAMPLED_PROGRAMS: u64 = 200;
+
+/// The configuration sampled besides the default: `wgmma` (§9.7.15) needs an `a` target
+/// (sm_90a) and whole warpgroups, so the generator emits it only there.
+pub fn warpgroup_config() -> Config {
+    Config {
+        target: Target::parse("sm_90a").expect("sm_90a is a target"),
+        warps: 4,
+        ..Config::default()
+    }
+}
 
 impl Report {
     /// Computes every flag: asks the oracle about each form, samples [`SAMPLED_PROGRAMS`]
@@ -161,7 +172,8 @@ impl Report {
             }
         };
         let cfg = Config::default();
-        let generated = generated_forms(&cfg, SAMPLED_PROGRAMS);
+        let mut generated = generated_forms(&cfg, SAMPLED_PROGRAMS);
+        generated.extend(generated_forms(&warpgroup_config(), SAMPLED_PROGRAMS));
         let executed = executed_forms();
         let mut families: Vec<FamilyCoverage> = cat
             .families
@@ -234,7 +246,7 @@ impl Report {
             sections,
             forms,
             generator: GeneratorSetting {
-                target: cfg.target.to_string(),
+                target: format!("{} (and {}, 4 warps)", cfg.target, warpgroup_config().target),
                 ptx: cfg.ptx.to_string(),
                 programs: SAMPLED_PROGRAMS,
             },
