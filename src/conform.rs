@@ -16,6 +16,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+mod refused;
+pub use refused::refused_at_load;
+
 /// How a run is carried out and reported.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -259,7 +262,10 @@ fn note_nans(out: &Outcome, bits: u128, seen: &mut Vec<(FloatFormat, u128)>) {
 /// matrix form each element of D (`D[row,col]`).
 fn outputs_of(form: &Form) -> (Vec<(String, u32)>, Option<spec::types::Type>) {
     // wmma.load/store: D of the round trip, as for a matrix form.
-    let matrix = spec::vector::matrix::columns(form).or_else(|| spec::vector::wmma::columns(form).map(|c| c.lines));
+    // wgmma control forms: D of their program (`spec::vector::wgctl`).
+    let matrix = spec::vector::matrix::columns(form)
+        .or_else(|| spec::vector::wmma::columns(form).map(|c| c.lines))
+        .or_else(|| spec::vector::wgctl::columns(form).map(|c| c.lines()));
     match matrix {
         Some(c) => (
             (0..c.out.len())
@@ -319,6 +325,10 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
         r.status = Status::Skipped;
         r.reason = Some(why);
         return r;
+    }
+    // A form the manual forbids: its kernel must not load (not judged by results).
+    if spec::vector::refused::columns(form).is_some() {
+        return refused::check(backend, fv, settings, r);
     }
     let strict = if settings.strict {
         settings.profile.as_ref()

@@ -13,6 +13,7 @@
 
 mod matrix;
 mod movement;
+mod refused;
 mod scaled;
 mod wmma;
 
@@ -139,6 +140,8 @@ enum Records {
     Scaled(Box<scaled::Plan>),
     /// A warp per `wmma.load`/`wmma.store` round trip ([`wmma`]).
     Wmma(Box<wmma::Plan>),
+    /// A form the manual forbids ([`refused`]): what a kernel that ran wrote says nothing.
+    Refused,
 }
 
 /// The PTX ISA version each target first appears in (§12 release notes): a kernel's `.version`
@@ -297,6 +300,12 @@ pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize
     if wmma::is_wmma(form) {
         return wmma::build(form, vectors, pick, max_threads);
     }
+    if refused::is_refused(form) {
+        return refused::build(form, vectors, pick);
+    }
+    if spec::vector::wgctl::columns(form).is_some() {
+        return matrix::build_control(form, vectors, pick, max_threads);
+    }
     let mut variants: Vec<Variant> = Vec::new();
     let mut index: HashMap<Variant, u32> = HashMap::new();
     let mut of_vector = Vec::with_capacity(pick.len());
@@ -385,6 +394,7 @@ impl Batch {
             Records::Movement(plan) => return plan.decode(self.vectors.len(), out),
             Records::Scaled(plan) => return plan.decode(self.vectors.len(), out),
             Records::Wmma(plan) => return plan.decode(self.vectors.len(), out),
+            Records::Refused => return Ok(vec![Vec::new(); self.vectors.len()]),
         };
         let stride = layout.out_stride as usize;
         if out.len() != self.vectors.len() * stride {

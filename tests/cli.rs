@@ -257,6 +257,17 @@ fn coverage_counts_executed_and_generated_forms() {
         "{atom}"
     );
     assert!(atom.get("refused").is_none(), "{atom}");
+    // Every §9.7.15 form has semantics and vectors (the control forms by their programs); a
+    // form the manual forbids has its `refused` vector and is refused by the checker, which
+    // names the rule.
+    assert_eq!(n(group, "semantics"), n(group, "forms"), "{group}");
+    let bad = form("ldmatrix.sync.aligned.m16n16.x1.b8");
+    assert_eq!(
+        (&bad["semantics"], &bad["vectors"], &bad["executed"]),
+        (&true.into(), &true.into(), &false.into()),
+        "{bad}"
+    );
+    assert!(bad["refused"].as_str().unwrap().contains("(L23499)"), "{bad}");
     for name in [
         "ld.global.v4.f32",
         "bar.sync",

@@ -226,3 +226,124 @@ fn wmma_access_bugs_are_found() {
     );
     assert_eq!(report["totals"]["forms_failed"], 2);
 }
+
+/// An implementation that runs a form the manual forbids instead of refusing it fails that
+/// form's `refused` vector: the planted backend reads `ldmatrix .m16n16.x2` without `.trans`
+/// (L23499) as if `.trans` were written, and its kernel runs. The untouched forbidden
+/// neighbour, refused at load by the oracle behind the protocol (a `type` error), passes.
+#[test]
+fn running_a_forbidden_form_is_found() {
+    let dir = scratch("wrong-refused");
+    let backend = planted_backend(
+        &dir,
+        "s/\\tldmatrix\\.sync\\.aligned\\.m16n16\\.x2\\.shared\\.b8 /\\tldmatrix.sync.aligned.m16n16.x2.trans.shared.b8 /",
+    );
+    let json = dir.join("report.json");
+    let out = ptxconf()
+        .args([
+            "conform",
+            "--quiet",
+            "--backend",
+            &backend,
+            "ldmatrix.sync.aligned.m16n16.x2.shared.b8",
+            "stmatrix.sync.aligned.m16n8.x1.b8",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--repro")
+        .arg(dir.join("repro"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let forms = report["forms"].as_array().unwrap();
+    let get = |prefix: &str| {
+        forms
+            .iter()
+            .find(|f| f["form"].as_str().unwrap().starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix} not in the report"))
+    };
+    let ran = get("ldmatrix.sync.aligned.m16n16.x2.shared.b8");
+    assert_eq!(ran["status"], "failed");
+    assert!(ran["reason"].as_str().unwrap().contains("the kernel ran"), "{ran}");
+    assert!(ran["reason"].as_str().unwrap().contains("L23499"), "{ran}");
+    let refused = get("stmatrix.sync.aligned.m16n8.x1.b8");
+    assert_eq!(refused["status"], "passed", "{refused}");
+    assert!(refused["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("refused at load (type error"));
+    assert_eq!(report["totals"]["forms_failed"], 1);
+}
+
+/// Bugs in the `wgmma` control forms are found by their programs' results
+/// (`spec::vector::wgctl`): a `commit_group` that drops the second multiply of its group
+/// (commit_group's D is then A·B + C, not A·B + A·B + C), a first `commit_group` that does not
+/// close a group (`wait_group 1` then leaves the only group pending and reading its
+/// accumulator is the oracle's runtime error), and a `wgmma.fence` after which the multiply
+/// reads a stale accumulator register (0 in `%d0`, written before the fence in the planted
+/// kernel). The untouched forms pass.
+#[test]
+fn wgmma_control_bugs_are_found() {
+    let run = |name: &str, sed: &str, forms: &[&str]| {
+        let dir = scratch(name);
+        let backend = planted_backend(&dir, sed);
+        let json = dir.join("report.json");
+        let out = ptxconf()
+            .args(["conform", "--quiet", "--backend", &backend])
+            .args(forms)
+            .arg("--json")
+            .arg(&json)
+            .arg("--repro")
+            .arg(dir.join("repro"))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        report["forms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["form"].as_str().unwrap().to_string(), f.clone()))
+            .collect::<std::collections::HashMap<_, _>>()
+    };
+    let all = [
+        "wgmma.fence.sync.aligned",
+        "wgmma.commit_group.sync.aligned",
+        "wgmma.wait_group.sync.aligned",
+    ];
+    let r = run(
+        "wrong-wgctl",
+        // After a multiply with `scale-d` %p: a second such multiply (commit_group's second)
+        // or a commit (wait_group's first) is dropped.
+        "/\\twgmma\\.mma_async.*%p, /{n;/\\twgmma\\.mma_async.*%p, /d;/commit_group/d}",
+        &all,
+    );
+    let commit = &r["wgmma.commit_group.sync.aligned"];
+    assert_eq!(commit["status"], "failed", "{commit}");
+    assert_eq!(commit["failed"], commit["vectors"], "{commit}");
+    let wait = &r["wgmma.wait_group.sync.aligned"];
+    assert_eq!(wait["status"], "failed", "{wait}");
+    assert!(wait["reason"].as_str().unwrap().contains("runtime error"), "{wait}");
+    assert_eq!(r["wgmma.fence.sync.aligned"]["status"], "passed");
+    let r = run(
+        "wrong-wgfence",
+        "s/^\\twgmma\\.fence\\.sync\\.aligned;$/\\tmov.b32 %d0, 0;\\n&/",
+        &all[..1],
+    );
+    let fence = &r["wgmma.fence.sync.aligned"];
+    assert_eq!(fence["status"], "failed", "{fence}");
+    assert_eq!(fence["failed"], fence["vectors"], "{fence}");
+}

@@ -17,6 +17,8 @@ pub mod float;
 pub mod matrix;
 pub mod movement;
 pub mod program;
+pub mod refused;
 pub mod scaled;
 pub mod vectors;
+pub mod wgctl;
 pub mod wmma;

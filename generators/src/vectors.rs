@@ -863,6 +863,12 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
     if spec::vector::wmma::columns(form).is_some() {
         return crate::wmma::generate(form, seed, level);
     }
+    if spec::vector::refused::columns(form).is_some() {
+        return crate::refused::generate(form, seed, level);
+    }
+    if spec::vector::wgctl::columns(form).is_some() {
+        return crate::wgctl::generate(form, seed, level);
+    }
     if spec::eval::semantics(form).is_none() {
         return Err(GenerateError::NoSemantics {
             form: form.name.clone(),

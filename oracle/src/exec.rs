@@ -16,6 +16,7 @@ use spec::value::{Args, EvalErrorKind, Input};
 use std::collections::VecDeque;
 
 mod proxy;
+mod warpgroup;
 
 /// Bounds that turn runaway kernels into errors instead of hangs or out-of-memory kills.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -903,8 +904,6 @@ impl<'m, 'p> Cta<'m, 'p> {
                     return Err(self.rt_err(i, pc, message));
                 }
             }
-            // The multiply is done when the warpgroup issues `wgmma.mma_async` (see
-            // `wgmma_op`): `wgmma.fence` has nothing to order.
             Op::ProxyFence { shared } => {
                 for i in lanes(exec) {
                     if let (Some(p), true) = (self.proxy.as_mut(), *shared) {
@@ -915,7 +914,9 @@ impl<'m, 'p> Cta<'m, 'p> {
                     t.clock += 1;
                 }
             }
-            Op::Nop | Op::WgmmaFence => {
+            // Warpgroup-wide (`.sync.aligned`): see `warpgroup`.
+            Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => self.wgmma_control(lo, exec, pc, &inst.op)?,
+            Op::Nop => {
                 for i in lanes(exec) {
                     let t = &mut self.threads[i];
                     t.pc += 1;
@@ -999,28 +1000,6 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
             Op::Wgmma(g) => {
                 self.wgmma_op(lo, exec, pc, g)?;
-            }
-            // Commit and wait keep the books of which registers the thread may not access yet
-            // (L26478).
-            Op::WgmmaCommit => {
-                for i in lanes(exec) {
-                    let t = &mut self.threads[i];
-                    commit_group(&mut t.wg_uncommitted, &mut t.wg_groups);
-                    t.pc += 1;
-                    t.clock += 1;
-                }
-            }
-            Op::WgmmaWait { n } => {
-                for i in lanes(exec) {
-                    let t = &mut self.threads[i];
-                    let mut done = 0;
-                    while t.wg_groups.len() > *n as usize {
-                        done += t.wg_groups.pop_front().map_or(0, |g| g.len());
-                    }
-                    t.pc += 1;
-                    t.clock += 1;
-                    self.wg_pending -= done;
-                }
             }
         }
         Ok(())
@@ -2060,45 +2039,9 @@ impl<'m, 'p> Cta<'m, 'p> {
     fn wgmma_op(&mut self, lo: usize, exec: u32, pc: u32, g: &Wgmma) -> Result<()> {
         use spec::matrix::wgmma::{a_fragment, accumulator, Descriptor, Major, THREADS};
         let form = g.form;
-        let hi = (lo + 32).min(self.threads.len());
-        let n = hi - lo;
-        let (here, live) = self.lanes_at(lo, exec, pc, true);
-        if here == 0 {
+        let Some((g0, first)) = self.warpgroup_at(lo, exec, pc)? else {
             return Ok(());
-        }
-        let g0 = lo - lo % THREADS;
-        let g1 = g0 + THREADS;
-        let others_here = (g0..g1.min(self.threads.len()))
-            .filter(|&i| !(lo..hi).contains(&i))
-            .all(|i| {
-                let t = &self.threads[i];
-                t.st == St::Exited || (t.st == St::WarpWait && t.pc == pc)
-            });
-        if live & !here != 0 || !others_here {
-            for l in 0..n {
-                if here >> l & 1 != 0 {
-                    self.threads[lo + l].st = St::WarpWait;
-                }
-            }
-            return Ok(());
-        }
-        let first = lo + here.trailing_zeros() as usize;
-        let present = here.count_ones() as usize
-            + (g0..g1.min(self.threads.len()))
-                .filter(|&i| !(lo..hi).contains(&i) && self.threads[i].st == St::WarpWait)
-                .count();
-        if present != THREADS {
-            return Err(self.rt_err(
-                first,
-                pc,
-                format!(
-                    "`{}` needs all 128 threads of the warpgroup (warps {}..{}) to execute it together (`.sync.aligned`); {present} do (undefined otherwise: `.aligned`, L25813)",
-                    form.name,
-                    g0 / 32,
-                    g1 / 32
-                ),
-            ));
-        }
+        };
         let (m, nn, k) = g.op.shape;
         // A's columns as the operand holds them: K/2 for the packed sparse A (L26272).
         let ka = if g.sparse.is_some() { k / 2 } else { k };
@@ -2410,6 +2353,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                 addr,
             } => self.matrix_op(lo, 0, pc, op, form, dsts, srcs, addr.as_ref())?,
             Op::Wgmma(g) => self.wgmma_op(lo, 0, pc, g)?,
+            op @ (Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. }) => self.wgmma_control(lo, 0, pc, op)?,
             // Only warp collectives wait.
             _ => {
                 let lane = (lo..hi)

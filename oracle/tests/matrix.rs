@@ -753,8 +753,8 @@ fn stmatrix_m16n8_stores_the_c_layout_transposed() {
     }
     // Rows 0..16 were written; lanes 16..31 read back the untouched (zero) rows after them.
     assert_eq!(out, want);
-    // ptxas 12.9 refuses the form (a type error by default); under the manual's grammar it
-    // runs into the rule.
+    // The manual forbids `.m16n16` without `.trans` (L23499): the type checker refuses it under
+    // the manual's grammar too (as ptxas 12.9 does), at the instruction, naming the rule.
     let ptx = ".version 8.7\n.target sm_100a\n.address_size 64\n.shared .align 16 .b8 tile[256];\n\
                .visible .entry k()\n{\n.reg .b32 %r<4>;\nmov.u32 %r0, tile;\n\
                ldmatrix.sync.aligned.m16n16.x1.shared.b8 {%r1, %r2}, [%r0];\nret;\n}\n";
@@ -764,14 +764,18 @@ fn stmatrix_m16n8_stores_the_c_layout_transposed() {
     }))
     .unwrap();
     let e = launch::run(&l, ptx).unwrap_err();
-    assert!(e.kind == ErrorKind::Runtime && e.to_string().contains("L23499"), "{e}");
+    assert!(
+        e.kind == ErrorKind::Type && e.loc.map(|(l, _)| l) == Some(9) && e.to_string().contains("L23499"),
+        "{e}"
+    );
 }
 
 /// Every sm_100a `ldmatrix`/`stmatrix` form of the catalog (72) executes under the manual's
 /// grammar: the valid ones move their rows (lane l's address is row l of `tile`, through a
 /// generic address where no state space is written), the ones the text calls invalid
-/// (`.m16n16` `.x4`, L23425; no `.trans` on `.m16n16`/`.m16n8`, L23499/L23659) stop with a
-/// runtime error naming their rule.
+/// (`.m16n16` `.x4`, L23425; no `.trans` on `.m16n16`/`.m16n8`, L23499/L23659) are refused by
+/// the type checker, under either grammar, with an error at the instruction's line naming the
+/// rule (`spec::matrix::wide::forbidden`).
 #[test]
 fn every_sm100_ldmatrix_and_stmatrix_form_executes_or_breaks_its_rule() {
     use spec::catalog::{catalog, fragment};
@@ -804,9 +808,16 @@ fn every_sm100_ldmatrix_and_stmatrix_form_executes_or_breaks_its_rule() {
             "buffers": [], "params": [], "grammar": "manual",
         }))
         .unwrap();
+        let at = ptx.lines().position(|x| x == op).unwrap() + 1;
         match (launch::run(&l, &ptx), acc.invalid()) {
             (Ok(_), None) => ran += 1,
-            (Err(e), Some(rule)) if e.kind == ErrorKind::Runtime && e.message.contains(rule) => invalid += 1,
+            (Err(e), Some(rule))
+                if e.kind == ErrorKind::Type
+                    && e.message.contains(rule)
+                    && e.loc.map(|(l, _)| l as usize) == Some(at) =>
+            {
+                invalid += 1
+            }
             (r, rule) => panic!("{}: {:?} (rule {rule:?})\n{ptx}", f.name, r.map(|_| ())),
         }
     }

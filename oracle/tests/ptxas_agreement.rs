@@ -1025,3 +1025,37 @@ fn census_listed_forms_are_refused() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// The forms the manual forbids (`spec::matrix::wide::forbidden`: `ldmatrix .m16n16` without
+/// `.trans` or with `.x4`, `stmatrix .m16n8` without `.trans`): written plainly, ptxas refuses
+/// every one and the type checker refuses it too, naming the manual's rule.
+#[test]
+fn forbidden_forms_are_refused_by_both() {
+    let Some(ptxas) = oracle::ptxas::required("the forbidden forms") else {
+        return;
+    };
+    let cat = spec::catalog::catalog();
+    let dir = std::env::temp_dir().join(format!("ptxconf-forbidden-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut n, mut bad) = (0, Vec::new());
+    for (fi, f) in cat.enumerate() {
+        let Some(rule) = spec::matrix::wide::forbidden(f) else {
+            continue;
+        };
+        n += 1;
+        let v = Variant::plain(fi).unwrap();
+        let j = judge(&ptxas, &dir, "f", &v, &v.all());
+        let oracle_names_rule = matches!(&j.oracle, Oracle::Reject(m) if m.contains(rule.message));
+        if !matches!(j.ptxas, Ptxas::Reject(_)) || !oracle_names_rule {
+            bad.push(format!(
+                "{}: ptxas {}, oracle {}",
+                f.name,
+                ptxas_msg(&j.ptxas),
+                oracle_msg(&j.oracle)
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(n, 27);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -260,6 +260,57 @@ fn a_warpgroup_that_is_not_whole_is_an_error() {
     assert!(e.to_string().contains("128 threads of the warpgroup"), "{e}");
 }
 
+/// `wgmma.fence`, `commit_group` and `wait_group` are `.sync.aligned` too: all threads of the
+/// warpgroup execute the same instruction (L26402, L26451, L26482). A warpgroup where warp 1
+/// skips `wgmma.commit_group` is an error naming the rule; the same program with every warp
+/// taking the instruction runs; and a whole warpgroup of one warp (32 threads) cannot
+/// `wgmma.fence`.
+#[test]
+fn warpgroup_control_instructions_are_warpgroup_wide() {
+    let body = |skip: &str| {
+        format!(
+            "shr.u32 %r5, %r0, 5;
+setp.eq.u32 %p2, %r5, {skip};
+wgmma.fence.sync.aligned;
+             @%p2 bra $skip;
+wgmma.commit_group.sync.aligned;
+$skip:
+             wgmma.wait_group.sync.aligned 0;
+"
+        )
+    };
+    let e = run(128, 0, 4, &body("1"), &[0u8; 4096], 16).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
+    let m = e.to_string();
+    // Warp 1 reaches `wait_group` while warp 0 waits at `commit_group`.
+    assert!(m.contains("all threads of the warpgroup must execute the same"), "{m}");
+    assert!(
+        m.contains("warp 0 of the warpgroup (warps 0..4) is at `wgmma.commit_group"),
+        "{m}"
+    );
+    assert!(m.contains("L26482"), "{m}");
+    // No warp skips (warp 9 does not exist): the same program runs.
+    run(128, 0, 4, &body("9"), &[0u8; 4096], 16).unwrap();
+    // One warp alone is not a warpgroup.
+    let e = run(
+        32,
+        0,
+        4,
+        "wgmma.fence.sync.aligned;
+",
+        &[0u8; 4096],
+        16,
+    )
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
+    assert!(
+        e.to_string()
+            .contains("`wgmma.fence.sync.aligned` needs all 128 threads"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("L26402"), "{e}");
+}
+
 /// The value of f16 bits (normal numbers and zeros, enough for small integers).
 fn f16_value(h: u16) -> f32 {
     let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };

@@ -27,13 +27,18 @@ use std::fmt::Write as _;
 
 /// Whether the spec states `form`'s results as values that golden vectors can hold: a scalar
 /// value function ([`semantics`]) or a matrix multiply-accumulate, whole matrices in and out
-/// ([`crate::vector::matrix::columns`]).
+/// ([`crate::vector::matrix::columns`]); or, for a form the manual forbids
+/// ([`crate::vector::refused`]), that it is refused: its meaning is that no valid module holds
+/// it, which its `refused` vector states and conformance checks; or, for a `wgmma` control form
+/// ([`crate::vector::wgctl`]), the defined result of a program that depends on it.
 pub fn has_semantics(form: &Form) -> bool {
     semantics(form).is_some()
         || crate::vector::matrix::columns(form).is_some()
         || crate::vector::movement::columns(form).is_some()
         || crate::vector::scaled::columns(form).is_some()
         || crate::vector::wmma::columns(form).is_some()
+        || crate::vector::refused::columns(form).is_some()
+        || crate::vector::wgctl::columns(form).is_some()
 }
 
 /// A semantics adapter: decodes the form's modifiers and calls the pure function for it.

@@ -38,7 +38,9 @@
 
 pub mod matrix;
 pub mod movement;
+pub mod refused;
 pub mod scaled;
+pub mod wgctl;
 pub mod wmma;
 
 use crate::catalog::{catalog, Form, FormId, Operand};
@@ -101,6 +103,12 @@ pub fn columns(form: &Form) -> String {
     if let Some(m) = wmma::columns(form) {
         return m.header();
     }
+    if let Some(m) = refused::columns(form) {
+        return m.header();
+    }
+    if let Some(m) = wgctl::columns(form) {
+        return m.header();
+    }
     let mut s = String::new();
     if has_dsel(form) {
         s.push_str("d.sel ");
@@ -132,6 +140,12 @@ pub fn format_line(form: &Form, v: &Vector) -> String {
     }
     if let Some(m) = wmma::columns(form) {
         return wmma::format_line(&m, v);
+    }
+    if let Some(m) = refused::columns(form) {
+        return refused::format_line(&m, v);
+    }
+    if let Some(m) = wgctl::columns(form) {
+        return wgctl::format_line(&m, v);
     }
     let mut s = String::with_capacity(64);
     if has_dsel(form) {
@@ -297,6 +311,11 @@ pub enum LineError {
     },
     /// A line of a matrix form ([`matrix`]) that does not parse.
     Matrix(matrix::MatrixLineError),
+    /// A line of a form the manual forbids ([`refused`]) that is not `refused`.
+    NotRefused {
+        /// The line.
+        found: String,
+    },
 }
 
 impl fmt::Display for LineError {
@@ -315,6 +334,11 @@ impl fmt::Display for LineError {
             LineError::Tag { destination, source } => write!(f, "destination {destination}: {source}"),
             LineError::Trailing { word } => write!(f, "unexpected `{word}` after the last destination's tag"),
             LineError::Matrix(e) => write!(f, "{e}"),
+            LineError::NotRefused { found } => write!(
+                f,
+                "the manual forbids this form: its only line is `{}`, found `{found}`",
+                refused::WORD
+            ),
         }
     }
 }
@@ -343,6 +367,12 @@ pub fn parse_line(form: &Form, line: &str) -> Result<Vector, LineError> {
     }
     if let Some(m) = wmma::columns(form) {
         return wmma::parse_line(&m, line);
+    }
+    if let Some(m) = refused::columns(form) {
+        return refused::parse_line(&m, line);
+    }
+    if let Some(m) = wgctl::columns(form) {
+        return wgctl::parse_line(&m, line);
     }
     let mut words = line.split_ascii_whitespace();
     // The column is named only when it is missing (lines are parsed by the million).

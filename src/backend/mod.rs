@@ -159,7 +159,8 @@ impl Caps {
             }
             None => {}
         }
-        if let Some((keys, why)) = self.rejects {
+        // (A form the manual forbids is run all the same: its vector is that it is refused.)
+        if let Some((keys, why)) = self.rejects.filter(|_| spec::vector::refused::columns(form).is_none()) {
             if keys.contains(&spec::vector::form_key(form)) {
                 return Some(why.to_string());
             }

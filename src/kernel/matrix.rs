@@ -21,6 +21,7 @@ use spec::catalog::{catalog, Form};
 use spec::matrix::{layout, Layout, Which, WmmaAccess};
 use spec::tensor::Kind as MmaKind;
 use spec::vector::matrix::{columns, Columns};
+use spec::vector::wgctl::Control;
 use spec::vector::Vector;
 use std::fmt::Write as _;
 
@@ -328,7 +329,54 @@ pub fn build(
     max_threads: usize,
 ) -> Result<Vec<super::Batch>, BuildError> {
     let cols = columns(form).ok_or_else(|| BuildError::Matrix("not a matrix form".into()))?;
-    let (base, companions) = plan(form, &cols).map_err(BuildError::Matrix)?;
+    build_with(form, &cols, None, vectors, pick, max_threads)
+}
+
+/// The launches of a `wgmma` control form's vectors ([`spec::vector::wgctl`]): its companion
+/// `wgmma.mma_async`'s kernel, with the program of the control form around the instruction
+/// ([`Warpgroup::body`]).
+pub fn build_control(
+    form: &Form,
+    vectors: &[Vector],
+    pick: &[usize],
+    max_threads: usize,
+) -> Result<Vec<super::Batch>, BuildError> {
+    let ctl =
+        spec::vector::wgctl::columns(form).ok_or_else(|| BuildError::Matrix("not a wgmma control form".into()))?;
+    let mut batches = build_with(
+        ctl.companion,
+        &ctl.lines(),
+        Some(ctl.control),
+        vectors,
+        pick,
+        max_threads,
+    )?;
+    // The kernel's first line names the form it tests.
+    let (was, is) = (
+        format!("kernel for `{}`", ctl.companion.name),
+        format!("kernel for `{}` (around `{}`)", form.name, ctl.companion.name),
+    );
+    for b in &mut batches {
+        b.job.ptx = b.job.ptx.replacen(&was, &is, 1);
+    }
+    Ok(batches)
+}
+
+/// [`build`] of `form` with the line columns `cols`; `control`: the program of a `wgmma`
+/// control form around `form` (then `cols.out` stacks its accumulators).
+fn build_with(
+    form: &Form,
+    cols: &Columns,
+    control: Option<Control>,
+    vectors: &[Vector],
+    pick: &[usize],
+    max_threads: usize,
+) -> Result<Vec<super::Batch>, BuildError> {
+    let (mut base, companions) = plan(form, cols).map_err(BuildError::Matrix)?;
+    if let (Some(c), Plumbing::Warpgroup(w)) = (control, &mut base.kind) {
+        w.control = Some(c);
+        base.out_stride *= c.accumulators();
+    }
     let (a, b, c) = (
         cols.scalars.len() + cols.ins[0].len(),
         cols.ins[1].len(),
@@ -365,7 +413,7 @@ pub fn build(
     }
     let mut batches = Vec::new();
     for (plan, chosen) in &groups {
-        batches.extend(launches(form, &cols, plan, companions, chosen, max_threads)?);
+        batches.extend(launches(form, cols, plan, companions, chosen, max_threads)?);
     }
     Ok(batches)
 }
@@ -496,6 +544,9 @@ struct Warpgroup {
     /// `wgmma.mma_async.sp`: the sparsity; A is stored packed (M×K/2) and each thread's
     /// `sp-meta` follows its D registers (each warp's from its 16 rows of A, §9.7.15.6).
     sparse: Option<spec::matrix::Sparsity>,
+    /// A `wgmma` control form's program around the instruction (`None`: the instruction's own
+    /// kernel): see [`Warpgroup::body`].
+    control: Option<Control>,
 }
 
 /// Bits of a `wgmma` element in registers or shared memory.
@@ -554,6 +605,7 @@ impl Warpgroup {
                 .filter(|name| name.starts_with("imm_") || *name == "sp_sel")
                 .collect(),
             sparse: cols.sparsity,
+            control: None,
         })
     }
 
@@ -735,8 +787,16 @@ impl Warpgroup {
         Ok(rec)
     }
 
-    /// D (row-major) from one vector's output record.
+    /// D (row-major) from one vector's output record: each accumulator read back, stacked (one
+    /// but for `wgmma.wait_group`'s program).
     fn d_of(&self, rec: &[u8]) -> Vec<u64> {
+        rec.chunks(THREADS * self.d_regs * 4)
+            .flat_map(|acc| self.d_of_one(acc))
+            .collect()
+    }
+
+    /// D (row-major) from one accumulator's block of the output record.
+    fn d_of_one(&self, rec: &[u8]) -> Vec<u64> {
         use spec::matrix::wgmma::accumulator;
         let per = 32 / self.d_bits;
         let cells = THREADS * self.d_regs * per;
@@ -760,6 +820,10 @@ impl Warpgroup {
         let _ = writeln!(decls, "\t.shared .align 1024 .b8 smem[{}];", self.smem);
         decls.push_str("\t.reg .pred %p, %q;\n\t.reg .b32 %j, %s, %var, %sd, %x<4>;\n\t.reg .b64 %ad, %bd, %g;\n");
         let _ = writeln!(decls, "\t.reg .b32 %d<{}>;", self.d_regs);
+        if self.control == Some(Control::WaitGroup) {
+            let _ = writeln!(decls, "\t.reg .b32 %w<{}>;\n\t.reg .pred %z;", self.d_regs);
+            body.push_str("\tsetp.ne.u32 %z, %t, %t;\n");
+        }
         if let Some(na) = self.a_regs {
             let _ = writeln!(decls, "\t.reg .b32 %a<{na}>;");
         }
@@ -841,14 +905,38 @@ impl Warpgroup {
             }
             // The fence right before the instruction: registers written above are then the
             // accumulator's (L26392-26394), with no branch in between.
-            let _ = writeln!(
-                body,
-                "$V{var}:\n\twgmma.fence.sync.aligned;\n\t{} {};\n\tbra $JOIN;",
-                form.name,
-                ops.join(", ")
-            );
+            let instr = format!("{} {}", form.name, ops.join(", "));
+            let _ = writeln!(body, "$V{var}:\n\twgmma.fence.sync.aligned;\n\t{instr};");
+            match self.control {
+                // `commit_group`: a second multiply into the same accumulator, in the same group.
+                Some(Control::CommitGroup) => {
+                    let _ = writeln!(body, "\t{instr};");
+                }
+                // `wait_group`: group 1 closed; group 2 is `A·B` (`scale-d` false) into `%w`.
+                Some(Control::WaitGroup) => {
+                    let mut second = ops.clone();
+                    second[0] = list(self.d_regs, "w");
+                    for (o, text) in form.inputs.iter().zip(&mut second[1..]) {
+                        if o.name == "scale_d" {
+                            *text = "%z".into();
+                        }
+                    }
+                    let _ = writeln!(
+                        body,
+                        "\twgmma.commit_group.sync.aligned;\n\t{} {};",
+                        form.name,
+                        second.join(", ")
+                    );
+                }
+                Some(Control::Fence) | None => {}
+            }
+            body.push_str("\tbra $JOIN;\n");
         }
-        body.push_str("$JOIN:\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n");
+        let _ = writeln!(
+            body,
+            "$JOIN:\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned {};",
+            usize::from(self.control == Some(Control::WaitGroup))
+        );
         let _ = writeln!(
             body,
             "\tmul.wide.u32 %off, %t, {};\n\tadd.u64 %oa, %oa, %off;",
@@ -856,6 +944,18 @@ impl Warpgroup {
         );
         for r in 0..self.d_regs {
             let _ = writeln!(body, "\tst.global.b32 [%oa+{}], %d{r};", 4 * r);
+        }
+        // `wait_group`: group 1's accumulator was read with group 2 possibly pending; now
+        // group 2's, after the last wait, in the record's second block.
+        if self.control == Some(Control::WaitGroup) {
+            body.push_str("\twgmma.wait_group.sync.aligned 0;\n");
+            for r in 0..self.d_regs {
+                let _ = writeln!(
+                    body,
+                    "\tst.global.b32 [%oa+{}], %w{r};",
+                    THREADS * self.d_regs * 4 + 4 * r
+                );
+            }
         }
     }
 }

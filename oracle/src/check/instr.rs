@@ -150,6 +150,24 @@ impl FuncCx<'_> {
                 }
             }
         }
+        // Forms the grammar spells but the manual's text forbids (`ldmatrix .m16n16` without
+        // `.trans`, ...): not valid PTX under either grammar (ptxas 12.9 agrees). The rule is
+        // the spec's (`spec::matrix::wide::forbidden`), named with its line.
+        if let Some(rule) = avail
+            .iter()
+            .map(|f| spec::matrix::wide::forbidden(f))
+            .collect::<Option<Vec<_>>>()
+            .and_then(|r| r.first().copied())
+        {
+            let sec = cat.section_of(avail[0]);
+            return terr(
+                loc,
+                format!(
+                    "`{name}` is not valid PTX: {} (§{} {}, L{})",
+                    rule.message, sec.id, sec.title, sec.line
+                ),
+            );
+        }
         // Forms of the manual's grammar that ptxas refuses: refused as ptxas does, unless asked
         // for the manual's grammar.
         if self.ck.grammar == Grammar::Ptxas {

@@ -17,7 +17,9 @@
 //!   is mandatory (L23659).
 //! - Rows are 16 bytes, "naturally aligned" (L23473, L23641): a misaligned row address is a
 //!   [`MatrixError::Misaligned`]. The forms the text calls invalid (a `.m16n16` without `.trans`
-//!   or with `.x4`, a `.m16n8` without `.trans`) are a [`MatrixError::Invalid`] when executed.
+//!   or with `.x4`, a `.m16n8` without `.trans`) are [`forbidden`]: the type checker refuses
+//!   them (as ptxas 12.9 does) and their golden vector is `refused`; executed anyway (a program
+//!   built past the checker), they are a [`MatrixError::Invalid`].
 //!
 //! # What the figures say, as read here (`spec/INTERPRETATIONS.md`)
 //!
@@ -84,6 +86,26 @@ impl Unpack {
     }
 }
 
+/// A rule of the manual that a form breaks: the form is not valid PTX, so a conforming
+/// implementation refuses the module that holds it (the type checker does,
+/// `oracle/src/check/instr.rs`; ptxas 12.9 too) and its golden vector is `refused`
+/// ([`crate::vector::refused`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Forbidden {
+    /// The rule, ending with its line in the manual: `.trans is mandatory for 16x16 matrices
+    /// (L23499)`.
+    pub message: &'static str,
+    /// That line of `ptx-isa-8.7.zh.txt`.
+    pub line: u32,
+}
+
+/// The rule `form` breaks, if it is an sm_100a `ldmatrix`/`stmatrix` form the manual forbids
+/// (`.m16n16` without `.trans` or with `.x4`, `stmatrix .m16n8` without `.trans`). The one
+/// place that knows these rules: the type checker, the vectors and the executor ask here.
+pub fn forbidden(form: &Form) -> Option<Forbidden> {
+    WideAccess::of(form).ok()?.forbidden()
+}
+
 /// What one of these forms moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WideAccess {
@@ -132,13 +154,19 @@ impl WideAccess {
 
     /// The rule of the manual the form breaks, if any: `.m16n16` takes only `.x1`/`.x2`
     /// (L23425) and needs `.trans` (L23499); `stmatrix .m16n8` needs `.trans` (L23659).
+    pub fn forbidden(&self) -> Option<Forbidden> {
+        let (message, line) = match (self.shape, self.trans, self.num) {
+            (Shape::M16n16, _, 4) => ("with .m16n16 only .x1 and .x2 are valid for .num (L23425)", 23425),
+            (Shape::M16n16, false, _) => (".trans is mandatory for 16x16 matrices (L23499)", 23499),
+            (Shape::M16n8, false, _) => (".trans is mandatory for 16x8 matrices (L23659)", 23659),
+            _ => return None,
+        };
+        Some(Forbidden { message, line })
+    }
+
+    /// [`WideAccess::forbidden`]'s rule as text, with its line.
     pub fn invalid(&self) -> Option<&'static str> {
-        match (self.shape, self.trans, self.num) {
-            (Shape::M16n16, _, 4) => Some("with .m16n16 only .x1 and .x2 are valid for .num (L23425)"),
-            (Shape::M16n16, false, _) => Some(".trans is mandatory for 16x16 matrices (L23499)"),
-            (Shape::M16n8, false, _) => Some(".trans is mandatory for 16x8 matrices (L23659)"),
-            _ => None,
-        }
+        self.forbidden().map(|f| f.message)
     }
 
     /// Memory rows of one matrix: 16 for `.m16n16`, 8 otherwise.

@@ -17,10 +17,9 @@
 //!   (matrix 0's first). `movmatrix`: `A` is every lane's source register, `D` its destination.
 //! - Every output element is `exact`: these forms move bits.
 //!
-//! Forms the manual forbids ([`crate::matrix::wide::WideAccess::invalid`]: `.m16n16` without
-//! `.trans` or with `.x4`, `stmatrix .m16n8` without `.trans`) and forms ptxas refuses have no
-//! columns and so no vectors: executing them is the runtime error that names the rule, which
-//! no line can state.
+//! Forms the manual forbids ([`crate::matrix::wide::forbidden`]: `.m16n16` without `.trans`
+//! or with `.x4`, `stmatrix .m16n8` without `.trans`) and forms ptxas refuses have no columns
+//! here: the forbidden ones' vector is `refused` ([`super::refused`]).
 
 use super::matrix::{format_mats, parse_mats, Mat};
 use super::{LineError, Vector};
