@@ -76,10 +76,24 @@ fn matrix_kernels_assemble() {
 #[test]
 #[ignore]
 fn block_scaled_kernels_assemble() {
-    let Some(n) = assemble_all("block-scaled", |f| spec::vector::scaled::columns(f).is_some()) else {
+    let dense = |f: &Form| spec::vector::scaled::columns(f).is_some_and(|c| c.sparsity.is_none());
+    let Some(n) = assemble_all("block-scaled", dense) else {
         return;
     };
     assert!(n >= 40, "{n} block-scaled forms");
+}
+
+/// Every sparse block-scaled `mma.sp::ordered_metadata` form's kernel (the block-scaled kernel
+/// with A compressed, the lanes' metadata `e` loaded and the selector `f` an immediate, in the
+/// order `d, a, b, c, e, f, scale-a-data, ...`) assembles. 54 ptxas runs: `--ignored`.
+#[test]
+#[ignore]
+fn sparse_block_scaled_kernels_assemble() {
+    let sparse = |f: &Form| spec::vector::scaled::columns(f).is_some_and(|c| c.sparsity.is_some());
+    let Some(n) = assemble_all("sparse-block-scaled", sparse) else {
+        return;
+    };
+    assert_eq!(n, 54, "{n} sparse block-scaled forms");
 }
 
 /// Every data-movement form's kernel (`ldmatrix`, `stmatrix`, `movmatrix`: shared memory

@@ -275,7 +275,23 @@ fn sparse(cols: &Columns, sp: &spec::matrix::Sparsity, g: &mut Gen, i: usize, st
 /// +0 (which is how a line says which they are, and why a negated A leaves the pruned ones
 /// +0). An integer A is never negated: its stored zeros stay 0.
 fn prune(op: MmaOp, sp: &spec::matrix::Sparsity, g: &mut Gen, a: &mut [u128]) {
-    let (m, _, k) = op.shape;
+    let float = match op.a {
+        Elem::Float(f) => Some(f),
+        _ => None,
+    };
+    prune_rows(op.shape, float, sp, g, a);
+}
+
+/// [`prune`] for an M×K A (`shape` is M×N×K) of floats of format `float` (`None`: integers);
+/// also the block-scaled sparse forms' ([`crate::scaled`]).
+pub(crate) fn prune_rows(
+    shape: (usize, usize, usize),
+    float: Option<FloatFormat>,
+    sp: &spec::matrix::Sparsity,
+    g: &mut Gen,
+    a: &mut [u128],
+) {
+    let (m, _, k) = shape;
     let unit = if sp.block == 8 { 2 } else { 1 };
     let (units, keep) = (sp.block / unit, sp.nonzeros / unit);
     for row in 0..m {
@@ -293,7 +309,7 @@ fn prune(op: MmaOp, sp: &spec::matrix::Sparsity, g: &mut Gen, a: &mut [u128]) {
                     if !kept.contains(&u) {
                         *cell = 0;
                     } else if *cell == 0 {
-                        if let Elem::Float(f) = op.a {
+                        if let Some(f) = float {
                             *cell = Fmt::of(f).zero(true);
                         }
                     }

@@ -3,6 +3,11 @@
 //! (L20070-20104), A and B hard (one element in four a hard value of its format) or random
 //! bits, C moderate, the scale factors around 2^0 with their extremes mixed in (ue8m0 2^-127
 //! and 2^127 and its NaN 0xff; ue4m3 subnormals, its largest value and its NaN 0x7f).
+//!
+//! The sparse forms (`mma.sp::ordered_metadata`, §9.7.14.6.3) put the sparsity selector first,
+//! cycling through the meaningful ones (only 0: four metadata threads, L23846, L23858), and
+//! prune A to the form's structured sparsity as the `mma.sp` vectors do
+//! ([`crate::matrix::prune_rows`]).
 
 use crate::matrix::Gen;
 use crate::vectors::{form_seed, Counts, GenerateError, Generated, Level};
@@ -63,13 +68,22 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
     };
     for i in 0..per {
         let hard = i % 2 == 0;
-        let mut ins: Vec<u128> = vec![
+        let mut ins: Vec<u128> = cols
+            .sparsity
+            .map(|sp| (i % (4 / sp.threads)) as u128)
+            .into_iter()
+            .collect();
+        ins.extend([
             bytes[i % bytes.len()],
             (i % 2) as u128,
             bytes[(i + 1) % bytes.len()],
             (i % 4) as u128,
-        ];
-        ins.extend((0..m * k).map(|_| element(&mut g, op.a, hard)));
+        ]);
+        let mut a: Vec<u128> = (0..m * k).map(|_| element(&mut g, op.a, hard)).collect();
+        if let Some(sp) = &cols.sparsity {
+            crate::matrix::prune_rows(op.shape, Some(op.a), sp, &mut g, &mut a);
+        }
+        ins.extend(a);
         ins.extend((0..k * n).map(|_| element(&mut g, op.b, hard)));
         ins.extend((0..m * n).map(|_| g.float_in(Fmt::of(FloatFormat::F32), -2, 4)));
         ins.extend((0..m * op.vec + op.vec * n).map(|_| scale(&mut g, op.scale)));

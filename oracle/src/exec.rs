@@ -1760,21 +1760,10 @@ impl<'m, 'p> Cta<'m, 'p> {
             } => {
                 let [la, lb, lc, ld] = &**layouts;
                 let (a, b, c) = (regs(self, &srcs[0]), regs(self, &srcs[1]), regs(self, &srcs[2]));
-                let (e, f) = (regs(self, &srcs[3]), regs(self, &srcs[4]));
-                let e: Vec<u64> = e.iter().map(|r| r[0] & 0xffff_ffff).collect();
-                // `f` is "a 32-bit integer constant" (L24479), as the type checker requires: one
-                // value for the whole warp.
-                let f0 = u32::try_from(f[0][0]).unwrap_or(u32::MAX);
                 let am = la.gather(0, &a).map_err(|e| internal(self, &e))?;
                 let bm = lb.gather(0, &b).map_err(|e| internal(self, &e))?;
                 let cm = lc.gather(0, &c).map_err(|e| internal(self, &e))?;
-                // Metadata the manual makes undefined is the program's fault, named with its rule.
-                let dense = sparsity.decompress(mop.shape.2, &am, &e, f0).map_err(|err| match err {
-                    matrix::MatrixError::Undefined(why) => {
-                        self.rt_err(first, pc, format!("`{}`: {why} (undefined behaviour)", form.name))
-                    }
-                    other => internal(self, &other),
-                })?;
+                let dense = self.decompress_a(lo, first, pc, form, sparsity, mop.shape.2, &am, &srcs[3], &srcs[4])?;
                 let wide = |v: Vec<u64>| v.into_iter().map(u128::from).collect::<Vec<u128>>();
                 let (dense, bm) = (contained(dense, mop.a, la.bits), contained(bm, mop.b, lb.bits));
                 let d = spec::tensor::model::mma_model(mop, &dense, &bm, &wide(cm))
@@ -1782,8 +1771,12 @@ impl<'m, 'p> Cta<'m, 'p> {
                 let dm: Vec<u64> = d.into_iter().map(|v| v as u64).collect();
                 ld.scatter(0, &dm, &mut out).map_err(|e| internal(self, &e))?;
             }
-            MatrixOp::MmaBlockScale { op: sop, layouts } => {
-                self.mma_block_scale(lo, first, pc, form, sop, layouts, srcs, &mut out)?;
+            MatrixOp::MmaBlockScale {
+                op: sop,
+                layouts,
+                sparsity,
+            } => {
+                self.mma_block_scale(lo, first, pc, form, sop, layouts, sparsity.as_ref(), srcs, &mut out)?;
             }
             MatrixOp::WmmaLoad | MatrixOp::WmmaStore => {
                 let Some((a, space)) = addr else {
@@ -1894,8 +1887,40 @@ impl<'m, 'p> Cta<'m, 'p> {
         Ok(())
     }
 
-    /// Block-scaled `mma` (§9.7.14.3): A, B and C gathered by their fragment layouts (fp6/fp4
-    /// elements of `.kind::mxf8f6f4` taken out of their containers), scale_A and scale_B
+    /// A sparse A (`mma.sp`, §9.7.14.6): the dense 16×K matrix from the compressed one `am` (as
+    /// its layout gathers it), the lanes' metadata `e` and the selector `f` (the registers or
+    /// constants of the source groups `e` and `f`). `f` is "a 32-bit integer constant"
+    /// (L24479), as the type checker requires: one value for the whole warp, read in lane 0.
+    /// Metadata or a selector the manual makes undefined is the program's fault: a runtime
+    /// error naming its rule ([`spec::matrix::Sparsity::decompress`]).
+    #[allow(clippy::too_many_arguments)]
+    fn decompress_a(
+        &self,
+        lo: usize,
+        first: usize,
+        pc: u32,
+        form: &'static spec::catalog::Form,
+        sparsity: &spec::matrix::Sparsity,
+        k: usize,
+        am: &[u64],
+        e: &[Src],
+        f: &[Src],
+    ) -> Result<Vec<u64>> {
+        let e: Vec<u64> = (lo..lo + 32)
+            .map(|i| self.rd(&self.threads[i], &e[0]) & 0xffff_ffff)
+            .collect();
+        let f0 = u32::try_from(self.rd(&self.threads[lo], &f[0])).unwrap_or(u32::MAX);
+        sparsity.decompress(k, am, &e, f0).map_err(|err| match err {
+            spec::matrix::MatrixError::Undefined(why) => {
+                self.rt_err(first, pc, format!("`{}`: {why} (undefined behaviour)", form.name))
+            }
+            other => self.internal_err(first, pc, format!("`{}`: {other}", form.name)),
+        })
+    }
+
+    /// Block-scaled `mma` (§9.7.14.3): A, B and C gathered by their fragment layouts (a sparse
+    /// A decompressed first, [`Self::decompress_a`]; fp6/fp4 elements of `.kind::mxf8f6f4`
+    /// taken out of their containers), scale_A and scale_B
     /// selected from the warp's `scale-a-data`/`scale-b-data` registers
     /// ([`spec::matrix::scale`]), D = the model of [`spec::tensor::scaled`] scattered back into
     /// `out`. The selectors are one per instruction in the manual (L20034); the oracle asks the
@@ -1910,6 +1935,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         form: &'static spec::catalog::Form,
         op: &spec::tensor::scaled::ScaledOp,
         layouts: &[spec::matrix::Layout; 4],
+        sparsity: Option<&spec::matrix::Sparsity>,
         srcs: &[Vec<Src>],
         out: &mut [Vec<u64>],
     ) -> Result<()> {
@@ -1921,17 +1947,30 @@ impl<'m, 'p> Cta<'m, 'p> {
                 .collect()
         };
         let [la, lb, lc, ld] = layouts;
+        let unpack = |m: Vec<u64>, fmt: Option<spec::types::FloatFormat>| -> Vec<u128> {
+            m.into_iter()
+                .map(|v| match fmt {
+                    Some(f) => op.unpack(f, u128::from(v)),
+                    None => u128::from(v),
+                })
+                .collect()
+        };
         let matrix =
             |l: &spec::matrix::Layout, group: &[Src], fmt: Option<spec::types::FloatFormat>| -> Result<Vec<u128>> {
-                let m = l.gather(0, &regs(group)).map_err(|e| internal(&e))?;
-                Ok(m.into_iter()
-                    .map(|v| match fmt {
-                        Some(f) => op.unpack(f, u128::from(v)),
-                        None => u128::from(v),
-                    })
-                    .collect())
+                Ok(unpack(l.gather(0, &regs(group)).map_err(|e| internal(&e))?, fmt))
             };
-        let a = matrix(la, &srcs[0], Some(op.a))?;
+        // A sparse A is expanded in its containers (a pruned element is an all-zero container),
+        // then taken out of them as a dense one.
+        let a = match sparsity {
+            Some(sp) => {
+                let am = la.gather(0, &regs(&srcs[0])).map_err(|e| internal(&e))?;
+                unpack(
+                    self.decompress_a(lo, first, pc, form, sp, op.shape.2, &am, &srcs[7], &srcs[8])?,
+                    Some(op.a),
+                )
+            }
+            None => matrix(la, &srcs[0], Some(op.a))?,
+        };
         let b = matrix(lb, &srcs[1], Some(op.b))?;
         let c = matrix(lc, &srcs[2], None)?;
         let word =

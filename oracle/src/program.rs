@@ -217,12 +217,16 @@ pub enum MatrixOp {
     },
     /// Block-scaled `mma` (§9.7.14.3): `D = (A × scale_A) × (B × scale_B) + C`. Sources: A, B,
     /// C fragments, `scale-a-data`, `{byte-id-a, thread-id-a}`, `scale-b-data`,
-    /// `{byte-id-b, thread-id-b}`.
+    /// `{byte-id-b, thread-id-b}`; for `mma.sp::ordered_metadata` (§9.7.14.6.3) then the
+    /// metadata `e` and the sparsity selector `f` (sources 7 and 8), A arriving compressed and
+    /// expanded as [`MatrixOp::MmaSp`]'s is.
     MmaBlockScale {
-        /// The numerics.
+        /// The numerics (the dense M×N×K).
         op: spec::tensor::scaled::ScaledOp,
-        /// The fragment layouts of A, B, C and D.
+        /// The fragment layouts of A (compressed for a sparse form), B, C and D.
         layouts: Box<[spec::matrix::Layout; 4]>,
+        /// `mma.sp::ordered_metadata`: the form's sparsity.
+        sparsity: Option<spec::matrix::Sparsity>,
     },
     /// `wmma.load`: a matrix from memory into the warp's fragment (the oracle's own layout).
     WmmaLoad,

@@ -624,7 +624,7 @@ fn every_block_scaled_mma_form_executes() {
     for f in cat
         .forms
         .iter()
-        .filter(|f| spec::tensor::scaled::ScaledOp::of_form(f).is_some())
+        .filter(|f| spec::tensor::scaled::ScaledOp::of_form(f).is_some() && f.var("sp").is_none())
     {
         let frag = |name: &str| {
             let o = f.outputs.iter().chain(&f.inputs).find(|o| o.name == name).unwrap();

@@ -66,12 +66,15 @@ struct Case {
     /// The selector operand as written (`0`, `%r70`, ...), and a prelude setting it.
     f: String,
     prelude: String,
+    /// A block-scaled form: the selectors `{byte-id-a, thread-id-a}` and `{byte-id-b,
+    /// thread-id-b}`; each lane's words then end with `scale-a-data` and `scale-b-data`.
+    scaled: Option<[(u16, u16); 2]>,
 }
 
 impl Case {
     /// Runs the case; D's words per lane.
     fn run(&self) -> Result<Vec<Vec<u32>>, oracle::error::Error> {
-        let words = self.na + self.nb + self.nc + 1;
+        let words = self.na + self.nb + self.nc + 1 + if self.scaled.is_some() { 2 } else { 0 };
         let mut input = Vec::new();
         for l in &self.lanes {
             assert_eq!(l.len(), words);
@@ -88,8 +91,14 @@ impl Case {
         let stores: String = (0..self.nd)
             .map(|k| format!("st.global.b32 [%rd5+{}], %r{};\n", 4 * k, d + k))
             .collect();
+        // `d, a, b, c, e, f, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {...}`
+        // (L24431-24449).
+        let scales = match self.scaled {
+            Some([(ba, ta), (bb, tb)]) => format!(", %r{}, {{{ba}, {ta}}}, %r{}, {{{bb}, {tb}}}", e + 1, e + 2),
+            None => String::new(),
+        };
         let body = format!(
-            "{loads}{}{} {{{}}}, {{{}}}, {{{}}}, {{{}}}, %r{e}, {};\n{stores}",
+            "{loads}{}{} {{{}}}, {{{}}}, {{{}}}, {{{}}}, %r{e}, {}{scales};\n{stores}",
             self.prelude,
             self.name,
             regs(d, self.nd),
@@ -237,6 +246,7 @@ fn s8_k32(name: &'static str, ordered: bool, f: usize) -> (Case, Vec<Vec<i64>>) 
         lanes,
         f: f.to_string(),
         prelude: String::new(),
+        scaled: None,
     };
     (case, want)
 }
@@ -321,6 +331,7 @@ fn s4_m16n8k64_pairwise() {
                 lanes,
                 f: f.to_string(),
                 prelude: String::new(),
+                scaled: None,
             };
             check_ints(&case, &want);
         }
@@ -374,6 +385,7 @@ fn f16_m16n8k16_every_selector() {
                 lanes,
                 f: f.to_string(),
                 prelude: String::new(),
+                scaled: None,
             };
             let d = case.run().unwrap_or_else(|e| panic!("{name}: {e}"));
             for (lane, dl) in d.iter().enumerate() {
@@ -421,6 +433,7 @@ fn tf32_m16n8k8_one_of_two() {
             lanes,
             f: f.to_string(),
             prelude: String::new(),
+            scaled: None,
         };
         let d = case.run().unwrap_or_else(|e| panic!("{name}: {e}"));
         for (lane, dl) in d.iter().enumerate() {
@@ -485,6 +498,7 @@ fn u8_m16n8k64_four_metadata_threads() {
         lanes,
         f: "0".into(),
         prelude: String::new(),
+        scaled: None,
     };
     check_ints(&case, &want);
     // With lanes 0 and 1 exchanging their metadata, D changes: which thread describes which
@@ -499,6 +513,94 @@ fn u8_m16n8k64_four_metadata_threads() {
     let d = moved.run().unwrap_or_else(|e| panic!("{e}"));
     let same = (0..32).all(|l| (0..4).all(|i| d[l][i] as i32 as i64 == want[l][i]));
     assert!(!same, "exchanging the metadata of T0 and T1 left D unchanged");
+}
+
+/// e4m3 of a small integer (|v| < 16), by sign, exponent (bias 7) and mantissa.
+fn e4m3(v: i64) -> i64 {
+    if v == 0 {
+        return 0;
+    }
+    let (s, m) = (i64::from(v < 0), v.unsigned_abs() as i64);
+    let e = 63 - m.leading_zeros() as i64;
+    s << 7 | (e + 7) << 3 | (m << (3 - e)) & 7
+}
+
+/// Block-scaled sparse fp8 (`mma.sp::ordered_metadata ... .kind::mxf8f6f4.block_scale`,
+/// §9.7.14.6.3, sm_120a): the fragments of `u8_m16n8k64_four_metadata_threads` (8-bit
+/// elements, the same layouts) holding e4m3 small integers, C small integers in f32, and the
+/// scale factors placed by hand from the reading of Figures 42-44 (`spec/INTERPRETATIONS.md`,
+/// "block-scale factors over threads"): with `{byte-id-a, thread-id-a} = {1, 1}`, scale_A row
+/// g in byte 1 of lane 4g + 2, row g + 8 in byte 1 of lane 4g + 3; with `{byte-id-b,
+/// thread-id-b} = {2, 3}`, scale_B column g in byte 2 of lane 4g + 3. Every other byte is
+/// 0xff, the ue8m0 NaN: reading a wrong byte would make D NaN. scale_A row r is 2^(r mod 3),
+/// scale_B column n 2^-(n mod 2), one block over the whole dense K = 64 (`.scale_vec::1X`,
+/// Table 34). D = C + SF_A·SF_B·Σ A·B, exact in f32, computed here in integers.
+#[test]
+fn e4m3_block_scaled_m16n8k64() {
+    let name =
+        "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0";
+    let (dense, comp, fields) = sparse_a(64, 4, true, |r, c| ((r * 11 + c * 7) % 7) as i64 + 1);
+    let b = |k: usize, n: usize| ((k * 3 + n * 5) % 5) as i64 - 2;
+    let c = |r: usize, n: usize| (r * 8 + n) as i64;
+    let (sfa, sfb) = (|r: usize| (r % 3) as i32, |n: usize| -((n % 2) as i32));
+    let lanes = (0..32)
+        .map(|lane| {
+            let (g, t) = (lane / 4, lane % 4);
+            let mut w = Vec::new();
+            for reg in 0..4 {
+                w.push(pack8(
+                    (0..4).map(|i| e4m3(comp[g + 8 * (reg % 2)][4 * t + i + 16 * (reg / 2)])),
+                ));
+            }
+            for reg in 0..4 {
+                w.push(pack8((0..4).map(|i| e4m3(b(16 * reg + 4 * t + i, g)))));
+            }
+            for i in 0..4 {
+                let (r, n) = d_at(lane, i);
+                w.push((c(r, n) as f32).to_bits());
+            }
+            w.push(meta(lane, 0, 4, &fields));
+            let mut sa = 0xffff_ffffu32;
+            if t >= 2 {
+                let row = g + 8 * (t - 2);
+                sa = sa & !0xff00 | ((127 + sfa(row)) as u32) << 8;
+            }
+            let sb = if t == 3 {
+                0xff00_ffff | ((127 + sfb(g)) as u32) << 16
+            } else {
+                0xffff_ffff
+            };
+            w.extend([sa, sb]);
+            w
+        })
+        .collect();
+    let case = Case {
+        name,
+        target: "sm_120a".into(),
+        na: 4,
+        nb: 4,
+        nc: 4,
+        nd: 4,
+        lanes,
+        f: "0".into(),
+        prelude: String::new(),
+        scaled: Some([(1, 1), (2, 3)]),
+    };
+    let d = case.run().unwrap_or_else(|e| panic!("{name}: {e}"));
+    for (lane, regs) in d.iter().enumerate() {
+        for (i, &got) in regs.iter().enumerate() {
+            let (r, n) = d_at(lane, i);
+            let sum = (0..64).map(|k| dense[r][k] * b(k, n)).sum::<i64>();
+            let want = c(r, n) as f64 + sum as f64 * 2f64.powi(sfa(r) + sfb(n));
+            assert_eq!(f32::from_bits(got), want as f32, "lane {lane} d{i}: D[{r}][{n}]");
+        }
+    }
+    // f must be 0 with four metadata threads (L23846, L23858; ptxas 12.9: "expected to be 0").
+    let e = err(&Case { f: "1".into(), ..case });
+    assert!(
+        e.contains("sparsity selector 1 is undefined") && e.contains("L23798-23858"),
+        "{e}"
+    );
 }
 
 fn err(case: &Case) -> String {
@@ -566,6 +668,7 @@ fn undefined_metadata_and_selectors_are_runtime_errors() {
         lanes: lanes.collect(),
         f: "0".into(),
         prelude: String::new(),
+        scaled: None,
     };
     let e = err(&case);
     assert!(
@@ -574,18 +677,20 @@ fn undefined_metadata_and_selectors_are_runtime_errors() {
     );
 }
 
-/// Every sparse form of the catalog but the block-scaled ones, on arbitrary A, B and C and the always-meaningful
+/// Every sparse form of the catalog, on arbitrary A, B and C and the always-meaningful
 /// metadata 0x44444444 (every field 0b0100: positions 0 and 1; tf32 element 0) with selector 0,
-/// under its least target: it runs to the end (no internal error, no panic).
+/// under its least target: it runs to the end (no internal error, no panic). The block-scaled
+/// ones get arbitrary scale registers and the selectors {0, 0}, valid for every
+/// `.scale_vec_size` (Table 36, L20070-20104).
 #[test]
 fn every_executed_sparse_form_runs() {
     use spec::catalog::{catalog, fragment, Exec};
     let cat = catalog();
     let mut ran = 0;
-    // (The block-scaled ones, whose scale operands this writer does not form, are declined.)
-    let sparse =
-        |f: &&spec::catalog::Form| f.exec() == Some(Exec::Mma) && f.var("sp").is_some() && !f.has("block_scale");
+    let mut scaled = 0;
+    let sparse = |f: &&spec::catalog::Form| f.exec() == Some(Exec::Mma) && f.var("sp").is_some();
     for f in cat.forms.iter().filter(sparse) {
+        let block_scale = f.has("block_scale");
         let n = |name: &str| {
             let o = f.inputs.iter().find(|o| o.name == name).unwrap();
             fragment::length(f, o).unwrap()
@@ -598,6 +703,9 @@ fn every_executed_sparse_form_runs() {
                     .map(|i| ((l * 131 + i * 7919) as u32).wrapping_mul(0x9e37_79b9))
                     .collect();
                 w.push(0x4444_4444);
+                if block_scale {
+                    w.extend([0x7e80_7f81u32.rotate_left(l as u32), 0x8079_7f7e]);
+                }
                 w
             })
             .collect();
@@ -611,12 +719,14 @@ fn every_executed_sparse_form_runs() {
             lanes,
             f: "0".into(),
             prelude: String::new(),
+            scaled: block_scale.then_some([(0, 0), (0, 0)]),
         };
         if let Err(e) = case.run() {
             panic!("{}: {e}", f.name);
         }
         ran += 1;
+        scaled += usize::from(block_scale);
     }
-    // 250 sparse forms, less the 54 block-scaled ones (not executed yet).
-    assert!(ran >= 196, "{ran}");
+    // 250 sparse forms, 54 of them block-scaled.
+    assert_eq!((ran, scaled), (250, 54));
 }

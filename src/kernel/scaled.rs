@@ -7,11 +7,17 @@
 //!
 //! Record of lane `t`: A's, B's, C's registers (4 bytes each), `scale-a-data`,
 //! `scale-b-data`, then the four selectors as u16 (`byte-id-a`, `thread-id-a`, `byte-id-b`,
-//! `thread-id-b`). Output: D's registers.
+//! `thread-id-b`); a sparse form's record ends with the lane's metadata `e`. Output: D's
+//! registers.
+//!
+//! The sparse forms (`mma.sp::ordered_metadata ... .block_scale`, §9.7.14.6.3) are the matrix
+//! kernels' `mma.sp` ([`super::matrix`]) with the scale operands: A is scattered compressed
+//! with the metadata [`spec::matrix::Sparsity::compress`] derives (in the elements'
+//! containers), and the sparsity selector `f`, an immediate, gets one module per value.
 
 use super::BuildError;
 use spec::catalog::Form;
-use spec::matrix::{layout, Layout, Which};
+use spec::matrix::{layout, Layout, Sparsity, Which};
 use spec::vector::scaled::{columns, Columns};
 use spec::vector::Vector;
 use std::fmt::Write as _;
@@ -23,6 +29,8 @@ const BLOCK: usize = 128;
 #[derive(Clone, Debug)]
 pub struct Plan {
     layouts: [Layout; 4],
+    /// `mma.sp::ordered_metadata`: the sparsity and this launch's selector `f`.
+    sparse: Option<(Sparsity, u32)>,
     in_stride: usize,
     out_stride: usize,
 }
@@ -32,15 +40,17 @@ pub fn is_scaled(form: &Form) -> bool {
     columns(form).is_some()
 }
 
-fn plan(form: &Form) -> Result<Plan, String> {
+fn plan(form: &Form, cols: &Columns) -> Result<Plan, String> {
     let mut ls = Vec::new();
     for w in Which::ALL {
         ls.push(layout(form, w).map_err(|e| e.to_string())?);
     }
     let layouts: [Layout; 4] = ls.try_into().map_err(|_| "four layouts".to_string())?;
     let regs: usize = layouts[..3].iter().map(|l| l.regs).sum();
+    let e_bytes = if cols.sparsity.is_some() { 4 } else { 0 };
     Ok(Plan {
-        in_stride: (regs + 2) * 4 + 8,
+        sparse: cols.sparsity.map(|sp| (sp, 0)),
+        in_stride: (regs + 2) * 4 + 8 + e_bytes,
         out_stride: layouts[3].regs * 4,
         layouts,
     })
@@ -51,6 +61,16 @@ fn records(plan: &Plan, cols: &Columns, vectors: &[&Vector]) -> Result<(Vec<u8>,
     let mut input = vec![0u8; threads * plan.in_stride];
     let s = cols.scalars.len();
     let sizes = cols.ins.map(|m| m.len());
+    let k = cols.op.shape.2;
+    // A sparse form's padding warps need meaningful metadata too (an all-zero `e` is not,
+    // L23778): that of an all-zero A.
+    if let Some((sp, f)) = &plan.sparse {
+        let (_, e) = sp.compress(k, &vec![0; 16 * k], *f).map_err(|e| e.to_string())?;
+        for t in vectors.len() * 32..threads {
+            let at = (t + 1) * plan.in_stride - 4;
+            input[at..at + 4].copy_from_slice(&(e[t % 32] as u32).to_le_bytes());
+        }
+    }
     for (w, v) in vectors.iter().enumerate() {
         let ins: Vec<u128> = v.ins.iter().map(|i| i.bits).collect();
         let mut at = s;
@@ -60,24 +80,35 @@ fn records(plan: &Plan, cols: &Columns, vectors: &[&Vector]) -> Result<(Vec<u8>,
             at += n;
         }
         let mut regs: Vec<Vec<Vec<u64>>> = vec![vec![Vec::new(); 32]; 3];
-        for k in 0..3 {
-            let l = &plan.layouts[k];
-            let fmt = match cols.ins[k].ty.kind {
+        let mut meta = vec![0u64; 32];
+        for j in 0..3 {
+            let l = &plan.layouts[j];
+            let fmt = match cols.ins[j].ty.kind {
                 spec::types::Kind::Float(f) => Some(f),
                 _ => None,
             };
             // fp6/fp4 elements in 8-bit containers under `.kind::mxf8f6f4` (L22916).
-            let m: Vec<u64> = mats[k]
+            let m: Vec<u64> = mats[j]
                 .iter()
                 .map(|&x| match fmt {
-                    Some(f) if k < 2 => spec::tensor::container_of_element(f, l.bits, x) as u64,
+                    Some(f) if j < 2 => spec::tensor::container_of_element(f, l.bits, x) as u64,
                     _ => x as u64,
                 })
                 .collect();
-            l.scatter(0, &m, &mut regs[k]).map_err(|e| e.to_string())?;
+            // A sparse A: the dense one as the compressed one and its metadata.
+            let m = match (&plan.sparse, j) {
+                (Some((sp, f)), 0) => {
+                    let (compressed, e) = sp.compress(k, &m, *f).map_err(|e| e.to_string())?;
+                    meta = e;
+                    compressed
+                }
+                _ => m,
+            };
+            l.scatter(0, &m, &mut regs[j]).map_err(|e| e.to_string())?;
         }
         // The scale factors in the selected threads' bytes (spec::matrix::scale's reading).
-        let (ba, ta, bb, tb) = (ins[0] as usize, ins[1] as usize, ins[2] as usize, ins[3] as usize);
+        let sel = cols.selectors(&ins);
+        let [ba, ta, bb, tb] = sel.map(|x| x as usize);
         let vec = cols.op.vec;
         let mut sa = [0u32; 32];
         let mut sb = [0u32; 32];
@@ -102,9 +133,12 @@ fn records(plan: &Plan, cols: &Columns, vectors: &[&Vector]) -> Result<(Vec<u8>,
             for (j, x) in words.iter().enumerate() {
                 rec[4 * j..4 * j + 4].copy_from_slice(&x.to_le_bytes());
             }
-            let sel = 4 * words.len();
-            for (j, &x) in ins[..4].iter().enumerate() {
-                rec[sel + 2 * j..sel + 2 * j + 2].copy_from_slice(&(x as u16).to_le_bytes());
+            let at = 4 * words.len();
+            for (j, &x) in sel.iter().enumerate() {
+                rec[at + 2 * j..at + 2 * j + 2].copy_from_slice(&(x as u16).to_le_bytes());
+            }
+            if plan.sparse.is_some() {
+                rec[at + 8..at + 12].copy_from_slice(&(meta[lane] as u32).to_le_bytes());
             }
         }
     }
@@ -114,6 +148,9 @@ fn records(plan: &Plan, cols: &Columns, vectors: &[&Vector]) -> Result<(Vec<u8>,
 fn module(form: &Form, plan: &Plan) -> String {
     let mut s = super::in_out_entry(form, super::header_for(form), "one warp per vector");
     s.push_str("\t.reg .b32 %i, %c, %t, %sa, %sb;\n\t.reg .b64 %ia, %oa, %off;\n\t.reg .b16 %ba, %ta, %bb, %tb;\n");
+    if plan.sparse.is_some() {
+        s.push_str("\t.reg .b32 %e;\n");
+    }
     let names = ["a", "b", "c", "d"];
     let mut ops = Vec::new();
     for (l, n) in plan.layouts.iter().zip(names) {
@@ -155,9 +192,17 @@ fn module(form: &Form, plan: &Plan) -> String {
     for (j, r) in ["%ba", "%ta", "%bb", "%tb"].iter().enumerate() {
         let _ = writeln!(s, "\tld.global.b16 {r}, [%ia+{}];", off + 2 * j);
     }
+    // `mma.sp`: `e, f` between `c` and `scale-a-data` (L24431-24449).
+    let sparse = match plan.sparse {
+        Some((_, f)) => {
+            let _ = writeln!(s, "\tld.global.b32 %e, [%ia+{}];", off + 8);
+            format!(", %e, {f}")
+        }
+        None => String::new(),
+    };
     let _ = writeln!(
         s,
-        "\t{} {}, {}, {}, {}, %sa, {{%ba, %ta}}, %sb, {{%bb, %tb}};",
+        "\t{} {}, {}, {}, {}{sparse}, %sa, {{%ba, %ta}}, %sb, {{%bb, %tb}};",
         form.name, ops[3], ops[0], ops[1], ops[2]
     );
     for r in 0..plan.layouts[3].regs {
@@ -175,7 +220,7 @@ pub fn build(
     max_threads: usize,
 ) -> Result<Vec<super::Batch>, BuildError> {
     let cols = columns(form).ok_or_else(|| BuildError::Matrix("not a block-scaled form".into()))?;
-    let plan = plan(form).map_err(BuildError::Matrix)?;
+    let base = plan(form, &cols).map_err(BuildError::Matrix)?;
     let width = cols.scalars.len() + cols.ins.iter().map(|m| m.len()).sum::<usize>();
     let mut chosen = Vec::with_capacity(pick.len());
     for &i in pick {
@@ -191,16 +236,32 @@ pub fn build(
     if chosen.is_empty() {
         return Err(BuildError::NoVectors);
     }
-    let ptx = module(form, &plan);
+    // A sparse form: one module per sparsity selector (an immediate operand, the line's first
+    // scalar).
+    let mut groups: Vec<(Plan, Vec<(usize, &Vector)>)> = Vec::new();
+    for (i, v) in chosen {
+        let mut p = base.clone();
+        if let Some((sp, _)) = base.sparse {
+            p.sparse = Some((sp, v.ins[0].bits as u32));
+        }
+        let f = p.sparse.map(|x| x.1);
+        match groups.iter_mut().find(|(q, _)| q.sparse.map(|x| x.1) == f) {
+            Some((_, g)) => g.push((i, v)),
+            None => groups.push((p, vec![(i, v)])),
+        }
+    }
     let mut batches = Vec::new();
-    for chunk in chosen.chunks((max_threads / 32).max(1)) {
-        let vs: Vec<&Vector> = chunk.iter().map(|(_, v)| *v).collect();
-        let (input, threads) = records(&plan, &cols, &vs).map_err(BuildError::Matrix)?;
-        batches.push(super::Batch {
-            job: super::in_out_job(&ptx, threads / BLOCK, BLOCK, &input, threads * plan.out_stride),
-            vectors: chunk.iter().map(|(i, _)| *i).collect(),
-            records: super::Records::Scaled(Box::new(plan.clone())),
-        });
+    for (plan, chosen) in &groups {
+        let ptx = module(form, plan);
+        for chunk in chosen.chunks((max_threads / 32).max(1)) {
+            let vs: Vec<&Vector> = chunk.iter().map(|(_, v)| *v).collect();
+            let (input, threads) = records(plan, &cols, &vs).map_err(BuildError::Matrix)?;
+            batches.push(super::Batch {
+                job: super::in_out_job(&ptx, threads / BLOCK, BLOCK, &input, threads * plan.out_stride),
+                vectors: chunk.iter().map(|(i, _)| *i).collect(),
+                records: super::Records::Scaled(Box::new(plan.clone())),
+            });
+        }
     }
     Ok(batches)
 }

@@ -738,7 +738,8 @@ impl FuncCx<'_> {
     /// `mma.sp{::ordered_metadata}` (§9.7.14.6): the dense K's numerics on the target
     /// ([`spec::tensor::MmaOp::of_form`] reads the instruction's M×N×K, K being the dense one),
     /// the four fragment layouts (A compressed) and the sparsity of the form; `Err` says why a
-    /// form is not executed yet (the block-scaled ones: no numerics).
+    /// form is not executed yet (the block-scaled ones have their own decoding,
+    /// [`Self::mma_block_scale`]).
     fn sparse_mma(target: &str, form: &'static Form) -> std::result::Result<MatrixOp, String> {
         let arch = spec::tensor::Arch::from_target(target);
         let op = arch
@@ -759,21 +760,34 @@ impl FuncCx<'_> {
     /// fragments, then `scale-a-data` (`.b32`), `{byte-id-a, thread-id-a}` (u16 registers or
     /// constants), `scale-b-data`, `{byte-id-b, thread-id-b}` (L22900). The selectors' values
     /// are checked against Table 36 when the warp executes it (they may be registers).
+    ///
+    /// `mma.sp::ordered_metadata` with `.block_scale` (§9.7.14.6.3, L24431-24449) writes the
+    /// metadata `e` and the sparsity selector `f` between `c` and `scale-a-data` (`d, a, b, c,
+    /// e, f, scale-a-data, ...`; ptxas 12.9 takes this order and no other); they are decoded
+    /// as plain `mma.sp`'s and kept after the selectors.
     fn mma_block_scale(&self, i: &Instr, form: &'static Form, op: spec::tensor::scaled::ScaledOp) -> Result<Op> {
         let loc = i.loc;
         let at = Site::of(i);
+        let not_yet = |e: &dyn std::fmt::Display| {
+            Ok(Op::Unsupported {
+                message: format!(
+                    "`{}` is valid PTX, but the oracle does not execute it yet ({e})",
+                    form.name
+                ),
+            })
+        };
+        let sparsity = match form.var("sp") {
+            Some(_) => match spec::matrix::sparsity(form) {
+                Ok(s) => Some(s),
+                Err(e) => return not_yet(&e),
+            },
+            None => None,
+        };
         let mut layouts = Vec::new();
         for w in Which::ALL {
             match spec::matrix::layout(form, w) {
                 Ok(l) => layouts.push(l),
-                Err(e) => {
-                    return Ok(Op::Unsupported {
-                        message: format!(
-                            "`{}` is valid PTX, but the oracle does not execute it yet ({e})",
-                            form.name
-                        ),
-                    })
-                }
+                Err(e) => return not_yet(&e),
             }
         }
         let [a, b, c, d] = layouts[..] else {
@@ -804,19 +818,26 @@ impl FuncCx<'_> {
                 .map(|e| self.src(e, u16t, false, at))
                 .collect()
         };
-        let srcs = vec![
+        // Operands after `c`: two more (`e`, `f`) on a sparse form.
+        let s = if sparsity.is_some() { 2 } else { 0 };
+        let mut srcs = vec![
             regs(1, "a", a.regs)?,
             regs(2, "b", b.regs)?,
             regs(3, "c", c.regs)?,
-            regs(4, "scale-a-data", 1)?,
-            selector(5, "{byte-id-a, thread-id-a}")?,
-            regs(6, "scale-b-data", 1)?,
-            selector(7, "{byte-id-b, thread-id-b}")?,
+            regs(4 + s, "scale-a-data", 1)?,
+            selector(5 + s, "{byte-id-a, thread-id-a}")?,
+            regs(6 + s, "scale-b-data", 1)?,
+            selector(7 + s, "{byte-id-b, thread-id-b}")?,
         ];
+        if sparsity.is_some() {
+            srcs.push(regs(4, "e", 1)?);
+            srcs.push(regs(5, "f", 1)?);
+        }
         Ok(Op::Matrix {
             op: MatrixOp::MmaBlockScale {
                 op,
                 layouts: Box::new([a, b, c, d]),
+                sparsity,
             },
             form,
             dsts,

@@ -1,5 +1,7 @@
 //! Block-scaled `mma` (§9.7.14.3, L19942-20104): `.kind::mxf8f6f4`, `.kind::mxf4` and
-//! `.kind::mxf4nvf4` with `.block_scale`, at the level of matrices.
+//! `.kind::mxf4nvf4` with `.block_scale`, at the level of matrices — dense `mma.sync` and the
+//! sparse `mma.sp::ordered_metadata` (§9.7.14.6.3, L24431-24449), whose A is decompressed
+//! first ([`crate::matrix::Sparsity::decompress`]) and then multiplied exactly as a dense one.
 //!
 //! # The manual
 //!
@@ -58,10 +60,18 @@ pub struct ScaledOp {
 }
 
 impl ScaledOp {
-    /// The operation of a dense block-scaled `mma` form of the catalog (`block_scale`, `shape`,
-    /// `at` `bt` `st`, `sv`, `kind`); `None` for any other form.
+    /// The operation of a block-scaled `mma` or `mma.sp::ordered_metadata` form of the catalog
+    /// (`block_scale`, `shape`, `at` `bt` `st`, `sv`, `kind`); `None` for any other form.
+    ///
+    /// A sparse form's M×N×K is the instruction's, K the dense one (`m16n8k64` for
+    /// `.kind::mxf8f6f4`, `m16n8k128` for `.kind::mxf4*`, L24431-24449): its numerics are the
+    /// dense ones on the decompressed A (`crate::matrix::Sparsity::decompress`), and the scale
+    /// matrices keep the shapes of Table 34 (M × SFA_N, SFB_M × N, L19966-19990, which the
+    /// sparse forms' text refers to, L24475), so a block is K / `.scale_vec_size` positions of
+    /// the *dense* K: 64 for `.scale_vec::1X` of `m16n8k64`, 64 for 2X and 32 for 4X of
+    /// `m16n8k128`.
     pub fn of_form(form: &Form) -> Option<ScaledOp> {
-        if !form.has("block_scale") || form.var("sp").is_some() {
+        if !form.has("block_scale") {
             return None;
         }
         let shape = crate::catalog::fragment::mnk(form.var("shape")?)?;
@@ -393,6 +403,30 @@ mod tests {
             (1, 32, FloatFormat::E3m2, E5m2, true)
         );
         assert_eq!(get("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), None);
+        // Sparse forms: the dense K, Table 34's scale shapes, blocks of the dense K.
+        let sp = "mma.sp::ordered_metadata.sync.aligned";
+        let f8 = get(&format!(
+            "{sp}.m16n8k64.row.col.kind::mxf8f6f4.block_scale.f32.e2m1.e4m3.f32.ue8m0"
+        ))
+        .unwrap();
+        assert_eq!(
+            (f8.shape, f8.vec, f8.block(), f8.containers),
+            ((16, 8, 64), 1, 64, true)
+        );
+        let f4 = get(&format!(
+            "{sp}.m16n8k128.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0"
+        ))
+        .unwrap();
+        assert_eq!(
+            (f4.shape, f4.vec, f4.block(), f4.containers),
+            ((16, 8, 128), 2, 64, false)
+        );
+        let nv = get(&format!(
+            "{sp}.m16n8k128.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3"
+        ))
+        .unwrap();
+        assert_eq!((nv.vec, nv.block(), nv.scale), (4, 32, Ue4m3));
+        assert_eq!(get("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), None);
     }
 
     #[test]
