@@ -1017,50 +1017,51 @@ impl FuncCx<'_> {
             Some(s) => Ok(s),
             None => terr(loc, format!("`{}` needs its `{name}` operand", form.name)),
         };
-        let name = form.name.as_str();
-        let op = if name.starts_with("cp.async.mbarrier.arrive") {
-            MbarOp::CpAsyncArrive {
+        // The catalog's modifiers say which: the first after the opcode (`mbarrier.init` →
+        // `init`); `cp.async.mbarrier.arrive` is the one row of opcode `cp` with this executor.
+        let op = match form.mods.first().copied() {
+            Some("async") => MbarOp::CpAsyncArrive {
                 noinc: form.has("noinc"),
-            }
-        } else if name.starts_with("mbarrier.init") {
-            MbarOp::Init {
+            },
+            Some("init") => MbarOp::Init {
                 count: need(src("count", u32t)?, "count")?,
-            }
-        } else if name.starts_with("mbarrier.inval") {
-            MbarOp::Inval
-        } else if name.starts_with("mbarrier.expect_tx") || name.starts_with("mbarrier.complete_tx") {
-            MbarOp::Tx {
+            },
+            Some("inval") => MbarOp::Inval,
+            Some(m @ ("expect_tx" | "complete_tx")) => MbarOp::Tx {
                 n: need(src("tx_count", u32t)?, "tx_count")?,
-                complete: name.starts_with("mbarrier.complete_tx"),
-            }
-        } else if name.starts_with("mbarrier.arrive") {
-            MbarOp::Arrive {
+                complete: m == "complete_tx",
+            },
+            Some(m @ ("arrive" | "arrive_drop")) => MbarOp::Arrive {
                 d: dst("state", b64)?,
                 count: src("count", u32t)?,
-                drop: name.starts_with("mbarrier.arrive_drop"),
+                drop: m == "arrive_drop",
                 no_complete: form.has("noComplete"),
                 expect_tx: src("tx_count", u32t)?,
+            },
+            Some("test_wait" | "try_wait") => {
+                // try_wait's suspendTimeHint is read (checked as a `.u32`) and has no effect:
+                // the oracle's try_wait returns at once (spec/INTERPRETATIONS.md).
+                src("suspend_time_hint", u32t)?;
+                let parity = form.has("parity");
+                MbarOp::Wait {
+                    d: dst("wait_complete", pred)?,
+                    phase: match parity {
+                        true => need(src("phase_parity", u32t)?, "phaseParity")?,
+                        false => need(src("state", b64)?, "state")?,
+                    },
+                    parity,
+                }
             }
-        } else if name.starts_with("mbarrier.test_wait") || name.starts_with("mbarrier.try_wait") {
-            // try_wait's suspendTimeHint is read (checked as a `.u32`) and has no effect: the
-            // oracle's try_wait returns at once (spec/INTERPRETATIONS.md).
-            src("suspend_time_hint", u32t)?;
-            let parity = form.has("parity");
-            MbarOp::Wait {
-                d: dst("wait_complete", pred)?,
-                phase: match parity {
-                    true => need(src("phase_parity", u32t)?, "phaseParity")?,
-                    false => need(src("state", b64)?, "state")?,
-                },
-                parity,
-            }
-        } else if name.starts_with("mbarrier.pending_count") {
-            MbarOp::PendingCount {
+            Some("pending_count") => MbarOp::PendingCount {
                 d: dst("count", u32t)?,
                 state: need(src("state", b64)?, "state")?,
+            },
+            _ => {
+                return terr(
+                    loc,
+                    format!("`{}` is no mbarrier instruction the oracle knows", form.name),
+                )
             }
-        } else {
-            return terr(loc, format!("`{name}` is no mbarrier instruction the oracle knows"));
         };
         Ok(Op::Mbarrier { op, addr })
     }
