@@ -15,6 +15,7 @@ use spec::sreg::Place;
 use spec::value::{Args, EvalErrorKind, Input};
 use std::collections::VecDeque;
 
+mod mbarrier;
 mod proxy;
 mod warpgroup;
 
@@ -341,7 +342,20 @@ struct Cta<'m, 'p> {
     /// The generic-proxy writes to shared memory and the proxy fences, in programs with a
     /// `wgmma.mma_async` (which reads shared memory through the async proxy, L26398).
     proxy: Option<proxy::Book>,
+    /// The CTA's mbarrier objects (§9.7.13.15).
+    mbar: mbarrier::Book,
+    /// The step just executed was an mbarrier wait that returned False: the warp's slice ends,
+    /// so that the warps it waits for run ([`mbarrier`]).
+    spun: bool,
+    /// Changes of memory and mbarrier objects so far: rounds in which warps only spin on waits
+    /// while it stays the same cannot end ([`SPIN_ROUNDS`]).
+    mutations: u64,
 }
+
+/// Rounds of the CTA's warps in which every warp that ran ended its slice on an mbarrier wait
+/// returning False, with no store, atomic, copy, mbarrier change, exit or barrier release
+/// anywhere, after which the CTA is reported as deadlocked (spec/INTERPRETATIONS.md).
+const SPIN_ROUNDS: u32 = 10_000;
 
 /// Warp steps a warp runs before the next warp gets its turn (spin-waits on another warp's
 /// store make progress; the order stays deterministic).
@@ -439,22 +453,45 @@ impl<'m, 'p> Cta<'m, 'p> {
             wg_pending: 0,
             wg_track,
             proxy,
+            mbar: mbarrier::Book::default(),
+            spun: false,
+            mutations: 0,
         }
     }
 
     fn run(&mut self, stats: &mut Stats) -> Result<()> {
         let nwarps = self.threads.len().div_ceil(32);
+        let mut spin_rounds = 0;
         loop {
             let mut progress = false;
+            let mutations = self.mutations;
+            let mut only_spun = true;
             for w in 0..nwarps {
-                progress |= self.run_warp(w, stats)?;
+                let ran = self.run_warp(w, stats)?;
+                progress |= ran;
+                only_spun &= !ran || std::mem::take(&mut self.spun);
+                self.spun = false;
             }
-            progress |= self.release_barriers()?;
+            let released = self.release_barriers()?;
+            progress |= released;
             if self.threads.iter().all(|t| t.st == St::Exited) {
                 return Ok(());
             }
             if !progress {
                 return Err(self.deadlock());
+            }
+            // Warps that only spin on mbarrier waits, with nothing changing, wait forever.
+            if only_spun && !released && mutations == self.mutations {
+                spin_rounds += 1;
+                if spin_rounds >= SPIN_ROUNDS {
+                    let mut e = self.deadlock();
+                    e.message.push_str(&format!(
+                        " (the running threads only spin on mbarrier waits that return False: {SPIN_ROUNDS} rounds with no store, atomic, copy, mbarrier change, exit or barrier release)"
+                    ));
+                    return Err(e);
+                }
+            } else {
+                spin_rounds = 0;
             }
         }
     }
@@ -542,6 +579,9 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
             let pc = self.threads[b].pc;
             self.step(lo, mask, pc)?;
+            if self.spun {
+                break;
+            }
             if mask == runnable {
                 let straight = match &self.m.prog.code[pc as usize].op {
                     Op::Fast { .. } | Op::Pure { .. } | Op::Ld { .. } | Op::St { .. } | Op::Nop => true,
@@ -886,12 +926,14 @@ impl<'m, 'p> Cta<'m, 'p> {
                 for i in lanes(exec) {
                     self.ret(i)?;
                 }
+                self.mutations += 1;
                 self.release_barriers()?;
             }
             Op::Exit => {
                 for i in lanes(exec) {
                     self.threads[i].st = St::Exited;
                 }
+                self.mutations += 1;
                 self.release_barriers()?;
             }
             Op::Trap => {
@@ -962,6 +1004,12 @@ impl<'m, 'p> Cta<'m, 'p> {
                     let t = &mut self.threads[i];
                     t.pc += 1;
                     t.clock += 1;
+                }
+            }
+            Op::Mbarrier { op, addr } => {
+                // One thread after another, in lane order: each operation is atomic.
+                for i in lanes(exec) {
+                    self.mbarrier_op(i, pc, op, addr.as_ref())?;
                 }
             }
             Op::Bar { op, id, count, pred, d } => {
@@ -1074,6 +1122,9 @@ impl<'m, 'p> Cta<'m, 'p> {
         if self.pending_n > 0 {
             self.check_pending(i, pc, area, off, n, "read")?;
         }
+        if area == Area::Shared && !self.mbar.is_empty() {
+            self.mbarrier_access(i, pc, off, n, "read")?;
+        }
         out.copy_from_slice(match area {
             Area::Global(k) => &self.m.global.regions[k].data[off..off + n],
             Area::Shared => &self.shared[off..off + n],
@@ -1090,6 +1141,10 @@ impl<'m, 'p> Cta<'m, 'p> {
         if self.pending_n > 0 {
             self.check_pending(i, pc, area, off, n, "write")?;
         }
+        if area == Area::Shared && !self.mbar.is_empty() {
+            self.mbarrier_access(i, pc, off, n, "write")?;
+        }
+        self.mutations += 1;
         if let (Area::Shared, Some(p)) = (area, &mut self.proxy) {
             p.write(i, pc, off, n);
         }
@@ -1135,6 +1190,9 @@ impl<'m, 'p> Cta<'m, 'p> {
         };
         let (area, doff) = self.locate(i, pc, Space::Shared, d, size as usize, true)?;
         debug_assert!(matches!(area, Area::Shared));
+        if !self.mbar.is_empty() {
+            self.mbarrier_access(i, pc, doff, size as usize, "`cp.async` copy to")?;
+        }
         // The source is read only where bytes are taken from it (a masked copy, src-size 0,
         // may name any address), at cp-size alignment (Addresses as Operands).
         let src = if n_src > 0 {
@@ -1193,6 +1251,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         }
         self.pending[c.dst..c.dst + size].iter_mut().for_each(|x| *x -= 1);
         self.pending_n -= 1;
+        self.mutations += 1;
     }
 
     /// An access of `n` bytes at `off` in `area` that meets a `cp.async` not completed: its
@@ -2460,7 +2519,7 @@ impl<'m, 'p> Cta<'m, 'p> {
 }
 
 /// Where an access lands.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Area {
     Global(usize),
     Shared,

@@ -249,6 +249,60 @@ pub enum WgmmaA {
     Regs(Vec<Src>),
 }
 
+/// What an [`Op::Mbarrier`] does (§9.7.13.15.9-17).
+#[derive(Clone, Debug)]
+pub enum MbarOp {
+    /// `mbarrier.init [addr], count` (L18552).
+    Init {
+        /// The expected arrival count.
+        count: Src,
+    },
+    /// `mbarrier.inval [addr]` (L18606).
+    Inval,
+    /// `mbarrier.expect_tx` (L18674) or `mbarrier.complete_tx` (L18711) `[addr], txCount`.
+    Tx {
+        /// txCount.
+        n: Src,
+        /// complete-tx (else expect-tx).
+        complete: bool,
+    },
+    /// `mbarrier.arrive` / `arrive_drop` (L18755, L18849): `state, [addr]{, count | txCount}`.
+    Arrive {
+        /// The state destination ([`Dst::SINK`] for `_`).
+        d: Dst,
+        /// The count operand (1 when not written).
+        count: Option<Src>,
+        /// `arrive_drop`.
+        drop: bool,
+        /// `.noComplete`.
+        no_complete: bool,
+        /// `.expect_tx`'s txCount.
+        expect_tx: Option<Src>,
+    },
+    /// `cp.async.mbarrier.arrive{.noinc} [addr]` (L18944).
+    CpAsyncArrive {
+        /// `.noinc`.
+        noinc: bool,
+    },
+    /// `mbarrier.test_wait`/`try_wait{.parity} waitComplete, [addr], state | phaseParity`
+    /// (L19023-19030).
+    Wait {
+        /// waitComplete.
+        d: Dst,
+        /// The state or the phase parity.
+        phase: Src,
+        /// `.parity`.
+        parity: bool,
+    },
+    /// `mbarrier.pending_count count, state` (L19216).
+    PendingCount {
+        /// count.
+        d: Dst,
+        /// state.
+        state: Src,
+    },
+}
+
 /// A decoded `wgmma.mma_async` (§9.7.15.5.2), see [`Op::Wgmma`].
 #[derive(Clone, Debug)]
 pub struct Wgmma {
@@ -446,6 +500,15 @@ pub enum Op {
         src_size: Option<Src>,
         /// `ignore-src`: the predicate and whether it is written `!p`.
         ignore: Option<(Src, bool)>,
+    },
+    /// An mbarrier instruction (§9.7.13.15.9-17) on the object at `addr` in shared memory (see
+    /// `exec/mbarrier.rs`).
+    Mbarrier {
+        /// What it does.
+        op: MbarOp,
+        /// The object's address (none for `mbarrier.pending_count`) and its state space
+        /// (generic, or `.shared`: `.shared::cta` and `.shared::cluster` alike).
+        addr: Option<(Addr, Space)>,
     },
     /// `cp.async.commit_group` (§9.7.9.25.3.2).
     CpAsyncCommit,
@@ -697,6 +760,25 @@ impl Inst {
                 }
                 if let Some((p, _)) = ignore {
                     src(p, &mut r);
+                }
+            }
+            Op::Mbarrier { op, addr: a } => {
+                if let Some((a, _)) = a {
+                    addr(a, &mut r);
+                }
+                match op {
+                    MbarOp::Init { count: s } | MbarOp::Tx { n: s, .. } => src(s, &mut r),
+                    MbarOp::Inval | MbarOp::CpAsyncArrive { .. } => {}
+                    MbarOp::Arrive {
+                        d, count, expect_tx, ..
+                    } => {
+                        count.iter().chain(expect_tx).for_each(|s| src(s, &mut r));
+                        dst(d.slot, &mut w);
+                    }
+                    MbarOp::Wait { d, phase: s, .. } | MbarOp::PendingCount { d, state: s } => {
+                        src(s, &mut r);
+                        dst(d.slot, &mut w);
+                    }
                 }
             }
             Op::Matrix {

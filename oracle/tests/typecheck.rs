@@ -817,7 +817,7 @@ fn cases() -> Vec<Case> {
         ok("cp.async.wait_all", "cp.async.wait_all;"),
         ok("cp.async.commit_group", "cp.async.commit_group;"),
         ok("atom.add.noftz.f16", "atom.global.add.noftz.f16 %hf1, [%rd1], %hf2;"),
-        unsup("mbarrier.init", "mbarrier.init.shared.b64 [sbuf], 32;"),
+        ok("mbarrier.init", "mbarrier.init.shared.b64 [sbuf], 32;"),
         unsup("stacksave", "stacksave.u64 %rd1;"),
         unsup("griddepcontrol.wait on sm_90", "griddepcontrol.wait;").sm(90),
         ok("prefetchu", "prefetchu.L1 [%rd1];"),

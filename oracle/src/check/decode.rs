@@ -1002,3 +1002,88 @@ fn cache_policy_hinted(i: &Instr) -> Result<()> {
         )
     }
 }
+
+impl FuncCx<'_> {
+    /// The mbarrier instructions (§9.7.13.15.9-17): the operands checked as the catalog writes
+    /// them (`shape`, against each form of the name: `mbarrier.arrive` with and without a
+    /// count), then bound by their catalog names. `.shared::cluster` addresses are the CTA's own
+    /// shared memory (`space_named`): the oracle runs clusters of one CTA.
+    pub(super) fn mbarrier(&self, i: &Instr, avail: &[&'static Form]) -> Result<Op> {
+        let loc = i.loc;
+        let at = Site::of(i);
+        let form = match avail.iter().copied().find(|f| self.shape(i, f).is_ok()) {
+            Some(f) => f,
+            None => {
+                self.shape(i, avail[0])?;
+                avail[0]
+            }
+        };
+        let u32t = Type::parse("u32").unwrap();
+        let b64 = Type::parse("b64").unwrap();
+        let pred = Type::parse("pred").unwrap();
+        // The written operands, by the catalog's names: outputs first, then inputs; optional
+        // ones (a count, a time hint) are last and may be left out.
+        let names: Vec<&str> = form.outputs.iter().chain(&form.inputs).map(|o| o.name).collect();
+        let operand = |name: &str| names.iter().position(|n| *n == name).and_then(|k| i.operands.get(k));
+        let addr = match operand("addr") {
+            Some(a) => Some(self.mem_addr_in(a, space_of(form), loc)?),
+            None => None,
+        };
+        let src = |name: &str, ty: Type| operand(name).map(|o| self.src(o, ty, false, at)).transpose();
+        let dst = |name: &str, ty: Type| match operand(name) {
+            Some(o) => self.dst(o, ty, false, loc),
+            None => terr(loc, format!("`{}` needs its `{name}` operand", form.name)),
+        };
+        let need = |s: Option<Src>, name: &str| match s {
+            Some(s) => Ok(s),
+            None => terr(loc, format!("`{}` needs its `{name}` operand", form.name)),
+        };
+        // The catalog's modifiers say which: the first after the opcode (`mbarrier.init` →
+        // `init`); `cp.async.mbarrier.arrive` is the one row of opcode `cp` with this executor.
+        let op = match form.mods.first().copied() {
+            Some("async") => MbarOp::CpAsyncArrive {
+                noinc: form.has("noinc"),
+            },
+            Some("init") => MbarOp::Init {
+                count: need(src("count", u32t)?, "count")?,
+            },
+            Some("inval") => MbarOp::Inval,
+            Some(m @ ("expect_tx" | "complete_tx")) => MbarOp::Tx {
+                n: need(src("tx_count", u32t)?, "tx_count")?,
+                complete: m == "complete_tx",
+            },
+            Some(m @ ("arrive" | "arrive_drop")) => MbarOp::Arrive {
+                d: dst("state", b64)?,
+                count: src("count", u32t)?,
+                drop: m == "arrive_drop",
+                no_complete: form.has("noComplete"),
+                expect_tx: src("tx_count", u32t)?,
+            },
+            Some("test_wait" | "try_wait") => {
+                // try_wait's suspendTimeHint is read (checked as a `.u32`) and has no effect:
+                // the oracle's try_wait returns at once (spec/INTERPRETATIONS.md).
+                src("suspend_time_hint", u32t)?;
+                let parity = form.has("parity");
+                MbarOp::Wait {
+                    d: dst("wait_complete", pred)?,
+                    phase: match parity {
+                        true => need(src("phase_parity", u32t)?, "phaseParity")?,
+                        false => need(src("state", b64)?, "state")?,
+                    },
+                    parity,
+                }
+            }
+            Some("pending_count") => MbarOp::PendingCount {
+                d: dst("count", u32t)?,
+                state: need(src("state", b64)?, "state")?,
+            },
+            _ => {
+                return terr(
+                    loc,
+                    format!("`{}` is no mbarrier instruction the oracle knows", form.name),
+                )
+            }
+        };
+        Ok(Op::Mbarrier { op, addr })
+    }
+}

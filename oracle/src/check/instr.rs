@@ -268,6 +268,7 @@ impl FuncCx<'_> {
                 shared: !avail[0].name.ends_with(".async.global"),
             },
             Some(Exec::CpAsync) => self.cp_async(i, &avail)?,
+            Some(Exec::Mbarrier) => self.mbarrier(i, &avail)?,
             Some(Exec::CpAsyncCommit) => {
                 self.shape(i, avail[0])?;
                 Op::CpAsyncCommit

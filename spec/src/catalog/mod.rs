@@ -240,6 +240,11 @@ pub enum Exec {
     /// async-proxy ones (L17276-17278), which `wgmma.mma_async` needs between a write of its
     /// shared-memory matrices and its read of them (L26398).
     ProxyFence,
+    /// §9.7.13.15.9-17 the mbarrier instructions: `mbarrier.init`, `inval`, `expect_tx`,
+    /// `complete_tx`, `arrive`, `arrive_drop`, `cp.async.mbarrier.arrive`, `test_wait`/`try_wait`
+    /// and `pending_count`, on objects in the CTA's shared memory (a `.shared::cluster` address
+    /// is the executing CTA's own: the oracle runs clusters of one CTA).
+    Mbarrier,
     /// §9.7.9.25.3.1 `cp.async`: a copy from global to shared memory that completes later, at a
     /// `cp.async.wait_group`/`wait_all` of the issuing thread.
     CpAsync,
@@ -304,6 +309,7 @@ impl Exec {
         Exec::Prefetch,
         Exec::Nop,
         Exec::ProxyFence,
+        Exec::Mbarrier,
         Exec::CpAsync,
         Exec::CpAsyncCommit,
         Exec::CpAsyncWait,
@@ -342,6 +348,7 @@ impl Exec {
             Exec::Prefetch => "prefetch",
             Exec::Nop => "nop",
             Exec::ProxyFence => "proxy-fence",
+            Exec::Mbarrier => "mbarrier",
             Exec::CpAsync => "cp-async",
             Exec::CpAsyncCommit => "cp-async-commit",
             Exec::CpAsyncWait => "cp-async-wait",
