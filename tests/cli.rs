@@ -226,16 +226,21 @@ fn coverage_counts_executed_and_generated_forms() {
     );
     assert!((20..200).contains(&n(sync, "generated")), "{sync}");
     // Control flow runs in full; the warp-level and warpgroup tensor-core instructions too
-    // (the sparse block-scaled `mma` included); tcgen05 not at all. The matrix forms with
-    // numerics (or data movement) have golden vectors.
+    // (the sparse block-scaled `mma` included); tcgen05 not at all.
     let ctl = fam("9.7.12");
     assert_eq!(n(ctl, "executed"), n(ctl, "forms"));
     assert!(n(ctl, "generated") >= 4, "{ctl}");
     let (warp, group) = (fam("9.7.14"), fam("9.7.15"));
-    assert_eq!(n(warp, "executed"), n(warp, "forms"), "{warp}");
+    // Every tensor-core form has semantics and vectors; all execute but the 27 sm_100a
+    // `ldmatrix`/`stmatrix` forms the manual forbids, which the checker refuses (their vectors
+    // say `refused`).
+    assert_eq!(n(warp, "executed"), n(warp, "forms") - 27, "{warp}");
     assert_eq!(n(group, "executed"), n(group, "forms"), "{group}");
     for f in [warp, group] {
-        assert!(n(f, "semantics") > 500 && n(f, "vectors") == n(f, "semantics"), "{f}");
+        assert!(
+            n(f, "semantics") == n(f, "forms") && n(f, "vectors") == n(f, "semantics"),
+            "{f}"
+        );
     }
     assert_eq!(n(fam("9.7.16"), "executed"), 0);
     // The generator writes the exact warp-level ones (integer mma, movmatrix).

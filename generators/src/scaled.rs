@@ -7,7 +7,7 @@
 //! The sparse forms (`mma.sp::ordered_metadata`, §9.7.14.6.3) put the sparsity selector first,
 //! cycling through the meaningful ones (only 0: four metadata threads, L23846, L23858), and
 //! prune A to the form's structured sparsity as the `mma.sp` vectors do
-//! ([`crate::matrix::prune_rows`]).
+//! (`matrix::prune_rows`).
 
 use crate::matrix::Gen;
 use crate::vectors::{form_seed, Counts, GenerateError, Generated, Level};
