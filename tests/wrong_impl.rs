@@ -12,6 +12,50 @@ fn wrong_backend(dir: &Path) -> String {
     planted_backend(dir, "s/\\tadd\\.rn\\.f32 /\\tadd.rz.f32 /")
 }
 
+/// A `conform --json` report of a planted backend.
+struct Planted(serde_json::Value);
+
+impl Planted {
+    /// The report's entry of the form whose name starts with `prefix`.
+    fn form(&self, prefix: &str) -> &serde_json::Value {
+        self.0["forms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["form"].as_str().unwrap().starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix} not in the report"))
+    }
+
+    fn forms_failed(&self) -> &serde_json::Value {
+        &self.0["totals"]["forms_failed"]
+    }
+}
+
+/// Runs `conform` on `forms` against a `cmd:` backend that rewrites each kernel with `sed`
+/// (scratch directory `name`, with `--json` and `--repro`); the run must fail (exit 1).
+fn conform_planted(name: &str, sed: &str, forms: &[&str]) -> Planted {
+    let dir = scratch(name);
+    let backend = planted_backend(&dir, sed);
+    let json = dir.join("report.json");
+    let out = ptxconf()
+        .args(["conform", "--quiet", "--backend", &backend])
+        .args(forms)
+        .arg("--json")
+        .arg(&json)
+        .arg("--repro")
+        .arg(dir.join("repro"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Planted(serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap())
+}
+
 #[test]
 fn a_rounding_bug_is_found_with_a_repro() {
     let dir = scratch("wrong");
@@ -113,50 +157,24 @@ fn a_rounding_bug_is_found_with_a_repro() {
 /// neighbours pass.
 #[test]
 fn data_movement_layout_bugs_are_found() {
-    let dir = scratch("wrong-movement");
-    let backend = planted_backend(
-        &dir,
+    let r = conform_planted(
+        "wrong-movement",
         concat!(
             "s/\\tldmatrix\\.sync\\.aligned\\.m8n8\\.x4\\.trans\\.shared\\.b16 /\\tldmatrix.sync.aligned.m8n8.x4.shared.b16 /;",
             "s/\\tmovmatrix\\.sync\\.aligned\\.m8n8\\.trans\\.b16 /\\tmov.b32 /"
         ),
-    );
-    let json = dir.join("report.json");
-    let out = ptxconf()
-        .args([
-            "conform",
-            "--quiet",
-            "--backend",
-            &backend,
+        &[
             "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
             "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
             "movmatrix.sync.aligned.m8n8.trans.b16",
             "stmatrix.sync.aligned.m8n8.x2.trans.b16",
-        ])
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let forms = report["forms"].as_array().unwrap();
-    let get = |prefix: &str| {
-        forms
-            .iter()
-            .find(|f| f["form"].as_str().unwrap().starts_with(prefix))
-            .unwrap_or_else(|| panic!("{prefix} not in the report"))
-    };
     for bad in [
         "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
         "movmatrix.sync.aligned.m8n8.trans.b16",
     ] {
-        let f = get(bad);
+        let f = r.form(bad);
         assert_eq!(f["status"], "failed", "{bad}");
         assert_eq!(f["failed"], f["vectors"], "{bad}: every vector shows a transpose bug");
     }
@@ -164,9 +182,9 @@ fn data_movement_layout_bugs_are_found() {
         "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
         "stmatrix.sync.aligned.m8n8.x2.trans.b16",
     ] {
-        assert_eq!(get(good)["status"], "passed", "{good}");
+        assert_eq!(r.form(good)["status"], "passed", "{good}");
     }
-    assert_eq!(report["totals"]["forms_failed"], 2);
+    assert_eq!(r.forms_failed(), 2);
 }
 
 /// Memory-layout bugs in `wmma.load`/`wmma.store` are found through the round trip: a
@@ -175,56 +193,30 @@ fn data_movement_layout_bugs_are_found() {
 /// the default, and an untouched neighbour passes.
 #[test]
 fn wmma_access_bugs_are_found() {
-    let dir = scratch("wrong-wmma");
-    let backend = planted_backend(
-        &dir,
+    let r = conform_planted(
+        "wrong-wmma",
         concat!(
             "s/\\twmma\\.load\\.c\\.sync\\.aligned\\.col\\.m16n16k16\\.global\\.f32 /",
             "\\twmma.load.c.sync.aligned.row.m16n16k16.global.f32 /;",
             "/\\twmma\\.store\\.d\\.sync\\.aligned\\.col\\.m8n8k4\\.global\\.f64 /s/, %s;$/;/"
         ),
-    );
-    let json = dir.join("report.json");
-    let out = ptxconf()
-        .args([
-            "conform",
-            "--quiet",
-            "--backend",
-            &backend,
+        &[
             "wmma.load.c.sync.aligned.col.m16n16k16.global.f32",
             "wmma.store.d.sync.aligned.col.m8n8k4.global.f64",
             "wmma.load.b.sync.aligned.row.m8n32k16.shared.bf16",
-        ])
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let forms = report["forms"].as_array().unwrap();
-    let get = |prefix: &str| {
-        forms
-            .iter()
-            .find(|f| f["form"].as_str().unwrap().starts_with(prefix))
-            .unwrap_or_else(|| panic!("{prefix} not in the report"))
-    };
-    let c = get("wmma.load.c.sync.aligned.col.m16n16k16.global.f32");
+    let c = r.form("wmma.load.c.sync.aligned.col.m16n16k16.global.f32");
     assert_eq!(c["status"], "failed");
     assert_eq!(c["failed"], c["vectors"], "every vector shows a transposed C");
-    let d = get("wmma.store.d.sync.aligned.col.m8n8k4.global.f64");
+    let d = r.form("wmma.store.d.sync.aligned.col.m8n8k4.global.f64");
     assert_eq!(d["status"], "failed");
     assert_eq!(d["failed"], 2, "the default-stride vector passes without the operand");
     assert_eq!(
-        get("wmma.load.b.sync.aligned.row.m8n32k16.shared.bf16")["status"],
+        r.form("wmma.load.b.sync.aligned.row.m8n32k16.shared.bf16")["status"],
         "passed"
     );
-    assert_eq!(report["totals"]["forms_failed"], 2);
+    assert_eq!(r.forms_failed(), 2);
 }
 
 /// An implementation that runs a form the manual forbids instead of refusing it fails that
@@ -233,53 +225,25 @@ fn wmma_access_bugs_are_found() {
 /// neighbour, refused at load by the oracle behind the protocol (a `type` error), passes.
 #[test]
 fn running_a_forbidden_form_is_found() {
-    let dir = scratch("wrong-refused");
-    let backend = planted_backend(
-        &dir,
+    let r = conform_planted(
+        "wrong-refused",
         "s/\\tldmatrix\\.sync\\.aligned\\.m16n16\\.x2\\.shared\\.b8 /\\tldmatrix.sync.aligned.m16n16.x2.trans.shared.b8 /",
-    );
-    let json = dir.join("report.json");
-    let out = ptxconf()
-        .args([
-            "conform",
-            "--quiet",
-            "--backend",
-            &backend,
+        &[
             "ldmatrix.sync.aligned.m16n16.x2.shared.b8",
             "stmatrix.sync.aligned.m16n8.x1.b8",
-        ])
-        .arg("--json")
-        .arg(&json)
-        .arg("--repro")
-        .arg(dir.join("repro"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let forms = report["forms"].as_array().unwrap();
-    let get = |prefix: &str| {
-        forms
-            .iter()
-            .find(|f| f["form"].as_str().unwrap().starts_with(prefix))
-            .unwrap_or_else(|| panic!("{prefix} not in the report"))
-    };
-    let ran = get("ldmatrix.sync.aligned.m16n16.x2.shared.b8");
+    let ran = r.form("ldmatrix.sync.aligned.m16n16.x2.shared.b8");
     assert_eq!(ran["status"], "failed");
     assert!(ran["reason"].as_str().unwrap().contains("the kernel ran"), "{ran}");
     assert!(ran["reason"].as_str().unwrap().contains("L23499"), "{ran}");
-    let refused = get("stmatrix.sync.aligned.m16n8.x1.b8");
+    let refused = r.form("stmatrix.sync.aligned.m16n8.x1.b8");
     assert_eq!(refused["status"], "passed", "{refused}");
     assert!(refused["reason"]
         .as_str()
         .unwrap()
         .starts_with("refused at load (type error"));
-    assert_eq!(report["totals"]["forms_failed"], 1);
+    assert_eq!(r.forms_failed(), 1);
 }
 
 /// Bugs in the `wgmma` control forms are found by their programs' results
@@ -291,59 +255,31 @@ fn running_a_forbidden_form_is_found() {
 /// kernel). The untouched forms pass.
 #[test]
 fn wgmma_control_bugs_are_found() {
-    let run = |name: &str, sed: &str, forms: &[&str]| {
-        let dir = scratch(name);
-        let backend = planted_backend(&dir, sed);
-        let json = dir.join("report.json");
-        let out = ptxconf()
-            .args(["conform", "--quiet", "--backend", &backend])
-            .args(forms)
-            .arg("--json")
-            .arg(&json)
-            .arg("--repro")
-            .arg(dir.join("repro"))
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-        report["forms"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| (f["form"].as_str().unwrap().to_string(), f.clone()))
-            .collect::<std::collections::HashMap<_, _>>()
-    };
     let all = [
         "wgmma.fence.sync.aligned",
         "wgmma.commit_group.sync.aligned",
         "wgmma.wait_group.sync.aligned",
     ];
-    let r = run(
+    let r = conform_planted(
         "wrong-wgctl",
         // After a multiply with `scale-d` %p: a second such multiply (commit_group's second)
         // or a commit (wait_group's first) is dropped.
         "/\\twgmma\\.mma_async.*%p, /{n;/\\twgmma\\.mma_async.*%p, /d;/commit_group/d}",
         &all,
     );
-    let commit = &r["wgmma.commit_group.sync.aligned"];
+    let commit = r.form("wgmma.commit_group.sync.aligned");
     assert_eq!(commit["status"], "failed", "{commit}");
     assert_eq!(commit["failed"], commit["vectors"], "{commit}");
-    let wait = &r["wgmma.wait_group.sync.aligned"];
+    let wait = r.form("wgmma.wait_group.sync.aligned");
     assert_eq!(wait["status"], "failed", "{wait}");
     assert!(wait["reason"].as_str().unwrap().contains("runtime error"), "{wait}");
-    assert_eq!(r["wgmma.fence.sync.aligned"]["status"], "passed");
-    let r = run(
+    assert_eq!(r.form("wgmma.fence.sync.aligned")["status"], "passed");
+    let r = conform_planted(
         "wrong-wgfence",
         "s/^\\twgmma\\.fence\\.sync\\.aligned;$/\\tmov.b32 %d0, 0;\\n&/",
         &all[..1],
     );
-    let fence = &r["wgmma.fence.sync.aligned"];
+    let fence = r.form("wgmma.fence.sync.aligned");
     assert_eq!(fence["status"], "failed", "{fence}");
     assert_eq!(fence["failed"], fence["vectors"], "{fence}");
 }
