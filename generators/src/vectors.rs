@@ -188,17 +188,7 @@ pub struct Generated {
 
 /// A vector of a tensor-core form from its input bits (scalars, then matrices) and outcomes.
 pub(crate) fn whole_vector(ins: Vec<u128>, outs: Vec<spec::value::Outcome>) -> Vector {
-    Vector {
-        dsel: None,
-        ins: ins
-            .into_iter()
-            .map(|bits| Input {
-                bits,
-                ..Input::default()
-            })
-            .collect(),
-        outs,
-    }
+    Vector::whole(&ins, outs)
 }
 
 impl Generated {

@@ -63,6 +63,24 @@ pub struct Vector {
     pub outs: Vec<Outcome>,
 }
 
+impl Vector {
+    /// A whole-operation line's vector (the tensor-core forms): every input a plain bit pattern,
+    /// no selector.
+    pub fn whole(ins: &[u128], outs: Vec<Outcome>) -> Vector {
+        Vector {
+            dsel: None,
+            ins: ins
+                .iter()
+                .map(|&bits| Input {
+                    bits,
+                    ..Input::default()
+                })
+                .collect(),
+            outs,
+        }
+    }
+}
+
 /// A form's name in vector files and filters: its PTX name, plus `~iN`/`~oN` for every vector
 /// operand of N elements among inputs/outputs, which separates forms PTX spells alike
 /// (`mov.b32 d, {a,b}` is `mov.b32~i2`, `mov.b32 {d1,d2}, a` is `mov.b32~o2`).

@@ -480,17 +480,7 @@ mod tests {
             .iter()
             .enumerate()
             .all(|(i, o)| o.model == 32 + i as u128 && o.accept == Accept::Exact));
-        let v = Vector {
-            dsel: None,
-            ins: ins
-                .iter()
-                .map(|&bits| Input {
-                    bits,
-                    ..Input::default()
-                })
-                .collect(),
-            outs,
-        };
+        let v = Vector::whole(&ins, outs);
         let line = format_line(&c, &v);
         assert!(line.starts_with("01*128 | 02*128 | 00000000 00000001 "), "{line}");
         assert!(line.ends_with("0000005f exact"), "{line}");

@@ -260,17 +260,7 @@ mod tests {
         let outs = c.eval(f, &ins).unwrap();
         // Lane 5: row 1, columns 2 and 3 (L23475).
         assert_eq!(outs[5], Outcome::exact(11 << 16 | 10));
-        let v = Vector {
-            dsel: None,
-            ins: ins
-                .iter()
-                .map(|&bits| crate::value::Input {
-                    bits,
-                    ..Default::default()
-                })
-                .collect(),
-            outs,
-        };
+        let v = crate::vector::Vector::whole(&ins, outs);
         let line = format_line(&c, &v);
         assert!(line.starts_with("0000 0001 "), "{line}");
         assert!(line.contains(" | 00010000 exact 00030002 exact"), "{line}");

@@ -154,7 +154,6 @@ pub fn parse_line(cols: &Columns, line: &str) -> Result<Vector, LineError> {
 mod tests {
     use super::*;
     use crate::catalog::catalog;
-    use crate::value::Input;
 
     fn form(name: &str) -> &'static Form {
         let cat = catalog();
@@ -186,17 +185,7 @@ mod tests {
             "{:x}",
             outs[0].model
         );
-        let v = Vector {
-            dsel: None,
-            ins: ins
-                .iter()
-                .map(|&bits| Input {
-                    bits,
-                    ..Input::default()
-                })
-                .collect(),
-            outs,
-        };
+        let v = Vector::whole(&ins, outs);
         let line = format_line(&c, &v);
         assert!(
             line.starts_with("0000 0001 0003 0002 | 38*512 | 38*256 | 3f800000*128 | 80*16 | 81*8 | "),
@@ -207,17 +196,7 @@ mod tests {
     }
 
     fn line_of(c: &Columns, ins: &[u128]) -> Vector {
-        Vector {
-            dsel: None,
-            ins: ins
-                .iter()
-                .map(|&bits| Input {
-                    bits,
-                    ..Input::default()
-                })
-                .collect(),
-            outs: c.eval(ins).unwrap(),
-        }
+        Vector::whole(ins, c.eval(ins).unwrap())
     }
 
     /// A sparse fp8 line by hand: the compressed A all e4m3 1.0 and the metadata written from

@@ -176,17 +176,7 @@ mod tests {
         assert_eq!(d.len(), 128 * 8);
         assert!(d[..512].iter().all(|o| o.model == f(18.0)));
         assert!(d[512..].iter().all(|o| o.model == f(16.0)));
-        let v = crate::vector::Vector {
-            dsel: None,
-            ins: ins
-                .iter()
-                .map(|&bits| crate::value::Input {
-                    bits,
-                    ..Default::default()
-                })
-                .collect(),
-            outs: d,
-        };
+        let v = crate::vector::Vector::whole(&ins, d);
         assert_eq!(parse_line(&w, &format_line(&w, &v)).unwrap(), v);
     }
 }

@@ -352,17 +352,7 @@ mod tests {
         let mut bad = ins.clone();
         bad[0] = 8;
         assert!(c.eval(&bad).is_none());
-        let v = Vector {
-            dsel: None,
-            ins: ins
-                .iter()
-                .map(|&bits| crate::value::Input {
-                    bits,
-                    ..Default::default()
-                })
-                .collect(),
-            outs,
-        };
+        let v = crate::vector::Vector::whole(&ins, outs);
         let line = format_line(&c, &v);
         assert!(line.starts_with("00000010 | 01*256 | 02*256 | "), "{line}");
         assert_eq!(parse_line(&c, &line).unwrap(), v);
