@@ -6,7 +6,7 @@
 //! did run wrote is never judged (running it is the failure).
 
 use super::BuildError;
-use spec::catalog::{fragment, Form};
+use spec::catalog::{fragment, Exec, Form};
 use spec::vector::refused::columns;
 use spec::vector::Vector;
 use std::fmt::Write as _;
@@ -46,7 +46,7 @@ fn module(form: &Form) -> String {
     }
     let list: Vec<String> = (0..n).map(|r| format!("%x{r}")).collect();
     let list = format!("{{{}}}", list.join(", "));
-    if form.opcode == "stmatrix" {
+    if form.exec() == Some(Exec::Stmatrix) {
         for r in 0..n {
             let _ = writeln!(s, "\tld.global.b32 %x{r}, [%ia+{}];", 4 * r);
         }

@@ -20,7 +20,7 @@
 
 use super::{Builder, Det};
 use arbitrary::Result;
-use spec::catalog::{catalog, FormId, PtxVersion, Target};
+use spec::catalog::{catalog, Exec, FormId, PtxVersion, Target};
 use spec::matrix::{layout, Which};
 use spec::tensor::{Arch, Elem, MmaOp};
 use spec::types::FloatFormat;
@@ -135,7 +135,7 @@ fn mma_forms(b: &Builder) -> Rc<Vec<FormId>> {
         let v: Rc<Vec<FormId>> = Rc::new(
             cat.enumerate()
                 .filter(|(_, f)| {
-                    f.opcode == "mma"
+                    f.exec() == Some(Exec::Mma)
                         && f.name.starts_with("mma.sync.aligned.")
                         && f.available(cfg.ptx, cfg.target)
                         && !cfg.exclude.contains(&spec::vector::form_key(f))
@@ -534,7 +534,7 @@ fn float_forms(target: &str) -> Vec<&'static spec::catalog::Form> {
         .forms
         .iter()
         .filter(|f| {
-            f.opcode == "mma"
+            f.exec() == Some(Exec::Mma)
                 && f.name.starts_with("mma.sync.aligned.")
                 && f.available(spec::catalog::PtxVersion(8, 7), t)
                 && MmaOp::of_form(f, arch).is_some_and(|op| matches!(op.a, Elem::Float(_)))
