@@ -195,9 +195,11 @@ fn programs_contain_async_copies_and_mbarriers() {
         "cp.async.mbarrier.arrive.shared.b64",
         "cp.async.mbarrier.arrive.noinc.",
         "mbarrier.inval.shared.b64",
+        "mbarrier.expect_tx.",
+        "mbarrier.complete_tx.",
     ];
     let mut count: Vec<(&str, u32)> = want.iter().map(|w| (*w, 0)).collect();
-    let mut src_size = 0;
+    let (mut src_size, mut ignore_src) = (0, 0);
     let mut failures = Vec::new();
     for seed in 0..n {
         let p = from_seed(seed, &cfg);
@@ -208,12 +210,13 @@ fn programs_contain_async_copies_and_mbarriers() {
                 any = true;
             }
         }
-        // A src-size operand: a fourth operand after the cp-size.
-        if p.ptx
-            .lines()
-            .any(|l| l.contains("cp.async.c") && l.matches(',').count() == 3)
-        {
+        // A src-size (an immediate) or ignore-src (a predicate): a fourth operand.
+        let fourth = |l: &str| l.contains("cp.async.c") && l.matches(',').count() == 3;
+        if p.ptx.lines().any(|l| fourth(l) && !l.contains("%p")) {
             src_size += 1;
+        }
+        if p.ptx.lines().any(|l| fourth(l) && l.contains("%p")) {
+            ignore_src += 1;
         }
         if any {
             if let Err(e) = generators::program::checked(seed, &cfg) {
@@ -221,12 +224,13 @@ fn programs_contain_async_copies_and_mbarriers() {
             }
         }
     }
-    eprintln!("programs of {n} containing each construct: {count:?}, src-size {src_size}");
+    eprintln!("programs of {n} containing each construct: {count:?}, src-size {src_size}, ignore-src {ignore_src}");
     assert!(failures.is_empty(), "{} failed; first: {}", failures.len(), failures[0]);
     for (w, k) in &count {
         assert!(*k > 0, "no program of {n} contains `{w}`: {count:?}");
     }
     assert!(src_size > 0, "no cp.async with a src-size in {n} programs");
+    assert!(ignore_src > 0, "no cp.async with an ignore-src in {n} programs");
 }
 
 /// A line's instruction without its guard (`@%p1 mbarrier.init...`).

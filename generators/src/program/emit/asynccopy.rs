@@ -19,6 +19,7 @@
 
 use super::{Builder, Det};
 use arbitrary::Result;
+use spec::catalog::PtxVersion;
 
 /// Shared regions for asynchronous copies and mbarrier phases per program, at most.
 pub(super) const REGIONS: u32 = 4;
@@ -31,6 +32,10 @@ pub(super) const MBARS: u32 = 2;
 
 /// The shared array of mbarrier objects (`.b64`, 8-byte aligned, L18356).
 pub(super) const MBAR_ARRAY: &str = "mbar";
+
+/// The tx-count forms (sm_90).
+const EXPECT_TX: &str = "mbarrier.expect_tx.relaxed.cta.shared::cta.b64";
+const COMPLETE_TX: &str = "mbarrier.complete_tx.relaxed.cta.shared::cta.b64";
 
 /// Bytes of the thread's input record that every configuration initializes: the record holds
 /// at least the 8-, 16-, 32- and 64-bit inputs, 64 bytes with its padding (see `entry`).
@@ -77,8 +82,8 @@ impl Builder<'_, '_> {
     }
 
     /// One `cp.async` of `bytes` from a random aligned offset of the thread's input record to
-    /// `dst`: `.ca` or (16 bytes only, L14257) `.cg`, sometimes with a src-size that copies
-    /// fewer bytes and zero-fills the rest (L14273) — exact either way. The caller checked
+    /// `dst`: `.ca` or (16 bytes only, L14257) `.cg`, sometimes with a src-size or an ignore-src
+    /// operand. The caller checked
     /// that `cp.async.ca.shared.global` is usable.
     fn copy(&mut self, dst: &str, bytes: u32) -> Result<()> {
         let cg = bytes == 16 && self.u.arbitrary()? && self.usable("cp.async.cg.shared.global");
@@ -86,10 +91,15 @@ impl Builder<'_, '_> {
         let cta = self.u.arbitrary()? && self.usable(&format!("cp.async.{cache}.shared::cta.global"));
         let space = if cta { "shared::cta" } else { "shared" };
         let o = bytes * self.u.int_in_range(0..=RECORD / bytes - 1)?;
-        let src_size = if self.u.ratio(1, 4)? {
-            format!(", {}", self.u.int_in_range(0..=bytes - 1)?)
-        } else {
-            String::new()
+        // src-size copies fewer bytes and zero-fills the rest (L14273); ignore-src, an exact
+        // predicate, copies zeros where it is true (L14275, PTX 7.5): exact either way.
+        let src_size = match self.u.int_in_range(0..=7u8)? {
+            0 | 1 => format!(", {}", self.u.int_in_range(0..=bytes - 1)?),
+            2 if self.cfg.ptx >= PtxVersion(7, 5) => match self.pick_src(1, Det::Exact)? {
+                Some(p) => format!(", {p}"),
+                None => String::new(),
+            },
+            _ => String::new(),
         };
         let inp = self.inp.clone();
         self.line(&format!(
@@ -184,6 +194,7 @@ impl Builder<'_, '_> {
         let phases = self.u.int_in_range(1..=2u32)?;
         // The last phase may drop every thread's arrival instead (L18616): no phase follows.
         let drop = self.u.ratio(1, 3)? && self.usable("mbarrier.arrive_drop.shared.b64");
+        let tx = self.u.ratio(1, 4)? && self.usable(EXPECT_TX) && self.usable(COMPLETE_TX);
         let threads = self.cfg.warps.clamp(1, 32) * 32;
         let count = if noinc { 2 * threads } else { threads };
         let Some((own, nb)) = self.region()? else {
@@ -220,6 +231,13 @@ impl Builder<'_, '_> {
                     }
                 }
             };
+            if tx {
+                // The phase also waits for the tx-count to return to zero (L18410): each
+                // thread expects and completes the same bytes before it arrives.
+                let n = 4 * self.u.int_in_range(1..=4u32)?;
+                self.line(&format!("{EXPECT_TX} [{bar}], {n}"));
+                self.line(&format!("{COMPLETE_TX} [{bar}], {n}"));
+            }
             let arrive = if drop && ph + 1 == phases {
                 "mbarrier.arrive_drop.shared.b64"
             } else {
