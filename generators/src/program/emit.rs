@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
+mod asynccopy;
 mod tensor;
 
 /// The kernel's entry name.
@@ -223,6 +224,13 @@ struct Builder<'a, 'u> {
     tid: String,
     /// Shared tiles used for matrix staging ([`tensor::TILES`] at most).
     tiles: u32,
+    /// The register holding the address of this thread's input record (entry only).
+    inp: String,
+    /// Shared regions used by asynchronous copies and mbarrier phases
+    /// ([`asynccopy::REGIONS`] at most).
+    regions: u32,
+    /// mbarrier objects used ([`asynccopy::MBARS`] at most).
+    mbars: u32,
 }
 
 /// Builds a program of `cfg` with the features and families this program drew (swarm testing).
@@ -259,6 +267,9 @@ pub(super) fn build(
         uses_scratch: false,
         tid: String::new(),
         tiles: 0,
+        inp: String::new(),
+        regions: 0,
+        mbars: 0,
     };
     let mut module = String::new();
     let _ = writeln!(
@@ -1052,7 +1063,13 @@ impl<'a, 'u> Builder<'a, 'u> {
                 14 if feat.local => self.memory(false)?,
                 15 if feat.global && self.b.entry => self.memory(true)?,
                 16 if feat.atomics && self.b.entry && feat.global => self.atomic()?,
-                17 if top && feat.shared && feat.barriers => self.exchange()?,
+                17 if top && feat.shared && feat.barriers => match self.u.int_in_range(0..=3u8)? {
+                    // Asynchronous copies and mbarrier phases (see `asynccopy`) share the
+                    // exchange's slot: all three stage data in shared memory for a neighbour.
+                    2 => self.async_copy()?,
+                    3 => self.mbarrier_phases()?,
+                    _ => self.exchange()?,
+                },
                 17 if top && feat.atomics && feat.shared && feat.barriers => self.reduction()?,
                 18 if top && feat.collectives => self.collective()?,
                 18 if top && feat.barriers => self.bar_red()?,
@@ -1163,6 +1180,7 @@ impl<'a, 'u> Builder<'a, 'u> {
         self.sig_base = sig.clone();
         self.scr_base = scr.clone();
         self.tid = tid.clone();
+        self.inp = inp.clone();
         let mut pre = String::new();
         for (r, p) in [(&inp, "p_in"), (&sig, "p_sig"), (&scr, "p_scratch")] {
             let _ = writeln!(pre, "\tld.param.u64 {r}, [{p}];\n\tcvta.to.global.u64 {r}, {r};");
@@ -1277,6 +1295,17 @@ impl<'a, 'u> Builder<'a, 'u> {
                 tensor::TILE_ARRAY,
                 self.tiles * threads * 16
             );
+        }
+        if self.regions > 0 {
+            let _ = writeln!(
+                s,
+                "\t.shared .align 16 .b8 {}[{}];",
+                asynccopy::REGION_ARRAY,
+                self.regions * threads * 16
+            );
+        }
+        if self.mbars > 0 {
+            let _ = writeln!(s, "\t.shared .align 8 .b64 {}[{}];", asynccopy::MBAR_ARRAY, self.mbars);
         }
         s.push_str(&pre.replace("@SIG_STRIDE@", &stride.to_string()));
         s.push_str(&loads);

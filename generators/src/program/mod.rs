@@ -22,6 +22,11 @@
 //!   read only after a write on every path; `.shared` exchanges write a thread's own slot, wait at
 //!   `bar.sync`, then read a neighbour's; atomics touch the thread's own word, or are `red`
 //!   reductions (commutative integer operations) to a counter read only after a barrier;
+//! - asynchronous copies and mbarrier phases (`emit/asynccopy.rs`) stage data in a fresh
+//!   shared region: a `cp.async` slot is read only after the group holding it completed
+//!   (`cp.async.wait_group N` leaves the N most recent pending) and a `bar.sync`; an mbarrier
+//!   phase's slots only after its wait saw the phase complete; thread 0 initializes the barrier
+//!   before a `bar.sync` and invalidates it after one;
 //! - barriers and warp collectives (full member mask) appear only in the entry's top-level code,
 //!   where every thread of the CTA is active.
 //!

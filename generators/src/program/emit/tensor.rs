@@ -152,7 +152,7 @@ fn mma_forms(b: &Builder) -> Rc<Vec<FormId>> {
 
 impl Builder<'_, '_> {
     /// Whether `name` is a form of this target that the exclusion list keeps.
-    fn usable(&self, name: &str) -> bool {
+    pub(super) fn usable(&self, name: &str) -> bool {
         let cat = catalog();
         self.available(name)
             && cat.lookup(name).is_ok_and(|f| {
