@@ -72,6 +72,24 @@ struct Case {
 }
 
 impl Case {
+    /// A case on `target` with A, B, C, D in `regs` registers, the selector the constant `f`,
+    /// no prelude, not block-scaled.
+    fn new(name: &'static str, target: &str, regs: [usize; 4], lanes: Vec<Vec<u32>>, f: impl ToString) -> Case {
+        let [na, nb, nc, nd] = regs;
+        Case {
+            name,
+            target: target.into(),
+            na,
+            nb,
+            nc,
+            nd,
+            lanes,
+            f: f.to_string(),
+            prelude: String::new(),
+            scaled: None,
+        }
+    }
+
     /// Runs the case; D's words per lane.
     fn run(&self) -> Result<Vec<Vec<u32>>, oracle::error::Error> {
         let words = self.na + self.nb + self.nc + 1 + if self.scaled.is_some() { 2 } else { 0 };
@@ -236,18 +254,7 @@ fn s8_k32(name: &'static str, ordered: bool, f: usize) -> (Case, Vec<Vec<i64>>) 
                 .collect()
         })
         .collect();
-    let case = Case {
-        name,
-        target: "sm_80".into(),
-        na: 2,
-        nb: 2,
-        nc: 4,
-        nd: 4,
-        lanes,
-        f: f.to_string(),
-        prelude: String::new(),
-        scaled: None,
-    };
+    let case = Case::new(name, "sm_80", [2, 2, 4, 4], lanes, f);
     (case, want)
 }
 
@@ -321,18 +328,7 @@ fn s4_m16n8k64_pairwise() {
                         .collect()
                 })
                 .collect();
-            let case = Case {
-                name,
-                target: "sm_80".into(),
-                na: 2,
-                nb: 2,
-                nc: 4,
-                nd: 4,
-                lanes,
-                f: f.to_string(),
-                prelude: String::new(),
-                scaled: None,
-            };
+            let case = Case::new(name, "sm_80", [2, 2, 4, 4], lanes, f);
             check_ints(&case, &want);
         }
     }
@@ -375,18 +371,7 @@ fn f16_m16n8k16_every_selector() {
                     w
                 })
                 .collect();
-            let case = Case {
-                name,
-                target: "sm_80".into(),
-                na: 2,
-                nb: 2,
-                nc: 4,
-                nd: 4,
-                lanes,
-                f: f.to_string(),
-                prelude: String::new(),
-                scaled: None,
-            };
+            let case = Case::new(name, "sm_80", [2, 2, 4, 4], lanes, f);
             let d = case.run().unwrap_or_else(|e| panic!("{name}: {e}"));
             for (lane, dl) in d.iter().enumerate() {
                 for (i, &di) in dl.iter().enumerate() {
@@ -423,18 +408,7 @@ fn tf32_m16n8k8_one_of_two() {
                 w
             })
             .collect();
-        let case = Case {
-            name,
-            target: "sm_80".into(),
-            na: 2,
-            nb: 2,
-            nc: 4,
-            nd: 4,
-            lanes,
-            f: f.to_string(),
-            prelude: String::new(),
-            scaled: None,
-        };
+        let case = Case::new(name, "sm_80", [2, 2, 4, 4], lanes, f);
         let d = case.run().unwrap_or_else(|e| panic!("{name}: {e}"));
         for (lane, dl) in d.iter().enumerate() {
             for (i, &di) in dl.iter().enumerate() {
