@@ -257,6 +257,31 @@ fn in_out_entry(form: &Form, (ptx, target): (PtxVersion, Target), how: &str) -> 
     )
 }
 
+/// The picked vectors of a tensor-core form with their indices, each of which `fits` must accept
+/// (its operand counts, and whatever else the form's kernel needs); picking none is an error.
+fn picked<'v>(
+    form: &Form,
+    vectors: &'v [Vector],
+    pick: &[usize],
+    fits: impl Fn(&Vector) -> bool,
+) -> Result<Vec<(usize, &'v Vector)>, BuildError> {
+    let mut chosen = Vec::with_capacity(pick.len());
+    for &i in pick {
+        let v = vectors.get(i).ok_or(BuildError::VectorOutOfRange { index: i })?;
+        if !fits(v) {
+            return Err(BuildError::OperandMismatch {
+                index: i,
+                form: form.name.clone(),
+            });
+        }
+        chosen.push((i, v));
+    }
+    if chosen.is_empty() {
+        return Err(BuildError::NoVectors);
+    }
+    Ok(chosen)
+}
+
 /// The launch of a tensor-core conformance kernel, `conform(.param .u64 in, .param .u64 out)`:
 /// `blocks` blocks of `block` threads, `input` as the `in` buffer, `out_bytes` of `out`.
 fn in_out_job(ptx: &str, blocks: usize, block: usize, input: &[u8], out_bytes: usize) -> Job {

@@ -382,20 +382,9 @@ fn build_with(
         cols.ins[1].len(),
         cols.ins[2].len(),
     );
-    let mut chosen = Vec::with_capacity(pick.len());
-    for &i in pick {
-        let v = vectors.get(i).ok_or(BuildError::VectorOutOfRange { index: i })?;
-        if v.ins.len() != a + b + c || v.outs.len() != cols.out.len() {
-            return Err(BuildError::OperandMismatch {
-                index: i,
-                form: form.name.clone(),
-            });
-        }
-        chosen.push((i, v));
-    }
-    if chosen.is_empty() {
-        return Err(BuildError::NoVectors);
-    }
+    let chosen = super::picked(form, vectors, pick, |v| {
+        v.ins.len() == a + b + c && v.outs.len() == cols.out.len()
+    })?;
     // mma.sp: one module per sparsity selector (an immediate operand).
     let mut groups: Vec<(Plan, Vec<(usize, &Vector)>)> = Vec::new();
     for (i, v) in chosen {

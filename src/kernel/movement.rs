@@ -143,20 +143,9 @@ pub fn build(
     max_threads: usize,
 ) -> Result<Vec<super::Batch>, BuildError> {
     let cols = columns(form).ok_or_else(|| BuildError::Matrix("not a data-movement form".into()))?;
-    let mut chosen = Vec::with_capacity(pick.len());
-    for &i in pick {
-        let v = vectors.get(i).ok_or(BuildError::VectorOutOfRange { index: i })?;
-        if v.ins.len() != cols.input.len() || v.outs.len() != cols.out.len() {
-            return Err(BuildError::OperandMismatch {
-                index: i,
-                form: form.name.clone(),
-            });
-        }
-        chosen.push((i, v));
-    }
-    if chosen.is_empty() {
-        return Err(BuildError::NoVectors);
-    }
+    let chosen = super::picked(form, vectors, pick, |v| {
+        v.ins.len() == cols.input.len() && v.outs.len() == cols.out.len()
+    })?;
     let ptx = module(form, &cols);
     let per_launch = (max_threads / 32).max(1);
     let mut batches = Vec::new();

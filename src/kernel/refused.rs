@@ -64,18 +64,7 @@ fn module(form: &Form) -> String {
 /// One launch of one warp for the picked vectors (a forbidden form has one vector; any number
 /// share the launch, as they say the same).
 pub fn build(form: &Form, vectors: &[Vector], pick: &[usize]) -> Result<Vec<super::Batch>, BuildError> {
-    for &i in pick {
-        let v = vectors.get(i).ok_or(BuildError::VectorOutOfRange { index: i })?;
-        if !v.ins.is_empty() || !v.outs.is_empty() {
-            return Err(BuildError::OperandMismatch {
-                index: i,
-                form: form.name.clone(),
-            });
-        }
-    }
-    if pick.is_empty() {
-        return Err(BuildError::NoVectors);
-    }
+    super::picked(form, vectors, pick, |v| v.ins.is_empty() && v.outs.is_empty())?;
     let bytes = WARP * 4 * regs(form);
     Ok(vec![super::Batch {
         job: super::in_out_job(&module(form), 1, WARP, &vec![0u8; bytes], bytes),

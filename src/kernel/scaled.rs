@@ -222,20 +222,9 @@ pub fn build(
     let cols = columns(form).ok_or_else(|| BuildError::Matrix("not a block-scaled form".into()))?;
     let base = plan(form, &cols).map_err(BuildError::Matrix)?;
     let width = cols.scalars.len() + cols.ins.iter().map(|m| m.len()).sum::<usize>();
-    let mut chosen = Vec::with_capacity(pick.len());
-    for &i in pick {
-        let v = vectors.get(i).ok_or(BuildError::VectorOutOfRange { index: i })?;
-        if v.ins.len() != width || v.outs.len() != cols.out.len() {
-            return Err(BuildError::OperandMismatch {
-                index: i,
-                form: form.name.clone(),
-            });
-        }
-        chosen.push((i, v));
-    }
-    if chosen.is_empty() {
-        return Err(BuildError::NoVectors);
-    }
+    let chosen = super::picked(form, vectors, pick, |v| {
+        v.ins.len() == width && v.outs.len() == cols.out.len()
+    })?;
     // A sparse form: one module per sparsity selector (an immediate operand, the line's first
     // scalar).
     let mut groups: Vec<(Plan, Vec<(usize, &Vector)>)> = Vec::new();

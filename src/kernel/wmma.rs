@@ -175,23 +175,11 @@ pub fn build(
         acc[3].image_bytes()
     });
     let sizes = cols.lines.ins.map(|m| m.len());
-    let mut chosen = Vec::with_capacity(pick.len());
-    for &i in pick {
-        let v = vectors.get(i).ok_or(BuildError::VectorOutOfRange { index: i })?;
-        if v.ins.len() != 1 + sizes.iter().sum::<usize>()
-            || v.outs.len() != cols.lines.out.len()
-            || !cols.stride_ok(v.ins[0].bits)
-        {
-            return Err(BuildError::OperandMismatch {
-                index: i,
-                form: form.name.clone(),
-            });
-        }
-        chosen.push((i, v));
-    }
-    if chosen.is_empty() {
-        return Err(BuildError::NoVectors);
-    }
+    let chosen = super::picked(form, vectors, pick, |v| {
+        v.ins.len() == 1 + sizes.iter().sum::<usize>()
+            && v.outs.len() == cols.lines.out.len()
+            && cols.stride_ok(v.ins[0].bits)
+    })?;
     let ptx = module(form, &cols, &acc, in_stride, out_stride);
     let mut batches = Vec::new();
     for chunk in chosen.chunks((max_threads / 32).max(1)) {
