@@ -16,7 +16,7 @@
 //!
 //! Levels scale the count: golden makes one vector of each style, `one` eight of each.
 
-use crate::vectors::{form_seed, Counts, GenerateError, Generated, Level};
+use crate::vectors::{form_seed, GenerateError, Generated, Level, Whole};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use spec::catalog::Form;
@@ -420,8 +420,7 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
     let mut g = Gen {
         rng: ChaCha8Rng::seed_from_u64(fseed),
     };
-    let mut vectors = Vec::new();
-    let mut counts = Counts::default();
+    let mut out = Whole::default();
     // wgmma: the layout vector and a block (see `warpgroup`).
     let wgmma = cols.op.kind == spec::tensor::Kind::Wgmma;
     let styles = if wgmma { 2 } else { STYLES };
@@ -433,14 +432,9 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
             None => matrices(cols.op, &mut g, style),
         };
         let outs = cols.eval(&ins).expect("the matrices have the form's sizes");
-        vectors.push(crate::vectors::whole_vector(ins, outs));
-        if style == 3 {
-            counts.random += 1;
-        } else {
-            counts.hard += 1;
-        }
+        out.push(ins, outs, style != 3);
     }
-    Ok(Generated::whole(vectors, counts, fseed))
+    Ok(out.done(fseed))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //!
 //! Levels scale the count: golden makes one index and two random vectors, `one` eight of each.
 
-use crate::vectors::{form_seed, Counts, GenerateError, Generated, Level};
+use crate::vectors::{form_seed, GenerateError, Generated, Level, Whole};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use spec::catalog::Form;
@@ -30,8 +30,7 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
     let width = cols.input.ty.bits();
     let mask = (1u128 << width) - 1;
     let n = cols.input.len();
-    let mut vectors = Vec::new();
-    let mut counts = Counts::default();
+    let mut out = Whole::default();
     for i in 0..index + random {
         let ins: Vec<u128> = if i < index {
             // Index i of the element in the low bits; a per-vector marker in the high byte (for
@@ -49,14 +48,9 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
             (0..n).map(|_| u128::from(rng.next_u64()) & mask).collect()
         };
         let outs = cols.eval(form, &ins).expect("the input has the form's size");
-        vectors.push(crate::vectors::whole_vector(ins, outs));
-        if i < index {
-            counts.hard += 1;
-        } else {
-            counts.random += 1;
-        }
+        out.push(ins, outs, i < index);
     }
-    Ok(Generated::whole(vectors, counts, fseed))
+    Ok(out.done(fseed))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! (`matrix::prune_rows`).
 
 use crate::matrix::Gen;
-use crate::vectors::{form_seed, Counts, GenerateError, Generated, Level};
+use crate::vectors::{form_seed, GenerateError, Generated, Level, Whole};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use spec::catalog::Form;
@@ -58,8 +58,7 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
         rng: ChaCha8Rng::seed_from_u64(fseed),
     };
     let per = if level == Level::Golden { 4 } else { 32 };
-    let mut vectors = Vec::new();
-    let mut counts = Counts::default();
+    let mut out = Whole::default();
     // Table 36: byte-id 0..4 (1X), 0 or 2 (2X), 0 (4X); thread-id-a 0..2, thread-id-b 0..4.
     let bytes: &[u128] = match op.vec {
         1 => &[0, 1, 2, 3],
@@ -88,12 +87,7 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
         ins.extend((0..m * n).map(|_| g.float_in(Fmt::of(FloatFormat::F32), -2, 4)));
         ins.extend((0..m * op.vec + op.vec * n).map(|_| scale(&mut g, op.scale)));
         let outs = cols.eval(&ins).expect("the matrices have the form's sizes");
-        vectors.push(crate::vectors::whole_vector(ins, outs));
-        if hard {
-            counts.hard += 1;
-        } else {
-            counts.random += 1;
-        }
+        out.push(ins, outs, hard);
     }
-    Ok(Generated::whole(vectors, counts, fseed))
+    Ok(out.done(fseed))
 }

@@ -186,9 +186,29 @@ pub struct Generated {
     pub space: u128,
 }
 
-/// A vector of a tensor-core form from its input bits (scalars, then matrices) and outcomes.
-pub(crate) fn whole_vector(ins: Vec<u128>, outs: Vec<spec::value::Outcome>) -> Vector {
-    Vector::whole(&ins, outs)
+/// A tensor-core form's vectors as they are made, one whole operation at a time.
+#[derive(Default)]
+pub(crate) struct Whole {
+    vectors: Vec<Vector>,
+    counts: Counts,
+}
+
+impl Whole {
+    /// A vector from its input bits (scalars, then matrices) and outcomes, counted as a hard
+    /// case or a random one.
+    pub(crate) fn push(&mut self, ins: Vec<u128>, outs: Vec<spec::value::Outcome>, hard: bool) {
+        self.vectors.push(Vector::whole(&ins, outs));
+        if hard {
+            self.counts.hard += 1;
+        } else {
+            self.counts.random += 1;
+        }
+    }
+
+    /// The form's vectors ([`Generated::whole`]).
+    pub(crate) fn done(self, form_seed: u64) -> Generated {
+        Generated::whole(self.vectors, self.counts, form_seed)
+    }
 }
 
 impl Generated {

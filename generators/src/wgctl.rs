@@ -3,7 +3,7 @@
 //! on the control form doing its job. Golden makes one patterned vector (every element a
 //! different small value, so a misplaced element shows) and two random ones; `one` eight each.
 
-use crate::vectors::{form_seed, Counts, GenerateError, Generated, Level};
+use crate::vectors::{form_seed, GenerateError, Generated, Level, Whole};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use spec::catalog::Form;
@@ -34,8 +34,7 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
         _ => (8, 8),
     };
     let [a, b, c] = cols.mma.ins.map(|m| m.len());
-    let mut vectors = Vec::new();
-    let mut counts = Counts::default();
+    let mut out = Whole::default();
     for i in 0..patterned + random {
         let mut small = |k: usize, span: i64| -> i64 {
             if i < patterned {
@@ -51,14 +50,9 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
         let outs = cols.eval(&ins).ok_or_else(|| GenerateError::NoSemantics {
             form: form.name.clone(),
         })?;
-        vectors.push(crate::vectors::whole_vector(ins, outs));
-        if i < patterned {
-            counts.hard += 1;
-        } else {
-            counts.random += 1;
-        }
+        out.push(ins, outs, i < patterned);
     }
-    Ok(Generated::whole(vectors, counts, fseed))
+    Ok(out.done(fseed))
 }
 
 #[cfg(test)]

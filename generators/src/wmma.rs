@@ -12,7 +12,7 @@
 //! Sums stay below 2¹¹ (f16's exact integers: K·63·2 + 63 for K ≤ 16) and 2⁸ for bf16 inputs.
 //! Levels scale the count: golden makes one index and two random vectors, others eight each.
 
-use crate::vectors::{form_seed, Counts, GenerateError, Generated, Level};
+use crate::vectors::{form_seed, GenerateError, Generated, Level, Whole};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use spec::catalog::Form;
@@ -91,8 +91,7 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
     };
     let strides = strides(&cols);
     let tested = cols.slot.min(2);
-    let mut vectors = Vec::new();
-    let mut counts = Counts::default();
+    let mut out = Whole::default();
     for i in 0..index + random {
         let is_index = i < index;
         let stride = if is_index {
@@ -116,14 +115,9 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
             }
         }
         let outs = cols.eval(&ins).ok_or_else(no)?;
-        vectors.push(crate::vectors::whole_vector(ins, outs));
-        if is_index {
-            counts.hard += 1;
-        } else {
-            counts.random += 1;
-        }
+        out.push(ins, outs, is_index);
     }
-    Ok(Generated::whole(vectors, counts, fseed))
+    Ok(out.done(fseed))
 }
 
 #[cfg(test)]
