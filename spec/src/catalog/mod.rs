@@ -1504,6 +1504,13 @@ fn resolve_operands(
     Ok((outputs, inputs))
 }
 
+/// The first form of `name` (the spec's unit tests; panics on a name the catalog lacks).
+#[cfg(test)]
+pub(crate) fn test_form(name: &str) -> &'static Form {
+    let cat = catalog();
+    &cat.forms[cat.by_name(name)[0]]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

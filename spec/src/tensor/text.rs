@@ -122,12 +122,8 @@ fn parse_bits(s: &str) -> Option<u128> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::catalog;
 
-    fn form(name: &str) -> &'static Form {
-        let cat = catalog();
-        &cat.forms[cat.by_name(name)[0]]
-    }
+    use crate::catalog::test_form as form;
 
     /// All-ones f16 matrices: every element of D is K = 16 (f32 0x41800000), exactly.
     #[test]

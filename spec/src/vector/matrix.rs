@@ -449,13 +449,9 @@ pub(crate) fn parse_mats(scalars: &[Scalar], mats: &[Mat], out: Mat, line: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::catalog;
     use crate::value::Accept;
 
-    fn form(name: &str) -> &'static Form {
-        let cat = catalog();
-        &cat.forms[cat.by_name(name)[0]]
-    }
+    use crate::catalog::test_form as form;
 
     #[test]
     fn columns_of_mma_and_wmma() {

@@ -153,12 +153,8 @@ pub fn parse_line(cols: &Columns, line: &str) -> Result<Vector, LineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::catalog;
 
-    fn form(name: &str) -> &'static Form {
-        let cat = catalog();
-        &cat.forms[cat.by_name(name)[0]]
-    }
+    use crate::catalog::test_form as form;
 
     /// 1·1 summed over K = 32 with scale factors 2^1 and 2^2, C = 1: 1 + 32·8 = 257; the line
     /// round-trips.

@@ -281,10 +281,7 @@ mod tests {
     use super::*;
     use crate::vector::matrix::MatrixLineError;
 
-    fn form(name: &str) -> &'static Form {
-        let cat = catalog();
-        &cat.forms[cat.by_name(name)[0]]
-    }
+    use crate::catalog::test_form as form;
 
     #[test]
     fn headers_and_companions() {
