@@ -196,6 +196,25 @@ struct Outcome {
     stderr: Vec<u8>,
 }
 
+/// Starts `cmd`, retrying while the executable is "busy" (ETXTBSY): a program written moments
+/// ago — a test's script, a harness that generates its backend — is still open for writing in any
+/// child another thread of this process forked before that file was closed, until that child
+/// execs. The window is milliseconds, so a few short retries close it; any other error is final.
+fn spawn(cmd: &mut Command) -> std::io::Result<Child> {
+    const ETXTBSY: i32 = 26;
+    let mut delay = Duration::from_millis(5);
+    for _ in 0..8 {
+        match cmd.spawn() {
+            Err(e) if e.raw_os_error() == Some(ETXTBSY) => {
+                std::thread::sleep(delay);
+                delay *= 2;
+            }
+            other => return other,
+        }
+    }
+    cmd.spawn()
+}
+
 impl Cmd {
     fn run_in(&self, dir: &Path, job: &Job) -> Result<Buffers, Failure> {
         let io = |what: &str, e: std::io::Error| Failure::Unavailable(format!("cmd: cannot write {what}: {e}"));
@@ -220,8 +239,7 @@ impl Cmd {
         // `sleep`), which would otherwise hold the pipes open.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child = cmd
-            .spawn()
+        let mut child = spawn(&mut cmd)
             .map_err(|e| Failure::Crashed(format!("cannot start {}: {e}", self.exe.display())))?;
         let (tx, rx) = mpsc::channel();
         let readers = [
