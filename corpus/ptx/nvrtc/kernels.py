@@ -851,6 +851,13 @@ kernel("cluster", [sm90()], [
     Launch("cluster_2d", [4, 2], [8, 8], [("out", 8 * 64 * 2 * 4)], [buf("out")], tag="2d"),
 ])
 
+# Warp-specialized pipeline: 2 clusters of 2 CTAs, 8 tiles of 64 words per CTA; 1 producer warp
+# and 2 consumer warps; 3 output words per consumer thread.
+kernel("ws_pipeline", [sm90()], [
+    Launch("ws_pipeline", [4], [96], [("in", u32s(130, 4 * 8 * 64)), ("out", 4 * 64 * 3 * 4)],
+           [buf("in"), buf("out")]),
+])
+
 
 # ---------------------------------------------------------------------------------------------
 # Everyday kernels
