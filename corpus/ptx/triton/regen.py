@@ -41,6 +41,7 @@ KERNELS = [
     "matmul_fp8e5",
     "matmul_fp8e4nv",
     "matmul_tma",
+    "tma_transpose",
     "flash_attn",
     "dropout",
     "cumsum",
