@@ -858,6 +858,14 @@ kernel("ws_pipeline", [sm90()], [
            [buf("in"), buf("out")]),
 ])
 
+# Multicast pipeline (compute_90a: .multicast::cluster): 3 clusters of 2 CTAs, 6 tiles of 64
+# words per cluster, each CTA loading half of every tile for both; one output word per consumer
+# thread.
+kernel("ws_multicast", [Build("sm90a", "compute_90a")], [
+    Launch("ws_multicast", [6], [96], [("in", u32s(131, 3 * 6 * 64)), ("out", 6 * 64 * 4)],
+           [buf("in"), buf("out")]),
+])
+
 
 # ---------------------------------------------------------------------------------------------
 # Everyday kernels
