@@ -72,6 +72,54 @@ JOIN:
 /// A generic access naming a `.local` variable (ptxas 12.9 takes it) reads and writes the
 /// thread's own copy, the same bytes `ld.local` and a `cvta`'d generic address reach.
 #[test]
+fn labels_belong_to_their_block() {
+    // Triton 3.9's inline-asm wait loops: the same `waitLoop` label in two sibling blocks, each
+    // branch going to its own block's (3 and 5 trips); then a block's `L_s` shadowing the body's
+    // (the inner loop runs twice per outer trip: 0 -> 100 -> 102 -> 202 -> 204 -> 304).
+    let body = format!(
+        "{PROLOGUE}
+    mov.u32 %r2, 0;
+    mov.u32 %r3, 0;
+    {{
+    .reg .pred done;
+    waitLoop:
+    add.u32 %r2, %r2, 1;
+    setp.ge.u32 done, %r2, 3;
+    @!done bra.uni waitLoop;
+    }}
+    {{
+    .reg .pred done;
+    waitLoop:
+    add.u32 %r3, %r3, 10;
+    setp.ge.u32 done, %r3, 50;
+    @!done bra.uni waitLoop;
+    }}
+    mov.u32 %r5, 0;
+L_s:
+    add.u32 %r5, %r5, 100;
+    setp.ge.u32 %p2, %r5, 300;
+    @%p2 bra.uni OUT;
+    {{
+    .reg .pred again;
+    mov.u32 %r6, 0;
+L_s:
+    add.u32 %r6, %r6, 1;
+    setp.lt.u32 again, %r6, 2;
+    @again bra.uni L_s;
+    add.u32 %r5, %r5, %r6;
+    }}
+    bra.uni L_s;
+OUT:
+    mad.lo.u32 %r7, %r2, 1000, %r3;
+    mad.lo.u32 %r7, %r5, 10000, %r7;
+    st.global.u32 [%rd3], %r7;
+    ret;"
+    );
+    let b = run(&body, 1, 32, 32 * 4, "").unwrap();
+    assert_eq!(words(&b), vec![304 * 10000 + 3 * 1000 + 50; 32]);
+}
+
+#[test]
 fn generic_accesses_naming_a_local_variable_reach_the_threads_copy() {
     let body = format!(
         "{PROLOGUE}

@@ -551,6 +551,26 @@ fn cases() -> Vec<Case> {
             "L_x:\nadd.s32 %r1, %r2, %r3;\nL_x:\nadd.s32 %r1, %r2, %r3;",
         ),
         bad("mov of a label", "mov.u32 %r1, L_end;"),
+        // Labels are scoped by `{ }` blocks like variables (L16647), as ptxas 12.9 reads them:
+        // Triton 3.9's inline-asm wait loops each declare `waitLoop:` in their own block.
+        ok(
+            "the same label in two sibling blocks",
+            "{\nL_w:\nadd.s32 %r1, %r1, 1;\n@%p1 bra L_w;\n}\n{\nL_w:\nadd.s32 %r1, %r1, 2;\n@%p1 bra L_w;\n}",
+        ),
+        ok(
+            "a block's label shadows the body's",
+            "L_s:\nadd.s32 %r1, %r1, 1;\n{\nL_s:\nadd.s32 %r1, %r1, 2;\n@%p1 bra L_s;\n}\n@%p1 bra L_s;",
+        ),
+        ok("bra from a block to a later label around it", "{\n@%p1 bra L_end;\n}"),
+        bad("bra into a block from outside it", "@%p1 bra L_in;\n{\nL_in:\nadd.s32 %r1, %r1, 1;\n}"),
+        bad(
+            "bra to a label of a sibling block",
+            "{\nL_in:\nadd.s32 %r1, %r1, 1;\n}\n{\n@%p1 bra L_in;\n}",
+        ),
+        bad(
+            "label defined twice in one block",
+            "{\nL_d:\nadd.s32 %r1, %r1, 1;\nL_d:\nadd.s32 %r1, %r1, 2;\n}",
+        ),
         // ---- special registers (more)
         ok("dynamic_smem_size", "mov.u32 %r1, %dynamic_smem_size;"),
         ok("envreg", "mov.u32 %r1, %envreg3;"),

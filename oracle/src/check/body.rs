@@ -27,8 +27,13 @@ pub(super) struct FuncCx<'a> {
     pub(super) nregs: u32,
     /// Frame bytes used so far (`.param` and `.local` variables of the activation).
     pub(super) frame: u32,
-    /// Labels and the pc each names.
+    /// Labels and the pc each names, keyed by name and declaring block (`symbols::label_key`).
     pub(super) labels: HashMap<String, u32>,
+    /// The blocks enclosing the statement being checked, outermost (the body, 0) first: where
+    /// a label is looked up (see `resolve_label`).
+    pub(super) block_path: Vec<u32>,
+    /// Blocks entered so far, in the order `collect_labels` numbers them.
+    pub(super) blocks_seen: u32,
     /// `.branchtargets`/`.callprototype` lists by label, function-wide (scoped ones win).
     pub(super) lists: HashMap<String, Sym>,
     /// Branches whose label is resolved at the end: (pc, label, loc).
@@ -50,6 +55,8 @@ impl Checker {
             nregs: 1,
             frame: 0,
             labels: HashMap::new(),
+            block_path: vec![0],
+            blocks_seen: 0,
             lists: HashMap::new(),
             fixups: Vec::new(),
             pc: start,
@@ -208,7 +215,10 @@ impl FuncCx<'_> {
                 Stmt::Block { body, .. } => {
                     pending_label = None;
                     self.scopes.push(HashMap::new());
+                    self.blocks_seen += 1;
+                    self.block_path.push(self.blocks_seen);
                     self.block(body)?;
+                    self.block_path.pop();
                     self.scopes.pop();
                 }
             }

@@ -333,8 +333,8 @@ impl FuncCx<'_> {
         };
         let mut targets = Vec::new();
         for n in names {
-            match self.labels.get(n) {
-                Some(pc) => targets.push(*pc),
+            match self.resolve_label(n) {
+                Some((_, pc)) => targets.push(pc),
                 None => return terr(loc, format!("branch target `{n}` is not a label of this function")),
             }
         }

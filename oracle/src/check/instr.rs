@@ -220,10 +220,13 @@ impl FuncCx<'_> {
                 let [Operand::Expr(Expr::Name(l))] = &i.operands[..] else {
                     return terr(loc, "`bra` takes one label");
                 };
-                if !self.labels.contains_key(l) {
-                    return terr(loc, format!("label `{l}` is not defined in this function"));
-                }
-                self.fixups.push((self.pc, l.clone(), loc));
+                let Some((key, _)) = self.resolve_label(l) else {
+                    return terr(
+                        loc,
+                        format!("label `{l}` is not defined in this function, or not in a block around this branch"),
+                    );
+                };
+                self.fixups.push((self.pc, key, loc));
                 Op::Bra { target: 0 }
             }
             Some(Exec::Brx) => self.brx(i)?,

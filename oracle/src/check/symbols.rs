@@ -101,6 +101,12 @@ fn proto(text: &str, loc: Loc) -> Result<Sym> {
     }
 }
 
+/// The key of label `name` declared in block `block` (0: the function body) in
+/// `FuncCx::labels`.
+fn label_key(name: &str, block: u32) -> String {
+    format!("{name}@{block}")
+}
+
 impl FuncCx<'_> {
     /// What `name` denotes here: the innermost scope first, then the function's labelled lists,
     /// then the module.
@@ -113,10 +119,16 @@ impl FuncCx<'_> {
             .or_else(|| self.ck.globals.get(name))
     }
 
-    /// Labels are function-wide: a branch may jump forward into a later block.
+    /// Collects the labels of the body with the pc each names, before any branch is checked
+    /// (a branch may jump forward). A label belongs to the block that declares it, as variables
+    /// do (§9.7.12.1 `{ }`, L16647): ptxas 12.9 accepts the same label in two sibling blocks (each
+    /// of Triton 3.9's inline-asm `{ ... waitLoop: ... }` wait loops declares one) and an inner
+    /// one shadowing an outer one, and rejects a branch into a block from outside it ("Unknown
+    /// symbol") and the same label twice in one block ("Duplicate definition of label").
     pub(super) fn collect_labels(&mut self, body: &[Stmt]) -> Result<()> {
         let mut pc = self.pc;
-        fn walk(fc: &mut FuncCx, body: &[Stmt], pc: &mut u32) -> Result<()> {
+        let mut blocks = 0;
+        fn walk(fc: &mut FuncCx, body: &[Stmt], pc: &mut u32, block: u32, blocks: &mut u32) -> Result<()> {
             for (k, s) in body.iter().enumerate() {
                 match s {
                     // `name: .callprototype` and `name: .branchtargets` label a directive, not
@@ -131,17 +143,31 @@ impl FuncCx<'_> {
                             fc.lists.entry(name.clone()).or_insert(sym);
                         }
                     }
-                    Stmt::Label { name, loc } if fc.labels.insert(name.clone(), *pc).is_some() => {
-                        return terr(*loc, format!("label `{name}` is defined twice"));
+                    Stmt::Label { name, loc } if fc.labels.insert(label_key(name, block), *pc).is_some() => {
+                        return terr(*loc, format!("label `{name}` is defined twice in the same block"));
                     }
                     Stmt::Instr(_) => *pc += 1,
-                    Stmt::Block { body, .. } => walk(fc, body, pc)?,
+                    Stmt::Block { body, .. } => {
+                        // Numbered in the order `block` enters them (see `FuncCx::block_path`).
+                        *blocks += 1;
+                        let b = *blocks;
+                        walk(fc, body, pc, b, blocks)?
+                    }
                     _ => {}
                 }
             }
             Ok(())
         }
-        walk(self, body, &mut pc)
+        walk(self, body, &mut pc, 0, &mut blocks)
+    }
+
+    /// Label `name` as the current block sees it: declared there or in the innermost enclosing
+    /// block that declares it. Its key in `labels` and its pc.
+    pub(super) fn resolve_label(&self, name: &str) -> Option<(String, u32)> {
+        self.block_path.iter().rev().find_map(|&b| {
+            let k = label_key(name, b);
+            self.labels.get(&k).map(|&pc| (k, pc))
+        })
     }
 
     /// Declares the names of a declaration in the innermost scope.
