@@ -42,6 +42,7 @@ KERNELS = [
     "matmul_fp8e4nv",
     "matmul_tma",
     "tma_transpose",
+    "matmul_ws",
     "flash_attn",
     "dropout",
     "cumsum",
