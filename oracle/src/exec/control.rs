@@ -335,7 +335,7 @@ impl Cta<'_, '_> {
     /// than `count` is undefined (L31753, L31755), and an `.inc` waits until the CTA's pool has
     /// the registers (L31743: a warpgroup that never gets them deadlocks).
     fn setmaxnreg(&mut self, lo: usize, exec: u32, pc: u32, inc: bool, count: u32) -> Result<()> {
-        let Some((g0, first)) = self.warpgroup_at(lo, exec, pc)? else {
+        let Some((g0, _)) = self.warpgroup_at(lo, exec, pc)? else {
             return Ok(());
         };
         let g1 = (g0 + THREADS).min(self.threads.len());
@@ -366,7 +366,7 @@ impl Cta<'_, '_> {
                 };
                 if bad {
                     return Err(self.rt_err(
-                        first,
+                        w * 32,
                         pc,
                         format!(
                             "`{name}` to {count} registers per thread, while warp {w} has {cur}: the count before `.{}` must be {rel} imm-reg-count (undefined otherwise, L{line})",
