@@ -274,7 +274,7 @@ fn alloca_allocates_above_the_frame_and_stackrestore_frees() {
 
 #[test]
 fn stack_misuse_is_located() {
-    // Memory freed by stackrestore (L30749).
+    // Memory freed by stackrestore (L30747).
     let body = "stacksave.u64 %rd3;\nalloca.u64 %rd4, 16;\nstackrestore.u64 %rd3;\nld.local.u32 %r1, [%rd4];\nret;";
     let e = run(body).unwrap_err();
     assert_eq!(
