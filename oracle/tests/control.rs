@@ -262,7 +262,7 @@ fn alloca_allocates_above_the_frame_and_stackrestore_frees() {
     let out = run(body).unwrap_or_else(|e| panic!("{e}"));
     let b = &out[0].1;
     let s0 = u64_at(b, 0);
-    assert!(s0 >= 8 && s0 % 16 == 0, "{s0}");
+    assert!(s0 >= 8 && s0.is_multiple_of(16), "{s0}");
     assert_eq!(
         [u64_at(b, 8), u64_at(b, 16), u64_at(b, 24), u64_at(b, 32)],
         [s0, s0 + 16, s0 + 20, s0]

@@ -14,6 +14,7 @@
 //!   `.noComplete` arrive that completes the phase, an arrive before the previous phase was
 //!   observed, a wait on a foreign or stale state, a parity that is neither 0 nor 1,
 //!   `pending_count` of a state no `.noComplete` arrive returned (`mbarrier.rs`).
+//!
 //! The messages' addresses and lines are worked out from the kernel text: `bar` is at shared 0,
 //! `sh` at 0x10 (its 16-byte alignment after 8 bytes), `tile` at 0x400 (1024-aligned); a line is
 //! the instruction's line in [`kernel`]. An mbarrier object's `[%r1]` is shared 0x0.
@@ -116,8 +117,7 @@ fn cp_async_two_pending_copies_to_the_same_bytes() {
 /// stride offsets 0 and no swizzle (the values do not matter here), the accumulators zeroed, %p2
 /// true. The thread a warpgroup-wide error names is the first lane of the warp that completes
 /// the warpgroup's meeting (warp 3 at the first `wgmma`), or the first lane that touches a
-/// pending register (warp 1 runs first after the meeting at `commit_group`): the oracle's
-/// deterministic round-robin of warps.
+/// pending register in the oracle's deterministic order of warps (here warp 1's).
 const WG_SETUP: &str = "bfe.u32 %r6, %r3, 4, 14;\ncvt.u64.u32 %rd8, %r6;\nmov.b64 %rd9, %rd8;\n\
                         mov.b32 %r100, 0;\nmov.b32 %r101, 0;\nmov.b32 %r102, 0;\nmov.b32 %r103, 0;\n\
                         setp.eq.u32 %p2, %r0, %r0;\n";
