@@ -1233,7 +1233,14 @@ impl<'m, 'p> Cta<'m, 'p> {
                 ));
             }
             match self.locate(i, pc, Space::Global, s, n_src as usize, false)? {
-                (Area::Global(k), off) => Some((k, off)),
+                (Area::Global(k), off) => {
+                    // The copy reads its source when it completes; a write before then is an
+                    // error, so a discarded byte now is one it would read (`exec/control.rs`).
+                    if !self.m.discarded.is_empty() {
+                        self.check_discarded(i, pc, s, n_src as usize)?;
+                    }
+                    Some((k, off))
+                }
                 _ => None,
             }
         } else {

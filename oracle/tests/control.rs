@@ -332,6 +332,16 @@ fn discarded_bytes_are_undefined_until_written() {
     let e = run("discard.L2 [%rd1], 128;\natom.global.add.u32 %r1, [%rd1+124], 1;\nret;").unwrap_err();
     assert!(e.message.contains(&format!("{:#x}", OUT + 124)), "{e}");
     run("discard.L2 [%rd1], 128;\nld.global.u32 %r1, [%rd1+128];\nret;").unwrap_or_else(|e| panic!("{e}"));
+    // So does a `cp.async` of them (its source is read when it completes; a write before then
+    // is an error of its own): reported where it is issued.
+    let body = "discard.L2 [%rd1], 128;\nmov.u32 %r4, sh;\ncp.async.ca.shared.global [%r4], [%rd1+16], 8;\nret;";
+    let ptx = kernel("sm_90", "", body);
+    let e = launch(&ptx, 1).unwrap_err();
+    assert_eq!(e.loc.map(|l| l.0), Some(line_of(&ptx, "cp.async")), "{e}");
+    assert!(
+        e.message.contains(&format!("reads global address {:#x}", OUT + 16)) && e.message.contains("L13374"),
+        "{e}"
+    );
 }
 
 #[test]
