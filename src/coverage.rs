@@ -306,6 +306,7 @@ const PROTO: &str = "proto";
 const TARGETS: &str = "targets";
 const LABEL: &str = "L_end";
 const GLOBAL: &str = "gvar";
+const SHARED: &str = "svar";
 
 /// Operand names that are memory addresses (`[a]`) in forms without value semantics.
 const ADDRESS_OPERANDS: &[&str] = &["addr", "dst", "src", "mbar"];
@@ -364,9 +365,16 @@ fn instance(form: &Form) -> (String, u32) {
     let elem = form.ty("t");
     let mut operand = |o: &spec::catalog::Operand, input: bool| -> String {
         if o.flags.imm {
-            // wgmma's imm-scale-a/b take 1 or -1 only (L25781).
-            let v = if o.name.starts_with("imm_scale") { 1 } else { 0 };
-            return write::immediate(o.ty, v);
+            // wgmma's imm-scale-a/b take 1 or -1 only (L25781); a constant with a range
+            // (`in=`, `mul=`) is its largest valid value (`cp.async`'s cp-size 16, which `.cg`
+            // requires; `setmaxnreg`'s 256; `discard`'s 128); others 0.
+            let v = match (o.flags.range, o.flags.multiple) {
+                _ if o.name.starts_with("imm_scale") => 1,
+                (Some((_, hi)), Some(m)) => hi - hi.rem_euclid(m as i64),
+                (Some((_, hi)), None) => hi,
+                _ => 0,
+            };
+            return write::immediate(o.ty, v as u128);
         }
         if !pure {
             match o.name {
@@ -374,6 +382,10 @@ fn instance(form: &Form) -> (String, u32) {
                 "tlist" => return TARGETS.into(),
                 "func" | "fname" => return FUNC.into(),
                 "targets" => return PROTO.into(),
+                // A 32-bit address is a `.shared` variable's: ptxas 12.9 refuses a `.global`
+                // one's in a 64-bit module ("32-Bit compilation is no longer supported") and
+                // takes `mov.u32 %r, svar` (corpus/findings/ptxas-12.9-32-bit-addresses.txt).
+                "avar" if o.ty.bits() < 64 => return SHARED.into(),
                 "avar" => return GLOBAL.into(),
                 "kernel" => return ENTRY.into(),
                 n if input && o.ty.bits() == 64 && ADDRESS_OPERANDS.contains(&n) => {
@@ -425,6 +437,7 @@ fn instance(form: &Form) -> (String, u32) {
     let mut m = String::new();
     let _ = writeln!(m, ".version {ptx}\n.target {target}\n.address_size 64");
     let _ = writeln!(m, ".global .align 16 .b8 {GLOBAL}[64];");
+    let _ = writeln!(m, ".shared .align 16 .b8 {SHARED}[64];");
     let _ = writeln!(m, ".func {FUNC}()\n{{\n\tret;\n}}");
     let _ = writeln!(m, ".visible .entry {ENTRY}()\n{{");
     m.push_str(&regs.decls());

@@ -243,6 +243,10 @@ fn coverage_counts_executed_and_generated_forms() {
         );
     }
     assert_eq!(n(fam("9.7.16"), "executed"), 0);
+    // The stack instructions and the miscellaneous ones (`brkpt`, `setmaxnreg`, ...) run in full.
+    for id in ["9.7.17", "9.7.19"] {
+        assert_eq!(n(fam(id), "executed"), n(fam(id), "forms"), "{}", fam(id));
+    }
     // The generator writes the exact warp-level ones (integer mma, movmatrix).
     assert!(n(fam("9.7.14"), "generated") >= 1);
     let forms = v["forms"].as_array().unwrap();
@@ -291,6 +295,17 @@ fn coverage_counts_executed_and_generated_forms() {
         "wgmma.mma_async.sp.sync.aligned.m64n64k32.f32.f16.f16",
     ] {
         assert_eq!(form(name)["executed"], true, "{name}");
+    }
+    // `cvta` on 32-bit addresses is refused as ptxas 12.9 refuses it in a 64-bit module
+    // (corpus/findings/ptxas-12.9-32-bit-addresses.txt); `mov.u32 d, avar` runs (a `.shared`
+    // variable's address, which ptxas takes); `cp.async` with its optional operands runs.
+    let cvta = form("cvta.to.global.u32");
+    assert_eq!(cvta["executed"], false, "{cvta}");
+    assert!(cvta["refused"].as_str().unwrap().contains("ptxas 12.9"), "{cvta}");
+    for f in forms.iter().filter(|f| {
+        f["signature"] == "mov.u32 d:u32 = avar:u32" || f["name"].as_str().unwrap().starts_with("cp.async.c")
+    }) {
+        assert_eq!(f["executed"], true, "{f}");
     }
     let not = form("tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64");
     assert_eq!(not["executed"], false);

@@ -15,6 +15,7 @@ use spec::sreg::Place;
 use spec::value::{Args, EvalErrorKind, Input};
 use std::collections::VecDeque;
 
+mod control;
 mod mbarrier;
 mod proxy;
 mod warpgroup;
@@ -85,6 +86,8 @@ pub struct Machine<'p> {
     /// Recorded when `Some` (sized to the program's code), for generators that must know that
     /// their programs' results are determined ([`crate::launch::run_audited`]).
     pub audit: Option<Vec<u8>>,
+    /// Global memory a `discard` made undefined (`exec/control.rs`).
+    discarded: control::Discarded,
 }
 
 /// How loosely an outcome determines its value (see [`Machine::audit`]).
@@ -125,6 +128,7 @@ impl<'p> Machine<'p> {
             constant,
             perturb: None,
             audit: None,
+            discarded: control::Discarded::default(),
         })
     }
 
@@ -267,6 +271,9 @@ struct Thread {
     /// `wgmma.fence`: a `wgmma.mma_async` may not use one of them as accumulator or A fragment
     /// (L26394). Kept only in programs with a `wgmma.mma_async`.
     wg_touched: Vec<u64>,
+    /// CTA barriers it has waited at and been released from: a `setmaxnreg` after another needs
+    /// one in between (L31745, `exec/control.rs`).
+    syncs: u32,
 }
 
 /// A `wgmma.mma_async` of a thread whose wgmma-group has not been waited for: the registers
@@ -350,6 +357,10 @@ struct Cta<'m, 'p> {
     /// Changes of memory and mbarrier objects so far: rounds in which warps only spin on waits
     /// while it stays the same cannot end ([`SPIN_ROUNDS`]).
     mutations: u64,
+    /// The kernel's function.
+    entry: usize,
+    /// The warps' register counts for `setmaxnreg` (`exec/control.rs`).
+    nreg: control::Registers,
 }
 
 /// Rounds of the CTA's warps in which every warp that ran ended its slice on an mbarrier wait
@@ -427,6 +438,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                         wg_groups: VecDeque::new(),
                         wg_fenced: false,
                         wg_touched: Vec::new(),
+                        syncs: 0,
                     });
                     lin += 1;
                 }
@@ -456,6 +468,8 @@ impl<'m, 'p> Cta<'m, 'p> {
             mbar: mbarrier::Book::default(),
             spun: false,
             mutations: 0,
+            entry,
+            nreg: control::Registers::new(func.maxnreg, lin.div_ceil(32) as usize),
         }
     }
 
@@ -958,6 +972,14 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
             // Warpgroup-wide (`.sync.aligned`): see `warpgroup`.
             Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => self.wgmma_control(lo, exec, pc, &inst.op)?,
+            // sm_90's control and cache-hint instructions: `control`.
+            op @ (Op::Setmaxnreg { .. }
+            | Op::Brkpt
+            | Op::StackSave { .. }
+            | Op::StackRestore { .. }
+            | Op::Alloca { .. }
+            | Op::L2Line { .. }
+            | Op::Createpolicy { .. }) => self.control(lo, exec, pc, op)?,
             Op::Nop => {
                 for i in lanes(exec) {
                     let t = &mut self.threads[i];
@@ -1125,6 +1147,9 @@ impl<'m, 'p> Cta<'m, 'p> {
         if area == Area::Shared && !self.mbar.is_empty() {
             self.mbarrier_access(i, pc, off, n, "read")?;
         }
+        if let (Area::Global(k), false) = (area, self.m.discarded.is_empty()) {
+            self.check_discarded(i, pc, self.m.global.regions[k].base + off as u64, n)?;
+        }
         out.copy_from_slice(match area {
             Area::Global(k) => &self.m.global.regions[k].data[off..off + n],
             Area::Shared => &self.shared[off..off + n],
@@ -1147,6 +1172,10 @@ impl<'m, 'p> Cta<'m, 'p> {
         self.mutations += 1;
         if let (Area::Shared, Some(p)) = (area, &mut self.proxy) {
             p.write(i, pc, off, n);
+        }
+        if let (Area::Global(k), false) = (area, self.m.discarded.is_empty()) {
+            let at = self.m.global.regions[k].base + off as u64;
+            self.m.discarded.written(at, n);
         }
         match area {
             Area::Global(k) => &mut self.m.global.regions[k].data[off..off + n],
@@ -1204,7 +1233,14 @@ impl<'m, 'p> Cta<'m, 'p> {
                 ));
             }
             match self.locate(i, pc, Space::Global, s, n_src as usize, false)? {
-                (Area::Global(k), off) => Some((k, off)),
+                (Area::Global(k), off) => {
+                    // The copy reads its source when it completes; a write before then is an
+                    // error, so a discarded byte now is one it would read (`exec/control.rs`).
+                    if !self.m.discarded.is_empty() {
+                        self.check_discarded(i, pc, s, n_src as usize)?;
+                    }
+                    Some((k, off))
+                }
                 _ => None,
             }
         } else {
@@ -1616,6 +1652,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             for &w in &bar.waiting {
                 let t = &mut self.threads[w];
                 t.st = St::Run;
+                t.syncs += 1;
                 if let Some(d) = t.red_dst.take() {
                     let v = match bar.op {
                         Some(BarOp::RedPopc) => bar.popc as u64,
@@ -2452,6 +2489,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             } => self.matrix_op(lo, 0, pc, op, form, dsts, srcs, addr.as_ref())?,
             Op::Wgmma(g) => self.wgmma_op(lo, 0, pc, g)?,
             op @ (Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. }) => self.wgmma_control(lo, 0, pc, op)?,
+            op @ Op::Setmaxnreg { .. } => self.control(lo, 0, pc, op)?,
             // Only warp collectives wait.
             _ => {
                 let lane = (lo..hi)

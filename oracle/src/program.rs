@@ -560,12 +560,91 @@ pub enum Op {
     /// Instructions with no effect on the oracle's sequentially consistent, cache-less memory:
     /// fence, membar, prefetch, discard-free hints.
     Nop,
+    /// `setmaxnreg.inc/.dec.sync.aligned.u32 count` (§9.7.19.5): warpgroup-wide, the warps'
+    /// per-thread register count becomes `count` (see `exec/control.rs`).
+    Setmaxnreg {
+        /// `.inc` (registers from the CTA's pool) rather than `.dec` (to it).
+        inc: bool,
+        /// imm-reg-count: 24 to 256, a multiple of 8 (checked).
+        count: u32,
+    },
+    /// `brkpt` (§9.7.19.1): suspends execution; the launch stops there.
+    Brkpt,
+    /// `stacksave` (§9.7.17.1): `d` = the thread's stack pointer.
+    StackSave {
+        /// The destination.
+        d: Dst,
+    },
+    /// `stackrestore` (§9.7.17.2): the thread's stack pointer = `a`.
+    StackRestore {
+        /// The new stack pointer.
+        a: Src,
+    },
+    /// `alloca` (§9.7.17.3): `size` bytes on the current frame at alignment `align`; `d` = their
+    /// `.local` address.
+    Alloca {
+        /// The allocation's address.
+        d: Dst,
+        /// Its size in bytes.
+        size: Src,
+        /// immAlign, or 8 when not written (L30753).
+        align: u32,
+    },
+    /// `discard.L2` (`discard: true`, §9.7.9.17) and `applypriority.L2::evict_normal`
+    /// (§9.7.9.16): 128 bytes of global memory at a 128-byte aligned address.
+    L2Line {
+        /// `discard` (the bytes become undefined) rather than `applypriority` (no effect on
+        /// values).
+        discard: bool,
+        /// The address.
+        addr: Addr,
+        /// `.global`, or generic (which must fall in the `.global` window).
+        space: Space,
+    },
+    /// `createpolicy` (§9.7.9.18): `d` = an opaque cache-eviction policy.
+    Createpolicy {
+        /// The destination.
+        d: Dst,
+        /// The policy's operands.
+        policy: Box<Policy>,
+    },
     /// A valid instruction the oracle does not execute yet (tensor cores, async copies, ...):
     /// the module loads, and a thread that reaches it stops the launch with this message, so
     /// the kernels of a module that never reach one still run.
     Unsupported {
         /// The runtime error's message.
         message: String,
+    },
+}
+
+/// What a `createpolicy` (§9.7.9.18) makes a policy of.
+#[derive(Clone, Debug)]
+pub enum Policy {
+    /// `createpolicy.range`: the primary range `[a, a + primary_size)` and the secondary ranges
+    /// around it, up to `total_size` bytes in all.
+    Range {
+        /// The eviction priorities: primary, then secondary (`L2::evict_unchanged` by default).
+        priorities: [u8; 2],
+        /// The address `a`.
+        addr: Addr,
+        /// `.global`, or generic.
+        space: Space,
+        /// primary-size.
+        primary_size: Src,
+        /// total-size.
+        total_size: Src,
+    },
+    /// `createpolicy.fractional`: `fraction` of the accesses get the primary priority.
+    Fractional {
+        /// The eviction priorities: primary, then secondary.
+        priorities: [u8; 2],
+        /// The fraction's f32 bits (1.0 when not written).
+        fraction: Src,
+    },
+    /// `createpolicy.cvt.L2`: a CUDA access property converted.
+    Cvt {
+        /// The access property.
+        access: Src,
     },
 }
 
@@ -606,6 +685,9 @@ pub struct Func {
     pub defined: bool,
     /// Where it is defined (declared, when it has no body).
     pub loc: Loc,
+    /// A kernel's `.maxnreg` (§11.4.3): the per-thread register count its warps start with,
+    /// which `setmaxnreg` changes.
+    pub maxnreg: Option<u32>,
 }
 
 /// Initial contents of a module-scope variable.
@@ -802,10 +884,36 @@ impl Inst {
                 src(&g.scale_d, &mut r);
                 g.d.iter().for_each(|d| dst(d.slot, &mut w));
             }
+            Op::StackSave { d } => dst(d.slot, &mut w),
+            Op::StackRestore { a } => src(a, &mut r),
+            Op::Alloca { d, size, .. } => {
+                src(size, &mut r);
+                dst(d.slot, &mut w);
+            }
+            Op::L2Line { addr: a, .. } => addr(a, &mut r),
+            Op::Createpolicy { d, policy } => {
+                match &**policy {
+                    Policy::Range {
+                        addr: a,
+                        primary_size,
+                        total_size,
+                        ..
+                    } => {
+                        addr(a, &mut r);
+                        src(primary_size, &mut r);
+                        src(total_size, &mut r);
+                    }
+                    Policy::Fractional { fraction, .. } => src(fraction, &mut r),
+                    Policy::Cvt { access } => src(access, &mut r),
+                }
+                dst(d.slot, &mut w);
+            }
             Op::Bra { .. }
             | Op::Ret
             | Op::Exit
             | Op::Trap
+            | Op::Brkpt
+            | Op::Setmaxnreg { .. }
             | Op::WgmmaFence
             | Op::ProxyFence { .. }
             | Op::WgmmaCommit
@@ -838,7 +946,7 @@ impl Inst {
                     v.push(next);
                 }
             }
-            Op::Ret | Op::Exit | Op::Trap => {
+            Op::Ret | Op::Exit | Op::Trap | Op::Brkpt => {
                 if guarded {
                     v.push(next);
                 }

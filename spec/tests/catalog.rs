@@ -274,7 +274,7 @@ const EXEC_SECTIONS: &[(Exec, &[&str])] = &[
     (Exec::Bar, &["9.7.13.1"]),
     (Exec::WarpSync, &["9.7.13.2"]),
     (Exec::Prefetch, &["9.7.9.15"]),
-    (Exec::Nop, &["9.7.13.4", "9.7.19.2", "9.7.19.3"]),
+    (Exec::Nop, &["9.7.13.4", "9.7.19.2", "9.7.19.3", "9.7.13.13"]),
     (Exec::ProxyFence, &["9.7.13.4"]),
     (
         Exec::Mbarrier,
@@ -306,6 +306,14 @@ const EXEC_SECTIONS: &[(Exec, &[&str])] = &[
     (Exec::Activemask, &["9.7.13.11"]),
     (Exec::Redux, &["9.7.13.12"]),
     (Exec::Elect, &["9.7.13.14"]),
+    (Exec::Setmaxnreg, &["9.7.19.5"]),
+    (Exec::Brkpt, &["9.7.19.1"]),
+    (Exec::Stacksave, &["9.7.17.1"]),
+    (Exec::Stackrestore, &["9.7.17.2"]),
+    (Exec::Alloca, &["9.7.17.3"]),
+    (Exec::Discard, &["9.7.9.17"]),
+    (Exec::Applypriority, &["9.7.9.16"]),
+    (Exec::Createpolicy, &["9.7.9.18"]),
 ];
 
 /// Executors that run only some rows of their section, by the rows' patterns: the proxy fences

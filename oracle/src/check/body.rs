@@ -63,6 +63,12 @@ impl Checker {
             ret_epilogue: false,
         };
         fc.frame = fc.ck.funcs[idx as usize].frame_bytes;
+        // `.maxnreg n` (§11.4.1): the register count `setmaxnreg` starts from.
+        fc.ck.funcs[idx as usize].maxnreg = f
+            .directives
+            .iter()
+            .find(|d| d.name == "maxnreg")
+            .and_then(|d| d.text.trim().parse().ok());
         // Parameters: a kernel's are at fixed `.param` addresses, a function's in its frame.
         let func = fc.ck.funcs[idx as usize].clone();
         let (rets_ast, params_ast) = (&f.rets, &f.params);

@@ -287,6 +287,15 @@ impl FuncCx<'_> {
                 self.wgmma(i, form)?
             }
             Some(Exec::WgmmaSync) => self.wgmma_sync(i, avail[0])?,
+            // sm_90's control and cache-hint instructions: `check/control.rs`.
+            Some(Exec::Setmaxnreg) => self.setmaxnreg(i, avail[0])?,
+            Some(Exec::Brkpt) => {
+                self.shape(i, avail[0])?;
+                Op::Brkpt
+            }
+            Some(e @ (Exec::Stacksave | Exec::Stackrestore | Exec::Alloca)) => self.stack(i, avail[0], e)?,
+            Some(e @ (Exec::Discard | Exec::Applypriority)) => self.l2_line(i, avail[0], e == Exec::Discard)?,
+            Some(Exec::Createpolicy) => self.createpolicy(i, avail[0])?,
             Some(e @ (Exec::Mma | Exec::Wmma | Exec::Ldmatrix | Exec::Stmatrix | Exec::Movmatrix)) => {
                 self.matrix(i, avail[0], e)?
             }

@@ -26,6 +26,7 @@
 mod bind;
 mod body;
 mod consts;
+mod control;
 mod decode;
 mod errors;
 mod instr;
@@ -279,6 +280,7 @@ impl Checker {
                     rets: Vec::new(),
                     defined: false,
                     loc: f.loc,
+                    maxnreg: None,
                 });
                 self.func_ast.push(None);
                 i

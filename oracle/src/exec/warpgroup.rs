@@ -16,6 +16,8 @@ pub(super) fn aligned_line(op: &Op) -> Option<u32> {
         Op::WgmmaFence => Some(26402),
         Op::WgmmaCommit => Some(26451),
         Op::WgmmaWait { .. } => Some(26482),
+        // `setmaxnreg` (§9.7.19.5): `.aligned`, every thread of the warpgroup (L31759).
+        Op::Setmaxnreg { .. } => Some(31759),
         _ => None,
     }
 }

@@ -233,7 +233,8 @@ pub enum Exec {
     /// §9.7.9.15 `prefetch`/`prefetchu`: no effect on values; the address is checked as a load's.
     Prefetch,
     /// Instructions with no effect the oracle models (decoded as a no-op): §9.7.13.4
-    /// `membar`/`fence`, §9.7.19.2 `nanosleep`, §9.7.19.3 `pmevent`.
+    /// `membar`/`fence`, §9.7.19.2 `nanosleep`, §9.7.19.3 `pmevent`, §9.7.13.13
+    /// `griddepcontrol` (a launch is one grid with no prerequisite or dependent grids).
     Nop,
     /// §9.7.13.4 `fence.proxy.async{,.global,.shared::cta,.shared::cluster}` and its
     /// `membar.proxy` synonym (L17268): orders the thread's generic-proxy accesses with its
@@ -287,6 +288,25 @@ pub enum Exec {
     Elect,
     /// §9.7.13.11 `activemask`.
     Activemask,
+    /// §9.7.19.5 `setmaxnreg.inc/.dec`: warpgroup-wide, the per-thread register count of the
+    /// warpgroup's warps kept against the CTA's pool (`oracle/src/exec/control.rs`).
+    Setmaxnreg,
+    /// §9.7.19.1 `brkpt`: suspends execution; the oracle, which has no debugger to resume it,
+    /// stops the launch there.
+    Brkpt,
+    /// §9.7.17.1 `stacksave`: the thread's stack pointer.
+    Stacksave,
+    /// §9.7.17.2 `stackrestore`: sets the thread's stack pointer.
+    Stackrestore,
+    /// §9.7.17.3 `alloca`: memory on the current function's stack frame.
+    Alloca,
+    /// §9.7.9.17 `discard.L2`: the 128 bytes at the address become undefined until written.
+    Discard,
+    /// §9.7.9.16 `applypriority`: an eviction priority for 128 bytes of global memory (no
+    /// effect on values; the address is checked).
+    Applypriority,
+    /// §9.7.9.18 `createpolicy`: an opaque 64-bit cache-eviction policy.
+    Createpolicy,
 }
 
 impl Exec {
@@ -326,6 +346,14 @@ impl Exec {
         Exec::Redux,
         Exec::Elect,
         Exec::Activemask,
+        Exec::Setmaxnreg,
+        Exec::Brkpt,
+        Exec::Stacksave,
+        Exec::Stackrestore,
+        Exec::Alloca,
+        Exec::Discard,
+        Exec::Applypriority,
+        Exec::Createpolicy,
     ];
 
     /// Its name in the table (`@exec warp-sync`).
@@ -365,6 +393,14 @@ impl Exec {
             Exec::Redux => "redux",
             Exec::Elect => "elect",
             Exec::Activemask => "activemask",
+            Exec::Setmaxnreg => "setmaxnreg",
+            Exec::Brkpt => "brkpt",
+            Exec::Stacksave => "stacksave",
+            Exec::Stackrestore => "stackrestore",
+            Exec::Alloca => "alloca",
+            Exec::Discard => "discard",
+            Exec::Applypriority => "applypriority",
+            Exec::Createpolicy => "createpolicy",
         }
     }
 

@@ -1,0 +1,261 @@
+//! The oracle's race detector for asynchronous operations: one canonical test per misuse class
+//! it reports, each asserting the whole located message (the instruction and its line and
+//! column, the thread and block, the address where there is one, and the manual's rule with its
+//! line). The classes, with the other tests that cover them (by a part of the message):
+//! - `cp.async` (§9.7.9.25.3, L14291, L14353, L14398-14402): its shared destination read or
+//!   written before the issuing thread's wait, its global source written before the copy
+//!   completed, two pending copies to the same bytes (`cp_async.rs`);
+//! - `wgmma.mma_async` (§9.7.15, L26392-26398, L26478): a pending accumulator accessed before
+//!   `wgmma.wait_group`, no `wgmma.fence` before the first `wgmma`, a register accessed since
+//!   the last fence, a generic-proxy write of its shared matrices with no `fence.proxy.async`
+//!   (`wgmma.rs`);
+//! - mbarrier (§9.7.13.15, L18374-19222): an operation on no object, a plain access to an
+//!   object's bytes, `init` of a live object, an arrive beyond the pending count, a
+//!   `.noComplete` arrive that completes the phase, an arrive before the previous phase was
+//!   observed, a wait on a foreign or stale state, a parity that is neither 0 nor 1,
+//!   `pending_count` of a state no `.noComplete` arrive returned (`mbarrier.rs`).
+//!
+//! The messages' addresses and lines are worked out from the kernel text: `bar` is at shared 0,
+//! `sh` at 0x10 (its 16-byte alignment after 8 bytes), `tile` at 0x400 (1024-aligned); a line is
+//! the instruction's line in [`kernel`]. An mbarrier object's `[%r1]` is shared 0x0.
+//!
+//! Not a class: `mbarrier.inval` of an object with arrivals or transactions pending is not
+//! undefined in the manual (L18606-18616 make only a missing object undefined), and the oracle
+//! completes `cp.async.mbarrier.arrive`'s copies at the instruction, so nothing is pending then.
+
+use oracle::error::{Error, ErrorKind};
+use oracle::launch::{self, LaunchFile};
+
+/// Module data: shared `bar` (8 bytes at shared 0), `sh` (256 bytes at shared 0x10), `tile`
+/// (2048 bytes at shared 0x400, 1024-aligned) and a 32-byte global `src` holding 1..=32.
+const DATA: &str = ".shared .align 8 .b64 bar;\n.shared .align 16 .b8 sh[256];\n.shared .align 1024 .b8 tile[2048];\n\
+                    .global .align 16 .b8 src[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, \
+                    17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};\n";
+
+/// The kernel: `body` after a prologue (lines 13-18) that puts `out` in %rd1, `src` in %rd2,
+/// `bar` in %r1, `sh` in %r2, `tile` in %r3 and %tid.x in %r0. `body` starts at line 19 (the
+/// line the messages give for a `cp.async` issued first).
+fn kernel(body: &str) -> String {
+    format!(
+        ".version 8.7\n.target sm_90a\n.address_size 64\n{DATA}.visible .entry k(.param .u64 out)\n{{\n\
+         .reg .pred %p<8>;\n.reg .b32 %r<128>;\n.reg .b64 %rd<16>;\n\
+         ld.param.u64 %rd1, [out];\nmov.u64 %rd2, src;\nmov.u32 %r1, bar;\nmov.u32 %r2, sh;\n\
+         mov.u32 %r3, tile;\nmov.u32 %r0, %tid.x;\n{body}\nret;\n}}\n"
+    )
+}
+
+/// Runs `body` in `threads` threads of one CTA and returns its error.
+fn fault(body: &str, threads: u32) -> Error {
+    let l: LaunchFile = serde_json::from_value(serde_json::json!({
+        "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [threads, 1, 1],
+        "buffers": [{"name": "out", "size": 1024}],
+        "params": [{"buffer": "out"}],
+        "limits": {"steps": 10_000_000, "stack": 1024},
+    }))
+    .unwrap();
+    let e = launch::run(&l, &kernel(body)).expect_err("the misuse must be reported");
+    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
+    e
+}
+
+/// The line of the first line of `body` containing `needle`, in the kernel.
+fn line_of(body: &str, needle: &str) -> u32 {
+    kernel(body)
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle}")) as u32
+        + 1
+}
+
+/// Asserts the error's location (`needle`'s line, column 1) and its whole message.
+fn assert_located(e: &Error, body: &str, needle: &str, message: &str) {
+    assert_eq!(e.loc, Some((line_of(body, needle), 1)), "{e}");
+    assert_eq!(e.message, message);
+}
+
+// ---- cp.async ----------------------------------------------------------------------------------
+
+#[test]
+fn cp_async_destination_read_before_its_wait() {
+    let body = "cp.async.ca.shared.global [%r2], [%rd2], 16;\ncp.async.commit_group;\nld.shared.u32 %r4, [%r2+8];";
+    let e = fault(body, 1);
+    assert_located(&e, body, "ld.shared",
+        "`ld.shared.u32 %r4, [%r2+8];`: thread (0,0,0) of block (0,0,0): read shared memory [0x18, 0x1c) while a `cp.async` to it has not completed (issued at line 19 by thread (0, 0, 0)): a `cp.async` destination holds its data only after the issuing thread's `cp.async.wait_group`/`wait_all` (L14398-14402)",
+    );
+}
+
+#[test]
+fn cp_async_destination_written_before_its_wait() {
+    let body = "cp.async.ca.shared.global [%r2], [%rd2], 8;\nst.shared.u16 [%r2+6], %r0;";
+    let e = fault(body, 1);
+    assert_located(&e, body, "st.shared",
+        "`st.shared.u16 [%r2+6], %r0;`: thread (0,0,0) of block (0,0,0): write shared memory [0x16, 0x18) while a `cp.async` to it has not completed (issued at line 19 by thread (0, 0, 0)): a `cp.async` destination holds its data only after the issuing thread's `cp.async.wait_group`/`wait_all` (L14398-14402)",
+    );
+}
+
+#[test]
+fn cp_async_source_written_before_the_copy_completed() {
+    let body = "cp.async.cg.shared.global [%r2], [%rd2+16], 16;\ncp.async.commit_group;\nst.global.u32 [%rd2+20], %r0;";
+    let e = fault(body, 1);
+    assert_located(&e, body, "st.global",
+        "`st.global.u32 [%rd2+20], %r0;`: thread (0,0,0) of block (0,0,0): write to the source of a `cp.async` that has not completed (issued at line 19 by thread (0, 0, 0)): the copy may read it at any time until the issuing thread waits for it (L14291, L14398)",
+    );
+}
+
+#[test]
+fn cp_async_two_pending_copies_to_the_same_bytes() {
+    let body = "cp.async.ca.shared.global [%r2], [%rd2], 8;\ncp.async.ca.shared.global [%r2+4], [%rd2+8], 4;";
+    let e = fault(body, 1);
+    assert_located(&e, body, "[%r2+4]",
+        "`cp.async.ca.shared.global [%r2+4], [%rd2+8], 4;`: thread (0,0,0) of block (0,0,0): copy to shared memory [0x14, 0x18) while a `cp.async` to it has not completed (issued at line 19 by thread (0, 0, 0)): two `cp.async` copies to the same bytes are unordered unless a wait separates them (L14353, L14404)",
+    );
+}
+
+// ---- wgmma.mma_async ---------------------------------------------------------------------------
+
+/// Lines 19-26 of a `wgmma` kernel: the descriptors of A and B, both `tile` with leading and
+/// stride offsets 0 and no swizzle (the values do not matter here), the accumulators zeroed, %p2
+/// true. The thread a warpgroup-wide error names is the first lane of the warp that completes
+/// the warpgroup's meeting (warp 3 at the first `wgmma`), or the first lane that touches a
+/// pending register in the oracle's deterministic order of warps (here warp 1's).
+const WG_SETUP: &str = "bfe.u32 %r6, %r3, 4, 14;\ncvt.u64.u32 %rd8, %r6;\nmov.b64 %rd9, %rd8;\n\
+                        mov.b32 %r100, 0;\nmov.b32 %r101, 0;\nmov.b32 %r102, 0;\nmov.b32 %r103, 0;\n\
+                        setp.eq.u32 %p2, %r0, %r0;\n";
+const WG_MMA: &str = "wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%r100, %r101, %r102, %r103}, %rd8, %rd9, %p2;\n";
+
+#[test]
+fn wgmma_accumulator_read_before_its_wait_group() {
+    let body = format!(
+        "{WG_SETUP}wgmma.fence.sync.aligned;\n{WG_MMA}wgmma.commit_group.sync.aligned;\nmov.b32 %r120, %r102;\n"
+    );
+    let e = fault(&body, 128);
+    assert_located(&e, &body, "%r120",
+        "`mov.b32 %r120, %r102;`: thread (32,0,0) of block (0,0,0): this instruction accesses an accumulator register of the `wgmma.mma_async` at line 28 whose wgmma-group has not been waited for: wait for it with `wgmma.wait_group` first (undefined otherwise, L26478)",
+    );
+}
+
+#[test]
+fn wgmma_without_a_fence_before_the_first() {
+    let body = format!("{WG_SETUP}{WG_MMA}");
+    let e = fault(&body, 128);
+    assert_located(&e, &body, "wgmma.mma_async",
+        "`wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%r100, %r101, %r102, %r103}, %rd8, %rd9, %p2;`: thread (0,0,0) of block (0,0,0): no `wgmma.fence` before the thread's first `wgmma.mma_async` (required, L26392; undefined otherwise, L26396)",
+    );
+}
+
+#[test]
+fn wgmma_accumulator_written_since_the_fence() {
+    let body = format!("{WG_SETUP}wgmma.fence.sync.aligned;\nmov.b32 %r101, 7;\n{WG_MMA}");
+    let e = fault(&body, 128);
+    assert_located(&e, &body, "wgmma.mma_async",
+        "`wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%r100, %r101, %r102, %r103}, %rd8, %rd9, %p2;`: thread (96,0,0) of block (0,0,0): an accumulator register of this `wgmma.mma_async` was accessed since the thread's last `wgmma.fence`: a `wgmma.fence` must order the access before it (L26394; undefined otherwise, L26396)",
+    );
+}
+
+#[test]
+fn wgmma_reads_a_generic_write_without_a_proxy_fence() {
+    // Thread 5 stores into A's matrix; the barrier orders it, but no `fence.proxy.async` does.
+    let body = format!(
+        "{WG_SETUP}setp.eq.u32 %p3, %r0, 5;\n@%p3 st.shared.u32 [%r3+36], %r0;\nbar.sync 0;\nwgmma.fence.sync.aligned;\n{WG_MMA}"
+    );
+    let e = fault(&body, 128);
+    assert_located(&e, &body, "wgmma.mma_async",
+        "`wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%r100, %r101, %r102, %r103}, %rd8, %rd9, %p2;`: thread (32,0,0) of block (0,0,0): this `wgmma.mma_async` reads shared memory byte 0x424, which the store at line 28 of thread (5, 0, 0) wrote through the generic proxy with no `fence.proxy.async` after it: the read (async proxy) is not ordered after the write, so the matrix it sees is undefined (an async proxy fence is required, L26398; L24880-24882)",
+    );
+}
+
+// ---- mbarrier ----------------------------------------------------------------------------------
+
+#[test]
+fn mbarrier_operation_on_no_object() {
+    let body = "mbarrier.arrive.shared.b64 %rd3, [%r1];";
+    let e = fault(body, 1);
+    assert_located(&e, body, "mbarrier.arrive",
+        "`mbarrier.arrive.shared.b64 %rd3, [%r1];`: thread (0,0,0) of block (0,0,0): mbarrier object at shared 0x0: no mbarrier object is initialized there: any mbarrier operation but `mbarrier.init` on it is undefined (L18374, L18616)",
+    );
+}
+
+#[test]
+fn mbarrier_object_bytes_accessed_as_memory() {
+    let body = "mbarrier.init.shared.b64 [%r1], 1;\nst.shared.u32 [%r1+4], %r0;";
+    let e = fault(body, 1);
+    assert_located(&e, body, "st.shared",
+        "`st.shared.u32 [%r1+4], %r0;`: thread (0,0,0) of block (0,0,0): write shared memory [0x4, 0x8), which holds the initialized mbarrier object at 0x0: any operation on it but the mbarrier instructions is undefined (L18374); `mbarrier.inval` it before reusing its memory (L18444)",
+    );
+}
+
+#[test]
+fn mbarrier_init_of_a_live_object() {
+    let body = "mbarrier.init.shared.b64 [%r1], 1;\nmbarrier.init.shared.b64 [%r1], 2;";
+    let e = fault(body, 1);
+    assert_located(&e, body, "[%r1], 2",
+        "`mbarrier.init.shared.b64 [%r1], 2;`: thread (0,0,0) of block (0,0,0): mbarrier object at shared 0x0: an mbarrier object is already initialized there: `mbarrier.init` on a valid object is undefined; invalidate it with `mbarrier.inval` first (L18574, L18444)",
+    );
+}
+
+#[test]
+fn mbarrier_arrive_beyond_the_pending_count() {
+    let body = "mbarrier.init.shared.b64 [%r1], 2;\nmbarrier.arrive.shared.b64 %rd3, [%r1], 3;";
+    let e = fault(body, 1);
+    assert_located(&e, body, "mbarrier.arrive",
+        "`mbarrier.arrive.shared.b64 %rd3, [%r1], 3;`: thread (0,0,0) of block (0,0,0): mbarrier object at shared 0x0: the pending arrival count would be -1, outside its range [0, 1048575]: undefined (L18424-18428)",
+    );
+}
+
+#[test]
+fn mbarrier_no_complete_arrive_that_completes_the_phase() {
+    let body = "mbarrier.init.shared.b64 [%r1], 1;\nmbarrier.arrive.noComplete.shared.b64 %rd3, [%r1], 1;";
+    let e = fault(body, 1);
+    assert_located(&e, body, "noComplete",
+        "`mbarrier.arrive.noComplete.shared.b64 %rd3, [%r1], 1;`: thread (0,0,0) of block (0,0,0): mbarrier object at shared 0x0: this `.noComplete` arrive would complete the current phase: undefined (L18767, L18873)",
+    );
+}
+
+#[test]
+fn mbarrier_arrive_before_the_previous_phase_was_observed() {
+    let body = "mbarrier.init.shared.b64 [%r1], 1;\nmbarrier.arrive.shared.b64 %rd3, [%r1];\nmbarrier.arrive.shared.b64 %rd4, [%r1];";
+    let e = fault(body, 1);
+    assert_located(&e, body, "%rd4",
+        "`mbarrier.arrive.shared.b64 %rd4, [%r1];`: thread (0,0,0) of block (0,0,0): mbarrier object at shared 0x0: arrive-on in phase 1 before any `mbarrier.test_wait`/`try_wait` returned True for phase 0: for each phase one must precede the next phase's arrive-on (L18456)",
+    );
+}
+
+#[test]
+fn mbarrier_wait_on_another_objects_state() {
+    let body = "mbarrier.init.shared.b64 [%r1], 1;\nmbarrier.init.shared.b64 [%r2], 1;\n\
+                mbarrier.arrive.shared.b64 %rd3, [%r2];\nmbarrier.test_wait.shared.b64 %p1, [%r1], %rd3;";
+    let e = fault(body, 1);
+    assert_located(&e, body, "test_wait",
+        "`mbarrier.test_wait.shared.b64 %p1, [%r1], %rd3;`: thread (0,0,0) of block (0,0,0): mbarrier object at shared 0x0: the state operand was returned by an arrive on the mbarrier object at shared 0x10, not this one: the phase it names is not this object's (L19049)",
+    );
+}
+
+#[test]
+fn mbarrier_wait_on_a_stale_phase() {
+    let body = "mbarrier.init.shared.b64 [%r1], 1;\nmbarrier.arrive.shared.b64 %rd3, [%r1];\n\
+                mbarrier.test_wait.shared.b64 %p1, [%r1], %rd3;\nmbarrier.arrive.shared.b64 %rd4, [%r1];\n\
+                mbarrier.test_wait.shared.b64 %p2, [%r1], %rd3;";
+    let e = fault(body, 1);
+    assert_located(&e, body, "%p2",
+        "`mbarrier.test_wait.shared.b64 %p2, [%r1], %rd3;`: thread (0,0,0) of block (0,0,0): mbarrier object at shared 0x0: the state names phase 0 (mod 2^28) while the object is in phase 2: test_wait/try_wait are valid only for the current phase and the one immediately before it (L19057-19061)",
+    );
+}
+
+#[test]
+fn mbarrier_parity_neither_0_nor_1() {
+    let body =
+        "mbarrier.init.shared.b64 [%r1], 1;\nmov.u32 %r4, 2;\nmbarrier.test_wait.parity.shared.b64 %p1, [%r1], %r4;";
+    let e = fault(body, 1);
+    assert_located(&e, body, "parity",
+        "`mbarrier.test_wait.parity.shared.b64 %p1, [%r1], %r4;`: thread (0,0,0) of block (0,0,0): phaseParity 2 is neither 0 nor 1, the parities of a phase (L19053)",
+    );
+}
+
+#[test]
+fn mbarrier_pending_count_of_a_state_no_no_complete_arrive_returned() {
+    let body = "mbarrier.init.shared.b64 [%r1], 2;\nmbarrier.arrive.shared.b64 %rd3, [%r1];\nmbarrier.pending_count.b64 %r4, %rd3;";
+    let e = fault(body, 1);
+    assert_located(&e, body, "pending_count",
+        "`mbarrier.pending_count.b64 %r4, %rd3;`: thread (0,0,0) of block (0,0,0): the state operand is not the result of an `mbarrier.arrive.noComplete`/`arrive_drop.noComplete`: undefined (L19222)",
+    );
+}
