@@ -1,5 +1,5 @@
 //! Our 128-byte encoding of a tensor map ([`encode`], [`decode`]) and `tensormap.replace`
-//! ([`replace`], §9.7.9.26, L15381-15560).
+//! ([`replace`], §9.7.9.26, L15381-15640).
 //!
 //! The manual calls the tensor map "a 128-byte opaque object" (§5.5.8, L3050) and the driver
 //! calls its value opaque, so the bit layout below is this project's choice, not the hardware's;
@@ -7,7 +7,7 @@
 //! that compares such bytes (the corpus marks them `any`). What is fixed by the manual is what
 //! `tensormap.replace` can express: every field it names has room for any value its `new_val`
 //! operand can carry (`.b32`, `.b64` for `.global_address` and `.global_stride`, L15408), and the
-//! Table 32 codes are stored as they are (L15416-15545), so an all-zero map is a valid template
+//! Table 32 codes are stored as they are (L15416-15622), so an all-zero map is a valid template
 //! (tile mode, rank 1, `.u8`, no interleave, no swizzle, 16-byte atomicity, zero fill) that
 //! `tensormap.replace` can fill in, as Triton's device-side descriptors do.
 //!
@@ -89,7 +89,7 @@ impl fmt::Display for EncodingError {
             EncodingError::BadCode { field, code } => {
                 write!(
                     f,
-                    "`{field}` holds {code}, which Table 32 (L15416-15545) gives no meaning"
+                    "`{field}` holds {code}, which Table 32 (L15416-15622) gives no meaning"
                 )
             }
         }
@@ -326,7 +326,7 @@ pub enum ReplaceError {
     /// A `.b32` field's `new_val` wider than 32 bits (the oracle passes `.b32` values zero-
     /// extended, so this is an internal misuse).
     Width,
-    /// A `.field3` value Table 32 marks `x` (L15416-15545).
+    /// A `.field3` value Table 32 marks `x` (L15416-15622).
     Code {
         /// The value given.
         value: u64,
@@ -352,7 +352,7 @@ impl fmt::Display for ReplaceError {
             ReplaceError::Width => write!(f, "a `.b32` field's new value has more than 32 bits"),
             ReplaceError::Code { value } => write!(
                 f,
-                "{value} is not a valid new_val for this field (Table 32, L15416-15545)"
+                "{value} is not a valid new_val for this field (Table 32, L15416-15622)"
             ),
         }
     }
@@ -361,7 +361,7 @@ impl fmt::Display for ReplaceError {
 impl std::error::Error for ReplaceError {}
 
 /// `tensormap.replace.tile.FIELD [addr], {ord,} new_val` on a map's 128 bytes (§9.7.9.26,
-/// L15381-15560): writes `value` into `field` (entry `ord` for the `.field2` fields). Only the
+/// L15381-15640): writes `value` into `field` (entry `ord` for the `.field2` fields). Only the
 /// field changes; no driver rule is checked here (a map is checked when a tensor copy uses
 /// it). `.b32` values come zero-extended.
 pub fn replace(b: &mut [u8; SIZE], field: Field, ord: u32, value: u64) -> Result<(), ReplaceError> {

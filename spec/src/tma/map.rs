@@ -3,7 +3,7 @@
 //! The fields are those of `cuTensorMapEncodeTiled` and `cuTensorMapEncodeIm2col` (CUDA driver
 //! API §6.30 "Tensor Map Object Management",
 //! <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html>); the enum
-//! codes are those of the PTX manual's Table 32 (`tensormap.replace`, L15416-15545), which for
+//! codes are those of the PTX manual's Table 32 (`tensormap.replace`, L15416-15622), which for
 //! the element type differ from the driver's `CUtensorMapDataType` order (the driver puts
 //! `FLOAT64` before `BFLOAT16` and `FLOAT32_FTZ` after it; PTX puts `.f32.ftz` at 8, `.f64`
 //! at 9). A tensor map holds PTX codes, so a zeroed map reads as `.u8`, no interleave, no
@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-/// The element type (Table 32, L15416-15545; §5.5.1 L2075-2082).
+/// The element type (Table 32, L15416-15622; §5.5.1 L2075-2082).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DataType {
     /// 0: `.u8`.

@@ -1,5 +1,5 @@
 //! The Tensor Memory Accelerator's value-level model (§5.5 "Tensor", L2060-3052; §9.7.9.25.5
-//! tensor copies, L14797-15380; §9.7.9.26 `tensormap.replace`, L15381-15560).
+//! tensor copies, L14797-15380; §9.7.9.26 `tensormap.replace`, L15381-15640).
 //!
 //! - [`map`]: the tensor map's fields — those of the CUDA driver's `cuTensorMapEncodeTiled` /
 //!   `cuTensorMapEncodeIm2col` — and [`TensorMap::validate`], every rule the driver documents
