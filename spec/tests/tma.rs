@@ -697,3 +697,109 @@ fn replace_every_field() {
     let b64: Vec<_> = Field::ALL.into_iter().filter(|f| f.is_b64()).collect();
     assert_eq!(b64, [Field::GlobalAddress, Field::GlobalStride]);
 }
+
+#[test]
+fn interleaved_box_honours_the_dimension_0_stride() {
+    // NC/8HWC8-like: 3-D f16, dimension 0 the 8 channels of a 16-byte slice; 16-byte interleave
+    // keeps elementStrides[0] (the driver ignores it only without interleave): box 8 × 2 with
+    // stride 2 along dimension 0 → channels 0, 2, 4, 6 of rows 1 and 2.
+    let m = TensorMap {
+        data_type: DataType::F16,
+        rank: 3,
+        global_address: 0x800,
+        global_dim: [8, 4, 2, 1, 1],
+        global_strides: [16, 64, 0, 0],
+        element_strides: [2, 1, 1, 1, 1],
+        interleave: Interleave::B16,
+        swizzle: SwizzleMode::None,
+        atomicity: Atomicity::B16,
+        l2_promotion: L2Promotion::None,
+        oob_fill: OobFill::Zero,
+        mode: Mode::Tiled {
+            box_dim: [8, 2, 1, 1, 1],
+        },
+    };
+    let p = plan(&m, Direction::Load, &Request::Tile { coords: &[0, 1, 1] }, 0).unwrap();
+    let g: Vec<u64> = p.elements.iter().map(|e| e.global.unwrap()).collect();
+    let want: Vec<u64> = [1u64, 2]
+        .iter()
+        .flat_map(|&r| (0..4u64).map(move |c| 0x800 + 64 + r * 16 + 2 * c * 2))
+        .collect();
+    assert_eq!(g, want);
+    assert_eq!(p.tx_bytes, 16);
+}
+
+#[test]
+fn five_dimensional_box() {
+    // u32 tensor 4 × 2 × 2 × 2 × 2, packed (strides 16, 32, 64, 128); box 4 × 1 × 1 × 1 × 2 at
+    // (0, 1, 1, 1, 0): elements x0 = 0..4 of (1, 1, 1, 0) and (1, 1, 1, 1).
+    let m = TensorMap {
+        data_type: DataType::U32,
+        rank: 5,
+        global_address: 0,
+        global_dim: [4, 2, 2, 2, 2],
+        global_strides: [16, 32, 64, 128],
+        element_strides: [1; 5],
+        interleave: Interleave::None,
+        swizzle: SwizzleMode::None,
+        atomicity: Atomicity::B16,
+        l2_promotion: L2Promotion::None,
+        oob_fill: OobFill::Zero,
+        mode: Mode::Tiled {
+            box_dim: [4, 1, 1, 1, 2],
+        },
+    };
+    let p = plan(
+        &m,
+        Direction::Store,
+        &Request::Tile {
+            coords: &[0, 1, 1, 1, 0],
+        },
+        0,
+    )
+    .unwrap();
+    let g: Vec<u64> = p.elements.iter().map(|e| e.global.unwrap()).collect();
+    let base = 16 + 32 + 64;
+    assert_eq!(
+        g,
+        [
+            base,
+            base + 4,
+            base + 8,
+            base + 12,
+            base + 128,
+            base + 132,
+            base + 136,
+            base + 140
+        ]
+    );
+    assert_eq!(p.elements[7].coords, [3, 1, 1, 1, 1]);
+}
+
+#[test]
+fn im2col_store_inside_the_tensor() {
+    // `.im2col_no_offs` store (L14891): corners 0/0 keep the box inside (L14833-14837); 4 pixels
+    // of 4 f32 channels from (W 1, H 0) of a 3×2 image: (1,0) (2,0) (0,1) (1,1).
+    let mut m = im2col_example();
+    m.data_type = DataType::F32;
+    m.global_dim = [4, 3, 2, 1, 1];
+    m.global_strides = [16, 48, 96, 0];
+    m.mode = Mode::Im2col {
+        lower: [0, 0, 0],
+        upper: [0, 0, 0],
+        channels_per_pixel: 4,
+        pixels_per_column: 4,
+    };
+    let p = plan(
+        &m,
+        Direction::Store,
+        &Request::Im2col {
+            coords: &[0, 1, 0, 0],
+            offsets: &[],
+        },
+        0,
+    )
+    .unwrap();
+    let px: Vec<u64> = (0..4).map(|k| p.elements[4 * k].global.unwrap() - 0x10000).collect();
+    assert_eq!(px, [16, 32, 48, 64]);
+}
