@@ -30,8 +30,10 @@ use spec::tma::{encoding::SIZE, Field};
 
 impl Cta<'_, '_> {
     /// Reads the 128-byte map at `a` (in two naturally aligned halves: a map needs 64-byte
-    /// alignment, the driver's rule for `tensorMap`, not 128).
-    fn read_map(&self, i: usize, pc: u32, space: Space, a: u64) -> Result<[u8; SIZE]> {
+    /// alignment, the driver's rule for `tensorMap`, not 128). Also what a tensor copy's
+    /// executor reads its `tensorMap` operand with (a generic address of `.param`, `.const` or
+    /// `.global`, L14904), then `spec::tma::decode` and `spec::tma::plan`.
+    pub(super) fn read_map(&self, i: usize, pc: u32, space: Space, a: u64) -> Result<[u8; SIZE]> {
         let mut b = [0u8; SIZE];
         let (lo, hi) = b.split_at_mut(SIZE / 2);
         self.load(i, pc, space, a, lo)?;
