@@ -314,6 +314,8 @@ const EXEC_SECTIONS: &[(Exec, &[&str])] = &[
     (Exec::Discard, &["9.7.9.17"]),
     (Exec::Applypriority, &["9.7.9.16"]),
     (Exec::Createpolicy, &["9.7.9.18"]),
+    (Exec::TensormapReplace, &["9.7.9.26"]),
+    (Exec::TensormapCpFenceproxy, &["9.7.13.16"]),
 ];
 
 /// Executors that run only some rows of their section, by the rows' patterns: the proxy fences

@@ -277,6 +277,8 @@ impl FuncCx<'_> {
                 Op::CpAsyncCommit
             }
             Some(Exec::CpAsyncWait) => self.cp_async_wait(i, avail[0])?,
+            Some(Exec::TensormapReplace) => self.tensormap_replace(i, avail[0])?,
+            Some(Exec::TensormapCpFenceproxy) => self.tensormap_cp_fenceproxy(i, avail[0])?,
             Some(Exec::Wgmma) => {
                 // The descriptor and register forms of A share a name: the one the operands fit.
                 let form = avail
