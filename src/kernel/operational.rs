@@ -298,6 +298,29 @@ fn header(form: &Form, floor: u32, ptx: PtxVersion) -> (PtxVersion, Target) {
 /// One instruction of `form`, its operands given by the catalog's names: an output not given is
 /// the sink `_`, an input not given is left out (it must be optional).
 fn instr(form: &Form, given: &[(&str, String)]) -> Result<String, BuildError> {
+    instr_with(form, &[], given)
+}
+
+/// The performance hints a form's pattern allows after its last modifier (`[L2::cache_hint]`,
+/// `[L2::64B|L2::128B|L2::256B]` of `cp.async`): each group's alternatives. They are not part of
+/// the form (`spec::catalog::pattern::Part::Hint`), so a scenario writes them on top of its name.
+fn trailing_hints(form: &Form) -> Vec<Vec<&'static str>> {
+    let parts = &catalog().rows[form.row].parts;
+    let last = parts
+        .iter()
+        .rposition(|p| !matches!(p, spec::catalog::pattern::Part::Hint(_)))
+        .map_or(0, |k| k + 1);
+    parts[last..]
+        .iter()
+        .filter_map(|p| match p {
+            spec::catalog::pattern::Part::Hint(alts) => Some(alts.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// [`instr`] with performance hints written after the form's name.
+fn instr_with(form: &Form, hints: &[&str], given: &[(&str, String)]) -> Result<String, BuildError> {
     let get = |n: &str| given.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone());
     let outs: Vec<String> = form
         .outputs
@@ -313,10 +336,14 @@ fn instr(form: &Form, given: &[(&str, String)]) -> Result<String, BuildError> {
         ins.push(v);
     }
     let ops = spec::catalog::write::operand_list(form, &outs, &ins);
+    let name: String = std::iter::once(form.name.as_str())
+        .chain(hints.iter().copied())
+        .collect::<Vec<_>>()
+        .join(".");
     Ok(if ops.is_empty() {
-        format!("{};", form.name)
+        format!("{name};")
     } else {
-        format!("{} {ops};", form.name)
+        format!("{name} {ops};")
     })
 }
 
@@ -510,4 +537,27 @@ mod tests {
         eprintln!("{n} forms, {checks} checks");
         assert!(bad.is_empty(), "{} failed:\n{}", bad.len(), bad.join("\n\n"));
     }
+}
+
+/// The form's name in reports: its [`spec::vector::form_key`], and where other covered forms
+/// share that name, `~` and each source operand they do not all have (`mbarrier.arrive.shared.b64`
+/// and `mbarrier.arrive.shared.b64~count`; `cp.async.ca.shared.global~src_size` and
+/// `~ignore_src`).
+pub fn key(form: &Form) -> String {
+    let cat = catalog();
+    let mut key = spec::vector::form_key(form);
+    let same: Vec<&Form> = cat
+        .by_name(&form.name)
+        .iter()
+        .map(|&i| &cat.forms[i])
+        .filter(|f| covers(f))
+        .collect();
+    if same.len() > 1 {
+        for o in &form.inputs {
+            if !same.iter().all(|f| f.inputs.iter().any(|p| p.name == o.name)) {
+                let _ = write!(key, "~{}", o.name);
+            }
+        }
+    }
+    key
 }
