@@ -429,17 +429,14 @@ fn arrive(
     }
     // The next phase waits for the expected count, lowered by a drop (L18853-18855).
     let e = s.bar.expected;
+    let expects = format!(
+        "phase 1, which expects {e}{} (L18492-18497)",
+        if drop { " after the drop (L18853-18855)" } else { "" }
+    );
     s.arrive(2, 2 + e - 1, "%rd12")?;
-    s.wait_parity(
-        1,
-        &format!(
-            "after {} arrivals in phase 1, which expects {e}{} (L18492-18497)",
-            e - 1,
-            if drop { " after the drop (L18853-18855)" } else { "" }
-        ),
-    )?;
+    s.wait_parity(1, &format!("after {} arrivals in {expects}", e - 1))?;
     s.arrive(2 + e - 1, 2 + e, "%rd12")?;
-    s.wait_parity(1, &format!("after all {e} arrivals of phase 1"))?;
+    s.wait_parity(1, &format!("after all {e} arrivals of {expects}"))?;
     s.inval();
     Ok(format!(
         "init {n}; the form's arrive{} by thread 1{}; {extra} more; phase 1 of {e}",
