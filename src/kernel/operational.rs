@@ -522,6 +522,81 @@ mod tests {
         Ok(n)
     }
 
+    /// The keys name every covered form once; the scenarios are deterministic for a seed and
+    /// change with it.
+    #[test]
+    fn keys_are_unique_and_scenarios_deterministic() {
+        let cat = catalog();
+        let ids = forms();
+        let keys: std::collections::BTreeSet<String> = ids.iter().map(|&i| key(&cat.forms[i])).collect();
+        assert_eq!(keys.len(), ids.len());
+        assert!(keys.contains("cp.async.ca.shared.global~src_size"));
+        assert!(keys.contains("cp.async.ca.shared.global~ignore_src"));
+        assert!(keys.contains("mbarrier.arrive.shared.b64~count"));
+        let f = &cat.forms[ids[0]];
+        let (a, b) = (scenarios(f, 1).unwrap(), scenarios(f, 1).unwrap());
+        assert_eq!(
+            a.iter().map(|s| &s.job.ptx).collect::<Vec<_>>(),
+            b.iter().map(|s| &s.job.ptx).collect::<Vec<_>>()
+        );
+        assert_eq!(a[0].checks, b[0].checks);
+        assert_ne!(a[0].job.buffers[0].hex, scenarios(f, 2).unwrap()[0].job.buffers[0].hex);
+    }
+
+    /// The judge: exact bytes, and the leader relation of `elect.sync`, each broken by hand.
+    #[test]
+    fn rules_are_broken_by_wrong_bytes() {
+        let bytes = Rule::Bytes(vec![1, 0, 0, 0]);
+        assert_eq!(bytes.broken(&[1, 0, 0, 0]), None);
+        assert_eq!(bytes.broken(&[0, 0, 0, 0]).as_deref(), Some("expected 01000000"));
+        // Lanes 1 and 3 of mask 0b1010; records (d, p) per lane.
+        let rec = |leaders: [(u32, u32); 4]| {
+            let mut v = vec![0u8; 8 * THREADS as usize];
+            for (l, (d, p)) in leaders.iter().enumerate() {
+                v[8 * l..8 * l + 4].copy_from_slice(&d.to_le_bytes());
+                v[8 * l + 4..8 * l + 8].copy_from_slice(&p.to_le_bytes());
+            }
+            v
+        };
+        let leader = Rule::Leader { mask: 0b1010 };
+        assert_eq!(leader.broken(&rec([(0, 0), (3, 0), (0, 0), (3, 1)])), None);
+        assert_eq!(leader.broken(&rec([(9, 9), (1, 1), (9, 9), (1, 0)])), None);
+        // Different leaders, a leader outside the mask, p on the wrong lane.
+        assert!(leader
+            .broken(&rec([(0, 0), (1, 1), (0, 0), (3, 1)]))
+            .unwrap()
+            .contains("same laneid"));
+        assert!(leader
+            .broken(&rec([(0, 0), (2, 0), (0, 0), (2, 0)]))
+            .unwrap()
+            .contains("not a lane"));
+        assert!(leader
+            .broken(&rec([(0, 0), (3, 1), (0, 0), (3, 1)]))
+            .unwrap()
+            .contains("lane 1"));
+    }
+
+    /// A scenario's expectation pinned by hand: the `cp.async.cg` form with src-size copies,
+    /// thread 5, case 1 (the second 16-byte copy, at slice offset 16) takes src-size
+    /// (5 + 1) mod 17 = 6: six source bytes, ten zeros (L14266-14270).
+    #[test]
+    fn zero_fill_is_expected_past_src_size() {
+        let cat = catalog();
+        let f = forms()
+            .into_iter()
+            .map(|i| &cat.forms[i])
+            .find(|f| key(f) == "cp.async.cg.shared.global~src_size")
+            .unwrap();
+        let s = &scenarios(f, 1).unwrap()[0];
+        let input = oracle::launch::decode_hex(s.job.buffers[0].hex.as_deref().unwrap()).unwrap();
+        let c = s.checks.iter().find(|c| c.what.ends_with("(thread 5)")).unwrap();
+        let Rule::Bytes(b) = &c.rule else { panic!() };
+        assert_eq!(&b[..16], &input[5 * 64..5 * 64 + 16], "case 0: no src-size, 16 bytes");
+        assert_eq!(&b[16..22], &input[5 * 64 + 16..5 * 64 + 22]);
+        assert_eq!(&b[22..32], &[0u8; 10]);
+        assert_eq!(&b[32..], &[0xa5u8; 32], "the sentinel where nothing was copied");
+    }
+
     #[test]
     fn every_form_runs_on_the_oracle() {
         let cat = catalog();
