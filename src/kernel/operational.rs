@@ -492,6 +492,29 @@ impl Kernel {
     }
 }
 
+/// The form's name in reports: its [`spec::vector::form_key`], and where other covered forms
+/// share that name, `~` and each source operand they do not all have (`mbarrier.arrive.shared.b64`
+/// and `mbarrier.arrive.shared.b64~count`; `cp.async.ca.shared.global~src_size` and
+/// `~ignore_src`).
+pub fn key(form: &Form) -> String {
+    let cat = catalog();
+    let mut key = spec::vector::form_key(form);
+    let same: Vec<&Form> = cat
+        .by_name(&form.name)
+        .iter()
+        .map(|&i| &cat.forms[i])
+        .filter(|f| covers(f))
+        .collect();
+    if same.len() > 1 {
+        for o in &form.inputs {
+            if !same.iter().all(|f| f.inputs.iter().any(|p| p.name == o.name)) {
+                let _ = write!(key, "~{}", o.name);
+            }
+        }
+    }
+    key
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -612,27 +635,4 @@ mod tests {
         eprintln!("{n} forms, {checks} checks");
         assert!(bad.is_empty(), "{} failed:\n{}", bad.len(), bad.join("\n\n"));
     }
-}
-
-/// The form's name in reports: its [`spec::vector::form_key`], and where other covered forms
-/// share that name, `~` and each source operand they do not all have (`mbarrier.arrive.shared.b64`
-/// and `mbarrier.arrive.shared.b64~count`; `cp.async.ca.shared.global~src_size` and
-/// `~ignore_src`).
-pub fn key(form: &Form) -> String {
-    let cat = catalog();
-    let mut key = spec::vector::form_key(form);
-    let same: Vec<&Form> = cat
-        .by_name(&form.name)
-        .iter()
-        .map(|&i| &cat.forms[i])
-        .filter(|f| covers(f))
-        .collect();
-    if same.len() > 1 {
-        for o in &form.inputs {
-            if !same.iter().all(|f| f.inputs.iter().any(|p| p.name == o.name)) {
-                let _ = write!(key, "~{}", o.name);
-            }
-        }
-    }
-    key
 }
