@@ -43,7 +43,7 @@ fn form<'r>(report: &'r serde_json::Value, key: &str) -> &'r serde_json::Value {
         .unwrap_or_else(|| panic!("{key} not in {report}"))
 }
 
-/// A `cp.async.ca` that ignores its src-size (copies all cp-size bytes, no zero fill, L14268)
+/// A `cp.async.ca` that ignores its src-size (copies all cp-size bytes, no zero fill, L14273)
 /// fails that form on the threads whose src-size is below cp-size; the ignore-src form, the
 /// `.cg` form (its copies untouched) pass. A mismatch names its place and the bytes.
 #[test]
@@ -79,7 +79,7 @@ fn a_copy_without_zero_fill_is_found() {
 }
 
 /// An `mbarrier.init.shared::cta` that sets an expected count one lower completes each phase
-/// one arrival early (L18563): the `False` observations before the last arrival become `True`.
+/// one arrival early (L18564): the `False` observations before the last arrival become `True`.
 /// The `.shared` form passes.
 #[test]
 fn a_phase_completed_one_arrival_early_is_found() {
@@ -100,7 +100,7 @@ fn a_phase_completed_one_arrival_early_is_found() {
 }
 
 /// An `mbarrier.arrive_drop` that does not drop (an arrive) leaves the next phase waiting for
-/// the old count (L18853-18855): both forms of the name fail, with and without a count; the
+/// the old count (L18859): both forms of the name fail, with and without a count; the
 /// plain arrive passes.
 #[test]
 fn an_arrive_drop_that_keeps_the_count_is_found() {
@@ -128,7 +128,7 @@ fn an_arrive_drop_that_keeps_the_count_is_found() {
 }
 
 /// A `cp.async.wait_group 1` that waits only as `wait_group 2` leaves the second group pending
-/// when the kernel reads it: the oracle behind the protocol reports the race (L14398-14402), a
+/// when the kernel reads it: the oracle behind the protocol reports the race (L14392), a
 /// failed launch. `wait_all` passes. The repro replays the failure.
 #[test]
 fn a_wait_group_that_waits_too_little_is_found() {

@@ -46,7 +46,7 @@ pub struct Check {
     /// What the bytes must be.
     pub rule: Rule,
     /// What it observes, with the manual's line (`test_wait.parity 0 after 3 of 4 arrivals:
-    /// the phase is incomplete (L18486-18490), thread 5`).
+    /// the phase is incomplete (L18488-18490), thread 5`).
     pub what: String,
 }
 
@@ -55,7 +55,7 @@ pub struct Check {
 pub enum Rule {
     /// Exactly these bytes.
     Bytes(Vec<u8>),
-    /// `elect.sync d|p, mask` (L18316-18320): 32 records of (d: u32, p: u32 0/1), one per lane;
+    /// `elect.sync d|p, mask` (L18320): 32 records of (d: u32, p: u32 0/1), one per lane;
     /// every lane of `mask` holds the same `d`, a lane of `mask`, and `p` is 1 on that lane
     /// only. Which lane leads is left open.
     Leader {
@@ -88,20 +88,20 @@ impl Rule {
                 let d = word(2 * lanes[0] as usize);
                 if let Some(&l) = lanes.iter().find(|&&l| word(2 * l as usize) != d) {
                     return Some(format!(
-                        "lanes {} and {l} of mask {mask:#010x} returned leaders {d} and {}: every member gets the same laneid (L18316)",
+                        "lanes {} and {l} of mask {mask:#010x} returned leaders {d} and {}: every member gets the same laneid (L18320)",
                         lanes[0],
                         word(2 * l as usize)
                     ));
                 }
                 if d >= THREADS || mask >> d & 1 == 0 {
-                    return Some(format!("leader {d} is not a lane of mask {mask:#010x} (L18316)"));
+                    return Some(format!("leader {d} is not a lane of mask {mask:#010x} (L18320)"));
                 }
                 lanes
                     .iter()
                     .find(|&&l| word(2 * l as usize + 1) != u32::from(l == d))
                     .map(|l| {
                         format!(
-                            "lane {l}: p = {} with leader {d}: p is True on the leader only (L18318)",
+                            "lane {l}: p = {} with leader {d}: p is True on the leader only (L18320)",
                             word(2 * *l as usize + 1)
                         )
                     })
@@ -601,7 +601,7 @@ mod tests {
 
     /// A scenario's expectation pinned by hand: the `cp.async.cg` form with src-size copies,
     /// thread 5, case 1 (the second 16-byte copy, at slice offset 16) takes src-size
-    /// (5 + 1) mod 17 = 6: six source bytes, ten zeros (L14266-14270).
+    /// (5 + 1) mod 17 = 6: six source bytes, ten zeros (L14273).
     #[test]
     fn zero_fill_is_expected_past_src_size() {
         let cat = catalog();

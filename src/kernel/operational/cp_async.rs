@@ -4,7 +4,7 @@
 //! it first fills with a sentinel so that zero fill is seen, waits by the mechanism under test,
 //! and stores the slice to `out`. The expected slice is computed here by copying bytes: the
 //! first `src-size` bytes (all `cp-size` without it, none when `ignore-src` is True) from the
-//! source, zeros for the rest of `cp-size` (L14266-14270).
+//! source, zeros for the rest of `cp-size` (L14273).
 
 use super::{header, instr, instr_with, trailing_hints, BuildError, Check, Kernel, Rng, Rule, Scenario, THREADS};
 use spec::catalog::{Exec, Form, PtxVersion};
@@ -38,7 +38,7 @@ impl Slices {
     }
 
     /// Thread `t`'s copy of `cp_size` bytes at `off` (destination and source), `n` of them from
-    /// the source and the rest zero (L14266-14270).
+    /// the source and the rest zero (L14273).
     fn copy(&mut self, t: u32, off: u32, cp_size: u32, n: u32) {
         let (t, off) = (t as usize, off as usize);
         for b in 0..cp_size as usize {
@@ -97,7 +97,7 @@ pub(super) fn scenarios(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, Bui
     if form.exec() == Some(Exec::CpAsync) {
         // The copies without hints, with each hint alone, and with the first alternative of
         // every group together (`.L2::cache_hint.L2::64B`): hints never change the bytes
-        // copied (L14286-14296).
+        // copied (L14291, L14297).
         let groups = trailing_hints(form);
         let mut sets: Vec<Vec<&str>> = vec![Vec::new()];
         sets.extend(groups.iter().flatten().map(|h| vec![*h]));
@@ -136,16 +136,16 @@ fn copy(form: &Form, hints: &[&str], input: &[u8]) -> Result<(String, Kernel), B
     let mut k = Kernel::new();
     prologue(&mut k);
     let has = |n: &str| form.inputs.iter().any(|o| o.name == n);
-    // `.cg` copies 16 bytes only (L14254-14256); `.ca` 4, 8 or 16 (L14262).
+    // `.cg` copies 16 bytes only (L14256-14262); `.ca` 4, 8 or 16 (L14265).
     let sizes: &[u32] = if form.var("cop") == Some("cg") {
         &[16]
     } else {
         &[16, 8, 4]
     };
-    // The cache-policy operand goes with `.L2::cache_hint` (L14290).
+    // The cache-policy operand goes with `.L2::cache_hint` (L14295).
     let hint = hints.contains(&"L2::cache_hint") && has("cache_policy");
     if hint {
-        // A cache policy is only a hint (L14292-14296); this is the "evict normal" policy
+        // A cache policy is only a hint (L14297); this is the "evict normal" policy
         // CUTLASS passes to its copies (`CacheHintSm90::EVICT_NORMAL`).
         k.line("mov.b64 %rd9, 0x1000000000000000;");
     }
@@ -182,7 +182,7 @@ fn copy(form: &Form, hints: &[&str], input: &[u8]) -> Result<(String, Kernel), B
                 continue;
             } else if hint {
                 // ⚠ `cp-size, cache-policy` without the src-size (the manual's own example,
-                // L14318) is refused by the oracle's type checker, which reads the policy as the
+                // L14326) is refused by the oracle's type checker, which reads the policy as the
                 // src-size: not written until it takes it.
                 continue;
             }
@@ -195,13 +195,13 @@ fn copy(form: &Form, hints: &[&str], input: &[u8]) -> Result<(String, Kernel), B
             case += 1;
         }
     }
-    // wait_all: commit and wait for every group (L14392-14398).
+    // wait_all: commit and wait for every group (L14385).
     lines.push("cp.async.wait_all;".into());
     k.by(0, THREADS, &lines);
     store_slices(
         &mut k,
         &expected,
-        "the slice after cp.async.wait_all: the copied bytes, zero filled past src-size (L14266-14270, L14398-14402)",
+        "the slice after cp.async.wait_all: the copied bytes, zero filled past src-size (L14273, L14392)",
     );
     let written = hints.iter().map(|h| format!(".{h}")).collect::<String>();
     Ok((
@@ -242,7 +242,7 @@ fn groups(form: &Form, input: &[u8]) -> Result<(String, Kernel), BuildError> {
     let wait_all = form.exec() == Some(Exec::CpAsyncWait) && !form.inputs.iter().any(|o| o.name == "n");
     if wait_all {
         // Two committed groups and one uncommitted copy: wait_all is commit_group then
-        // wait_group 0 (L14392-14396), so all three complete.
+        // wait_group 0 (L14385), so all three complete.
         let c = commit()?;
         let lines = vec![copy(0, 0), c.clone(), copy(1, 1), c, copy(2, 2), instr(form, &[])?];
         k.by(0, THREADS, &lines);
@@ -273,7 +273,7 @@ fn groups(form: &Form, input: &[u8]) -> Result<(String, Kernel), BuildError> {
             wait(2)?,
         ],
     );
-    // wait_group 2: all but the newest two groups complete (L14380-14384): the first.
+    // wait_group 2: all but the newest two groups complete (L14383): the first.
     let mut seen = Slices::new(input);
     for t in 0..THREADS {
         seen.copy(t, 0, 16, 16);
@@ -282,7 +282,7 @@ fn groups(form: &Form, input: &[u8]) -> Result<(String, Kernel), BuildError> {
         &mut k,
         &seen,
         0,
-        "slot 0 after wait_group 2: the oldest of three groups complete (L14380-14384)",
+        "slot 0 after wait_group 2: the oldest of three groups complete (L14383)",
     );
     k.by(0, THREADS, &[wait(1)?]);
     for t in 0..THREADS {
@@ -292,9 +292,9 @@ fn groups(form: &Form, input: &[u8]) -> Result<(String, Kernel), BuildError> {
         &mut k,
         &seen,
         1,
-        "slot 1 after wait_group 1: the two oldest groups complete (L14380-14384)",
+        "slot 1 after wait_group 1: the two oldest groups complete (L14383)",
     );
-    // An empty group is complete at once (L14398); then slot 0 again, from source 3.
+    // An empty group is complete at once (L14390); then slot 0 again, from source 3.
     k.by(0, THREADS, &[c.clone(), wait(0)?, copy(0, 3), c, wait(0)?]);
     for t in 0..THREADS {
         expected.copy(t, 16, 16, 16);
@@ -307,7 +307,7 @@ fn groups(form: &Form, input: &[u8]) -> Result<(String, Kernel), BuildError> {
     store_slices(
         &mut k,
         &expected,
-        "the slice after wait_group 0, an empty group and a later group's copy into slot 0 (L14380-14398)",
+        "the slice after wait_group 0, an empty group and a later group's copy into slot 0 (L14383-14392)",
     );
     Ok((
         "three groups waited for by wait_group 2, 1, 0; an empty group; slot 0 copied again".into(),
@@ -345,8 +345,8 @@ fn store_first(k: &mut Kernel, expected: &Slices, slot: u32, what: &str) {
 const POLLS: u32 = 1 << 16;
 
 /// `cp.async.mbarrier.arrive{.noinc}`: copies, the form, an arrive, a wait loop; the phase
-/// completes (with `.noinc` the init count covers the asynchronous arrive-ons, L18961-18965;
-/// without it the form adds its own, L18955-18959) and the copies are visible (L19087).
+/// completes (with `.noinc` the init count covers the asynchronous arrive-ons, L18950;
+/// without it the form adds its own, L18948) and the copies are visible (L19077).
 fn mbarrier_arrive(form: &Form, input: &[u8]) -> Result<(String, Kernel), BuildError> {
     let mut expected = Slices::new(input);
     let mut k = Kernel::new();
@@ -394,7 +394,7 @@ fn mbarrier_arrive(form: &Form, input: &[u8]) -> Result<(String, Kernel), BuildE
             offset: off + 4 * t as usize,
             rule: Rule::Bytes(1u32.to_le_bytes().to_vec()),
             what: format!(
-                "test_wait on the phase of {n} arrivals{}: complete within {POLLS} polls (L18944, L18955-18965) (thread {t})",
+                "test_wait on the phase of {n} arrivals{}: complete within {POLLS} polls (L18946, L18948-18950) (thread {t})",
                 if noinc { " counting the copies' arrive-ons (.noinc)" } else { "" }
             ),
         });
@@ -402,7 +402,7 @@ fn mbarrier_arrive(form: &Form, input: &[u8]) -> Result<(String, Kernel), BuildE
     store_slices(
         &mut k,
         &expected,
-        "the slice after test_wait returned True: the copies the arrive tracked are visible (L19087)",
+        "the slice after test_wait returned True: the copies the arrive tracked are visible (L19077)",
     );
     let how = format!("init {n}; copies, the form, arrive, a test_wait loop; the slice");
     Ok((how, k))

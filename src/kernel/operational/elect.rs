@@ -1,6 +1,6 @@
 //! Scenarios of `elect.sync` (§9.7.13.14, L18308): the lanes of a member mask elect a leader;
 //! each stores `d` and `p`. The manual fixes the relation (one leader among the members, its
-//! laneid in every member's `d`, `p` True on it alone, L18316-18318) but not which lane leads,
+//! laneid in every member's `d`, `p` True on it alone, L18320) but not which lane leads,
 //! so the check is [`Rule::Leader`]; lanes outside the mask skip the instruction (L18322: a
 //! thread outside the mask executing it is undefined).
 
@@ -46,7 +46,7 @@ pub(super) fn scenarios(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, Bui
         k.checks.push(Check {
             offset: base,
             rule: Rule::Leader { mask },
-            what: format!("elect.sync with member mask {mask:#010x}: one leader among the members (L18316-18318)"),
+            what: format!("elect.sync with member mask {mask:#010x}: one leader among the members (L18320)"),
         });
     }
     let how = format!(

@@ -29,7 +29,7 @@ pub struct Barrier {
 
 impl Barrier {
     /// `mbarrier.init [addr], count`: phase 0, expected and pending counts `count`, tx-count 0
-    /// (L18562-18565).
+    /// (L18562-18568).
     pub fn init(count: u32) -> Barrier {
         Barrier {
             phase: 0,
@@ -39,8 +39,8 @@ impl Barrier {
         }
     }
 
-    /// The phase completes when the pending count and the tx-count are both zero (L18486-18490);
-    /// then the next phase begins with the expected count pending (L18492-18497).
+    /// The phase completes when the pending count and the tx-count are both zero (L18488-18490);
+    /// then the next phase begins with the expected count pending (L18496-18498).
     fn settle(&mut self) {
         if self.pending == 0 && self.tx == 0 {
             self.phase += 1;
@@ -48,20 +48,20 @@ impl Barrier {
         }
     }
 
-    /// An expect-tx operation: the tx-count grows by `n` (L18470-18472).
+    /// An expect-tx operation: the tx-count grows by `n` (L18466).
     pub fn expect_tx(&mut self, n: u32) {
         self.tx += i64::from(n);
     }
 
     /// A complete-tx operation: the tx-count falls by `n`, which may complete the phase
-    /// (L18474-18478).
+    /// (L18470-18474).
     pub fn complete_tx(&mut self, n: u32) {
         self.tx -= i64::from(n);
         self.settle();
     }
 
     /// An arrive-on operation with `count` (L18500-18508); `drop` first lowers the expected count
-    /// by `count` for this and every later phase (`arrive_drop`, L18849-18855). Returns the
+    /// by `count` for this and every later phase (`arrive_drop`, L18855-18859). Returns the
     /// phase it took part in (what the opaque state captures, L18773), `None` when the pending
     /// count would fall below zero (a scenario defect).
     pub fn arrive(&mut self, count: u32, drop: bool) -> Option<u32> {
@@ -75,13 +75,13 @@ impl Barrier {
     }
 
     /// Whether phase `phase` is complete, as `test_wait`/`try_wait` with a state of it says
-    /// (L19039-19045); `None` unless it is the current phase or the one before (L19057-19061).
+    /// (L19047-19051); `None` unless it is the current phase or the one before (L19057-19061).
     pub fn complete(&self, phase: u32) -> Option<bool> {
         (phase == self.phase || phase + 1 == self.phase).then_some(phase < self.phase)
     }
 
     /// `.parity`: the phase of parity `parity` among the current phase and the one before
-    /// (L19047-19051) is the one before exactly when the current phase's parity differs.
+    /// (L19049-19053) is the one before exactly when the current phase's parity differs.
     pub fn parity_complete(&self, parity: u32) -> Option<bool> {
         let prev = self.phase % 2 != parity;
         (!prev || self.phase > 0).then_some(prev)
@@ -147,7 +147,7 @@ fn role(form: &Form) -> Result<Role, BuildError> {
 }
 
 /// The object's address as the form takes it: the variable for a `.shared` space, a generic
-/// address (a 64-bit register, L18567) without one.
+/// address (a 64-bit register; L18570) without one.
 fn addr(form: &Form) -> &'static str {
     match form.var("ss") {
         Some(s) if !s.is_empty() => "[mbar]",
@@ -278,21 +278,21 @@ fn init(s: &mut Script, rng: &mut Rng) -> Result<String, BuildError> {
         s.wait_parity(
             phase,
             &format!(
-                "after {} of the {n} arrivals init expects (L18563-18564): phase {phase} incomplete (L18486-18488)",
+                "after {} of the {n} arrivals init expects (L18564-18566): phase {phase} incomplete (L18488)",
                 n - 1
             ),
         )?;
         s.arrive(n - 1, n, "%rd10")?;
         s.wait_parity(
             phase,
-            &format!("after all {n} arrivals: phase {phase} complete (L18486-18497)"),
+            &format!("after all {n} arrivals: phase {phase} complete (L18488-18498)"),
         )?;
     }
     s.inval();
     Ok(format!("init with count {n}; two phases of {n} arrivals"))
 }
 
-/// `mbarrier.inval`: the memory is then usable as any other (L18610-18618), and by another
+/// `mbarrier.inval`: the memory is then usable as any other (L18614), and by another
 /// object (L18574).
 fn inval(s: &mut Script, rng: &mut Rng) -> Result<String, BuildError> {
     let x = rng.next();
@@ -314,7 +314,7 @@ fn inval(s: &mut Script, rng: &mut Rng) -> Result<String, BuildError> {
     s.k.checks.push(Check {
         offset: off,
         rule: Rule::Bytes(x.to_le_bytes().to_vec()),
-        what: "the object's memory after inval holds what st.shared wrote there (L18612, L18618)".into(),
+        what: "the object's memory after inval holds what st.shared wrote there (L18614)".into(),
     });
     s.init(2);
     s.arrive(1, 2, "%rd10")?;
@@ -351,13 +351,13 @@ fn tx(s: &mut Script, rng: &mut Rng, complete: bool) -> Result<String, BuildErro
     s.k.by(0, 1, &[e, "mbarrier.arrive.shared.b64 %rd10, [mbar];".into()]);
     s.bar.expect_tx(t);
     s.bar.arrive(1, false).ok_or_else(|| s.defect("arrive"))?;
-    s.wait_parity(0, &format!("with no arrival pending and tx-count {t} (L18486-18490)"))?;
+    s.wait_parity(0, &format!("with no arrival pending and tx-count {t} (L18488-18490)"))?;
     s.k.by(0, 1, &[d1]);
     s.bar.complete_tx(a);
-    s.wait_parity(0, &format!("after complete-tx {a} of {t} (L18474-18478)"))?;
+    s.wait_parity(0, &format!("after complete-tx {a} of {t} (L18470-18474)"))?;
     s.k.by(0, 1, &[d2]);
     s.bar.complete_tx(t - a);
-    s.wait_parity(0, &format!("after complete-tx of the other {} (L18474-18478)", t - a))?;
+    s.wait_parity(0, &format!("after complete-tx of the other {} (L18470-18474)", t - a))?;
     s.inval();
     Ok(format!("init 1; expect-tx {t}, arrive; complete-tx {a} then {}", t - a))
 }
@@ -387,7 +387,7 @@ fn arrive(
     }
     if let Some(t) = tx {
         ops.push(("tx_count", t.to_string()));
-        // The expect-tx comes before the arrive-on (L18792).
+        // The expect-tx comes before the arrive-on (L18765).
         s.bar.expect_tx(t);
     }
     let it = s.it(&ops)?;
@@ -411,12 +411,12 @@ fn arrive(
     if let Some(t) = tx {
         s.wait_parity(
             0,
-            &format!("with every arrival made and tx-count {t} from .expect_tx (L18792, L18486-18490)"),
+            &format!("with every arrival made and tx-count {t} from .expect_tx (L18765, L18488-18490)"),
         )?;
         s.k.by(0, 1, &[format!("mbarrier.complete_tx.shared.b64 [mbar], {t};")]);
         s.bar.complete_tx(t);
     }
-    s.wait_parity(0, "with every arrival made: phase 0 complete (L18486-18497)")?;
+    s.wait_parity(0, "with every arrival made: phase 0 complete (L18488-18498)")?;
     if !sink {
         let e = s.bar.complete(0).ok_or_else(|| s.defect("state wait"))?;
         s.k.observe_pred(
@@ -424,14 +424,14 @@ fn arrive(
             2,
             "mbarrier.test_wait.shared.b64 %p3, [mbar], %rd10;".into(),
             e,
-            "test_wait with the form's state: its phase is complete (L18773, L19039-19045)",
+            "test_wait with the form's state: its phase is complete (L18773, L19047-19051)",
         );
     }
-    // The next phase waits for the expected count, lowered by a drop (L18853-18855).
+    // The next phase waits for the expected count, lowered by a drop (L18859).
     let e = s.bar.expected;
     let expects = format!(
-        "phase 1, which expects {e}{} (L18492-18497)",
-        if drop { " after the drop (L18853-18855)" } else { "" }
+        "phase 1, which expects {e}{} (L18496-18498)",
+        if drop { " after the drop (L18859)" } else { "" }
     );
     s.arrive(2, 2 + e - 1, "%rd12")?;
     s.wait_parity(1, &format!("after {} arrivals in {expects}", e - 1))?;
@@ -462,7 +462,7 @@ fn wait(s: &mut Script, rng: &mut Rng, parity: bool, hint: bool) -> Result<Strin
         }
         .ok_or_else(|| s.defect("wait on no phase"))?;
         if hint {
-            // A time limit in nanoseconds (L19035): it only bounds a suspension.
+            // A time limit in nanoseconds (L19045): it only bounds a suspension.
             ops.push(("suspend_time_hint", "%r12".into()));
         }
         let it = s.it(&ops)?;
@@ -480,7 +480,7 @@ fn wait(s: &mut Script, rng: &mut Rng, parity: bool, hint: bool) -> Result<Strin
             s,
             n - 1,
             phase,
-            &format!("after {} of {n} arrivals: incomplete (L18486-18488)", n - 1),
+            &format!("after {} of {n} arrivals: incomplete (L18488)", n - 1),
         )?;
         if phase == 1 {
             ask(
@@ -491,7 +491,7 @@ fn wait(s: &mut Script, rng: &mut Rng, parity: bool, hint: bool) -> Result<Strin
             )?;
         }
         s.arrive(n - 1, n, st)?;
-        ask(s, n, phase, &format!("after all {n} arrivals: complete (L18486-18497)"))?;
+        ask(s, n, phase, &format!("after all {n} arrivals: complete (L18488-18498)"))?;
     }
     s.inval();
     Ok(format!(
