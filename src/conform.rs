@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+mod operational;
 mod refused;
 pub use refused::refused_at_load;
 
@@ -36,6 +37,9 @@ pub struct Settings {
     /// Keep what the backend returned for recording a profile (approximate forms' results, the
     /// NaNs it returned).
     pub record: bool,
+    /// The seed of the operational forms' scenarios ([`kernel::operational`]: the bytes copied,
+    /// the counts).
+    pub seed: u64,
 }
 
 impl Default for Settings {
@@ -47,11 +51,14 @@ impl Default for Settings {
             profile: None,
             strict: false,
             record: false,
+            seed: crate::vectors::DEFAULT_SEED,
         }
     }
 }
 
-/// One form's vectors, from a file or generated in memory.
+/// One form's vectors, from a file or generated in memory; for an operational form
+/// ([`kernel::operational::covers`], [`FormVectors::operational`]) none: its scenarios are built
+/// when it runs.
 pub struct FormVectors {
     /// The form.
     pub form: FormId,
@@ -59,6 +66,27 @@ pub struct FormVectors {
     pub vectors: Vec<Vector>,
     /// Where they came from (a path, or `generated`).
     pub source: String,
+}
+
+impl FormVectors {
+    /// An operational form's entry: no vectors, its scenarios are generated when it is checked.
+    pub fn operational(form: FormId) -> FormVectors {
+        FormVectors {
+            form,
+            vectors: Vec::new(),
+            source: "operational scenarios (generated)".into(),
+        }
+    }
+}
+
+/// The operational forms ([`kernel::operational::covers`]) the filters select (as
+/// [`crate::vectors::matches`] selects forms), in catalog order.
+pub fn operational_forms(filters: &[String]) -> Vec<FormId> {
+    let cat = catalog();
+    kernel::operational::forms()
+        .into_iter()
+        .filter(|&i| crate::vectors::matches(&cat.forms[i], filters))
+        .collect()
 }
 
 /// A result that is not in the acceptance set.
@@ -325,6 +353,10 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
         r.status = Status::Skipped;
         r.reason = Some(why);
         return r;
+    }
+    // An operational form: its scenarios, judged by their determined observations.
+    if kernel::operational::covers(form) {
+        return operational::check(backend, fv.form, settings, r);
     }
     // A form the manual forbids: its kernel must not load (not judged by results).
     if spec::vector::refused::columns(form).is_some() {

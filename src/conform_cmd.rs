@@ -98,7 +98,14 @@ pub fn run(a: ConformArgs) -> ExitCode {
     } else {
         a.files.clone()
     };
-    let count = if level.is_some() { generated.len() } else { paths.len() };
+    // The operational forms (no vectors: scenario kernels), after the others; not with --file.
+    let operational: Vec<FormId> = if a.files.is_empty() {
+        conform::operational_forms(&a.filters)
+    } else {
+        Vec::new()
+    };
+    let vector_count = if level.is_some() { generated.len() } else { paths.len() };
+    let count = vector_count + operational.len();
     if count == 0 {
         let source = match level {
             Some(l) => format!("generated at level {}", l.name()),
@@ -124,6 +131,7 @@ pub fn run(a: ConformArgs) -> ExitCode {
         profile,
         strict: a.strict,
         record: a.record_profile.is_some(),
+        seed,
         ..Settings::default()
     };
 
@@ -132,6 +140,7 @@ pub fn run(a: ConformArgs) -> ExitCode {
             let b = apply_overrides(b, &opts);
             let bar = progress(count as u64, a.quiet);
             let load = |i: usize| match level {
+                _ if i >= vector_count => Ok(FormVectors::operational(operational[i - vector_count])),
                 Some(l) => generate_form(generated[i], seed, l),
                 None => conform::load(&paths[i], &settings),
             };
@@ -152,13 +161,14 @@ pub fn run(a: ConformArgs) -> ExitCode {
         Err(Failure::Unavailable(why)) => {
             // One clear line, then every selected form reported as skipped.
             eprintln!("{why}");
-            let forms: Vec<FormId> = match level {
+            let mut forms: Vec<FormId> = match level {
                 Some(_) => generated,
                 None => paths
                     .iter()
                     .filter_map(|p| key_of(p).and_then(|k| form_by_key(&k)))
                     .collect(),
             };
+            forms.extend(&operational);
             conform::unavailable(&a.backend, &why, &forms, &settings)
         }
         Err(e) => return usage(e),

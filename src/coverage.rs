@@ -18,7 +18,10 @@
 //!   and of [`warpgroup_config`], where `wgmma` can be emitted);
 //! - `vectors`: a golden-vector file exists for the form (in the corpus directory found as
 //!   `conform` finds it, [`crate::corpus::vectors`]; `mov.u32 d, avar` shares `mov.u32`'s key but
-//!   not its vectors, so only forms with semantics count).
+//!   not its vectors, so only forms with semantics count);
+//! - `kernels`: an operational form (no value semantics) has conformance scenarios
+//!   ([`crate::kernel::operational`]: `cp.async` and its groups, the mbarrier forms,
+//!   `elect.sync`), which `conform` runs with the vectors.
 
 use generators::program::{self, Config};
 use oracle::ast::{Expr, Instr, Item, Operand as AstOperand, Stmt};
@@ -43,6 +46,8 @@ pub struct Counts {
     pub generated: usize,
     /// Forms with golden vectors.
     pub vectors: usize,
+    /// Operational forms with conformance scenarios.
+    pub kernels: usize,
 }
 
 impl Counts {
@@ -52,6 +57,7 @@ impl Counts {
         self.executed += f.executed as usize;
         self.generated += f.generated as usize;
         self.vectors += f.vectors as usize;
+        self.kernels += f.kernels as usize;
     }
 }
 
@@ -113,6 +119,8 @@ pub struct FormCoverage {
     pub generated: bool,
     /// It has golden vectors.
     pub vectors: bool,
+    /// It has operational conformance scenarios ([`crate::kernel::operational::covers`]).
+    pub kernels: bool,
 }
 
 /// The generator configuration the `generated` column is for.
@@ -223,6 +231,7 @@ impl Report {
                         && vectors_dir
                             .as_deref()
                             .is_some_and(|d| crate::vectors::path_of(d, f).is_file()),
+                    kernels: crate::kernel::operational::covers(f),
                 }
             })
             .collect();
@@ -260,14 +269,14 @@ impl Report {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{:<8} {:<52} {:>4} {:>6} {:>15} {:>15} {:>15} {:>7}",
-            "family", "title", "secs", "forms", "semantics", "executed", "generated", "vectors"
+            "{:<8} {:<52} {:>4} {:>6} {:>15} {:>15} {:>15} {:>7} {:>7}",
+            "family", "title", "secs", "forms", "semantics", "executed", "generated", "vectors", "kernels"
         );
         let mut line = |id: &str, title: &str, secs: String, c: &Counts| {
             let col = |n: usize| format!("{n:>6} ({:>5.1}%)", pct(n, c.forms));
             let _ = writeln!(
                 s,
-                "{:<8} {:<52.52} {:>4} {:>6} {:>15} {:>15} {:>15} {:>7}",
+                "{:<8} {:<52.52} {:>4} {:>6} {:>15} {:>15} {:>15} {:>7} {:>7}",
                 id,
                 title,
                 secs,
@@ -275,7 +284,8 @@ impl Report {
                 col(c.semantics),
                 col(c.executed),
                 col(c.generated),
-                c.vectors
+                c.vectors,
+                c.kernels
             );
         };
         for f in &self.families {
@@ -286,7 +296,8 @@ impl Report {
         let _ = writeln!(
             s,
             "\nsemantics: the spec's value function; executed: the oracle runs it; generated: programs \
-             for {} / PTX {} contain it; vectors: golden vectors in {}",
+             for {} / PTX {} contain it; vectors: golden vectors in {}; kernels: operational forms with \
+             conformance scenarios (src/kernel/operational/)",
             self.generator.target,
             self.generator.ptx,
             self.vectors_dir

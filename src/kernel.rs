@@ -13,6 +13,7 @@
 
 mod matrix;
 mod movement;
+pub mod operational;
 mod refused;
 mod scaled;
 mod wmma;

@@ -182,7 +182,8 @@ struct ConformArgs {
     /// all, a long run), `golden` what the directory holds.
     #[arg(long)]
     level: Option<String>,
-    /// The seed of --level.
+    /// The seed of --level, and of the operational forms' scenarios (the bytes they copy, the
+    /// counts they arrive with).
     #[arg(long, default_value_t = ptxconf::vectors::DEFAULT_SEED)]
     seed: u64,
     /// Run these vector files (a repro's `vectors.vec`) instead of the directory.

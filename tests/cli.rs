@@ -84,6 +84,13 @@ fn coverage_json_has_families_totals_and_forms() {
     assert_eq!(add["section"], "9.7.1.1");
     assert_eq!(add["class"], "bit-exact");
     assert_eq!(add["semantics"], true);
+    assert_eq!(add["kernels"], false, "a value form is judged by its vectors");
+    // The operational forms with conformance scenarios: every mbarrier form (§9.7.13.15) and
+    // the cp.async ones (§9.7.9.25.3).
+    let init = forms.iter().find(|f| f["name"] == "mbarrier.init.shared.b64").unwrap();
+    assert_eq!((&init["kernels"], &init["vectors"]), (&true.into(), &false.into()));
+    let sync = fam.iter().find(|f| f["id"] == "9.7.13").unwrap();
+    assert!(sync["kernels"].as_u64().unwrap() >= 360, "{sync}");
     let (code, table, _) = ptxconf(&["coverage"], None);
     assert_eq!(code, 0);
     assert!(table.lines().any(|l| l.starts_with("total")), "{table}");

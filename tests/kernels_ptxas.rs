@@ -198,3 +198,59 @@ fn conformance_kernels_assemble() {
     );
     assert!(fixed.is_empty(), "listed as rejected but ptxas accepts: {fixed:?}");
 }
+
+/// Every scenario kernel of the operational forms (`kernel::operational`: `cp.async` with
+/// its hints and groups, every mbarrier form, `elect.sync`) of every `step`-th such form
+/// assembles, less the forms ptxas 12.9 refuses; returns how many kernels.
+fn assemble_operational(step: usize) -> Option<usize> {
+    let ptxas = oracle::ptxas::required("the operational kernel assembly tests")?;
+    let dir = std::env::temp_dir().join(format!("ptxconf-operational-kernels-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cat = catalog();
+    let (mut n, mut failures) = (0, Vec::new());
+    for i in kernel::operational::forms().into_iter().step_by(step) {
+        let f = &cat.forms[i];
+        if cat.ptxas_rejects(f).is_some() {
+            continue;
+        }
+        for (k, s) in kernel::operational::scenarios(f, 1).unwrap().iter().enumerate() {
+            n += 1;
+            let file = dir.join(format!("{n}.ptx"));
+            std::fs::write(&file, &s.job.ptx).unwrap();
+            // sm_90a takes every kernel's target (sm_80, sm_90).
+            let (ok, msg) = oracle::ptxas::accepts(&ptxas, &file, "90a");
+            if !ok {
+                failures.push(format!(
+                    "{} scenario {k}: {}",
+                    kernel::operational::key(f),
+                    msg.lines().next().unwrap_or("")
+                ));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "ptxas rejects {} kernels:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    Some(n)
+}
+
+/// A sample of the operational scenario kernels (every 25th form) assembles.
+#[test]
+fn operational_kernels_assemble() {
+    if let Some(n) = assemble_operational(25) {
+        assert!(n >= 8, "{n} kernels");
+    }
+}
+
+/// Every operational scenario kernel assembles (about 260 ptxas runs): `--ignored`.
+#[test]
+#[ignore]
+fn all_operational_kernels_assemble() {
+    if let Some(n) = assemble_operational(1) {
+        assert!(n >= 250, "{n} kernels");
+    }
+}

@@ -1,0 +1,171 @@
+//! The operational forms' scenarios find deliberately wrong implementations: `cmd:` backends that
+//! run the oracle on kernels rewritten with `sed` (`common::planted_backend`), each bug planted
+//! in one form's instruction, so that exactly that form must fail.
+
+use std::path::Path;
+
+mod common;
+use common::{planted_backend, ptxconf, scratch};
+
+/// `conform --json` of `forms` against a backend with the bug `sed`: the run fails (exit 1);
+/// the report's forms by key.
+fn conform_planted(name: &str, sed: &str, forms: &[&str]) -> serde_json::Value {
+    let dir = scratch(name);
+    let backend = planted_backend(&dir, sed);
+    let json = dir.join("report.json");
+    let out = ptxconf()
+        .args(["conform", "--quiet", "--backend", &backend])
+        .args(forms)
+        .arg("--json")
+        .arg(&json)
+        .arg("--repro")
+        .arg(dir.join("repro"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    report
+}
+
+fn form<'r>(report: &'r serde_json::Value, key: &str) -> &'r serde_json::Value {
+    report["forms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["form"] == key)
+        .unwrap_or_else(|| panic!("{key} not in {report}"))
+}
+
+/// A `cp.async.ca` that ignores its src-size (copies all cp-size bytes, no zero fill, L14273)
+/// fails that form on the threads whose src-size is below cp-size; the ignore-src form, the
+/// `.cg` form (its copies untouched) pass. A mismatch names its place and the bytes.
+#[test]
+fn a_copy_without_zero_fill_is_found() {
+    let r = conform_planted(
+        "wrong-zero-fill",
+        r"/^\tcp\.async\.ca\.shared\.global \[/s/, %r13;$/;/",
+        &["cp.async.ca.shared.global", "cp.async.cg.shared.global"],
+    );
+    let bad = form(&r, "cp.async.ca.shared.global~src_size");
+    assert_eq!(bad["status"], "failed", "{bad}");
+    // Per cp-size c of 16, 8, 4, the 32 threads take src-size (t + case) mod (c + 1): all but
+    // those with src-size c (2 of 17 for c = 16: t + case ∈ {16, 33}; 3 of 9 for 8; 6 or 7 of 5
+    // for 4) see the missing zero fill. Every such thread's slice is one broken check.
+    let failed = bad["failed"].as_u64().unwrap();
+    assert!(failed > 0 && failed <= 32, "{bad}");
+    let m = &bad["mismatches"][0];
+    let wrong = m["wrong"][0].as_str().unwrap();
+    assert!(wrong.starts_with("out+0x") && wrong.contains("expected "), "{m}");
+    assert!(
+        m["vector"].as_str().unwrap().contains("zero filled past src-size"),
+        "{m}"
+    );
+    assert_ne!(m["actual"][0].as_str().unwrap(), wrong.rsplit(' ').next().unwrap());
+    for good in [
+        "cp.async.ca.shared.global~ignore_src",
+        "cp.async.cg.shared.global~src_size",
+        "cp.async.cg.shared.global~ignore_src",
+    ] {
+        assert_eq!(form(&r, good)["status"], "passed", "{good}");
+    }
+    assert_eq!(r["totals"]["forms_failed"], 1);
+}
+
+/// An `mbarrier.init.shared::cta` that sets an expected count one lower completes each phase
+/// one arrival early (L18564): the `False` observations before the last arrival become `True`.
+/// The `.shared` form passes.
+#[test]
+fn a_phase_completed_one_arrival_early_is_found() {
+    let r = conform_planted(
+        "wrong-init",
+        r"s/^\tmbarrier\.init\.shared::cta\.b64 \[mbar\], %r10;$/\tsub.u32 %r10, %r10, 1;\n&/",
+        &["mbarrier.init.shared::cta.b64", "mbarrier.init.shared.b64"],
+    );
+    let bad = form(&r, "mbarrier.init.shared::cta.b64");
+    assert_eq!(bad["status"], "failed", "{bad}");
+    // The phase completes early, so the scenario's next arrival lands in a phase no wait saw
+    // begin: undefined (L18456), which the oracle behind the protocol refuses; the launch fails
+    // and with it every check.
+    assert_eq!(bad["failed"], bad["vectors"], "{bad}");
+    assert!(bad["reason"].as_str().unwrap().contains("L18456"), "{bad}");
+    assert_eq!(form(&r, "mbarrier.init.shared.b64")["status"], "passed");
+    assert_eq!(r["totals"]["forms_failed"], 1);
+}
+
+/// An `mbarrier.arrive_drop` that does not drop (an arrive) leaves the next phase waiting for
+/// the old count (L18859): both forms of the name fail, with and without a count; the
+/// plain arrive passes.
+#[test]
+fn an_arrive_drop_that_keeps_the_count_is_found() {
+    let r = conform_planted(
+        "wrong-drop",
+        r"s/^\tmbarrier\.arrive_drop\.shared\.b64 /\tmbarrier.arrive.shared.b64 /",
+        &["mbarrier.arrive_drop.shared.b64", "mbarrier.arrive.shared.b64"],
+    );
+    for bad in [
+        "mbarrier.arrive_drop.shared.b64",
+        "mbarrier.arrive_drop.shared.b64~count",
+    ] {
+        let f = form(&r, bad);
+        assert_eq!(f["status"], "failed", "{f}");
+        assert!(
+            f["mismatches"][0]["vector"]
+                .as_str()
+                .unwrap()
+                .contains("after the drop"),
+            "{f}"
+        );
+    }
+    assert_eq!(form(&r, "mbarrier.arrive.shared.b64")["status"], "passed");
+    assert_eq!(r["totals"]["forms_failed"], 2);
+}
+
+/// A `cp.async.wait_group 1` that waits only as `wait_group 2` leaves the second group pending
+/// when the kernel reads it: the oracle behind the protocol reports the race (L14392), a
+/// failed launch. `wait_all` passes. The repro replays the failure.
+#[test]
+fn a_wait_group_that_waits_too_little_is_found() {
+    let dir = scratch("wrong-wait-repro");
+    let r = {
+        let backend = planted_backend(&dir, r"s/^\tcp\.async\.wait_group 1;$/\tcp.async.wait_group 2;/");
+        let json = dir.join("report.json");
+        let out = ptxconf()
+            .args(["conform", "--quiet", "--backend", &backend, "cp.async.wait_"])
+            .arg("--json")
+            .arg(&json)
+            .arg("--repro")
+            .arg(dir.join("repro"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+        serde_json::from_slice::<serde_json::Value>(&std::fs::read(&json).unwrap()).unwrap()
+    };
+    let bad = form(&r, "cp.async.wait_group");
+    assert_eq!(bad["status"], "failed");
+    assert!(bad["reason"].as_str().unwrap().contains("runtime error"), "{bad}");
+    assert_eq!(form(&r, "cp.async.wait_all")["status"], "passed");
+    let repro = Path::new(bad["repro"].as_str().unwrap());
+    for f in [
+        "scenario0.ptx",
+        "scenario0.launch.json",
+        "scenario0.expected.txt",
+        "README.txt",
+    ] {
+        assert!(repro.join(f).is_file(), "{f} missing from {}", repro.display());
+    }
+    // The unplanted kernel runs on the oracle.
+    let run = ptxconf()
+        .arg("run")
+        .arg(repro.join("scenario0.launch.json"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}
