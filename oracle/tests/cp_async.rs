@@ -150,3 +150,25 @@ fn the_checker_holds_cp_size_and_src_size_to_the_manual() {
     let e = run("cp.async.ca.shared.global [%r1], [%rd2], 8, 12;\n").unwrap_err();
     assert_eq!(e.kind, ErrorKind::Type, "{e}");
 }
+
+#[test]
+fn the_manuals_hinted_forms_bind_the_policy_after_cp_size() {
+    // L14326 and L14329: with `.L2::cache_hint` the last operand is the cache policy, whether or
+    // not a src-size or ignore-src precedes it (the policy is a hint, L14297: values as without).
+    let body = format!(
+        "createpolicy.fractional.L2::evict_last.b64 %rd5, 1.0;\n\
+         setp.ne.u32 %p1, %r1, %r1;\n\
+         cp.async.ca.shared.global.L2::cache_hint [%r1], [%rd2], 4, %rd5;\n\
+         cp.async.cg.shared.global.L2::cache_hint [%r1+16], [%rd2+16], 16, %p1, %rd5;\n\
+         cp.async.ca.shared.global.L2::cache_hint [%r1+32], [%rd2], 8, 3, %rd5;\n\
+         cp.async.wait_all;\n{}{}{}",
+        copy_out(0),
+        copy_out(16),
+        copy_out(32)
+    );
+    let out = run(&body).unwrap_or_else(|e| panic!("{e}"));
+    let b = &out[0].1;
+    assert_eq!(&b[..4], &[1, 2, 3, 4]);
+    assert_eq!(&b[16..32], &(17..=32).collect::<Vec<u8>>()[..]);
+    assert_eq!(&b[32..40], &[1, 2, 3, 0, 0, 0, 0, 0]);
+}

@@ -42,22 +42,24 @@ impl FuncCx<'_> {
         let loc = i.loc;
         let at = Site::of(i);
         // A cache policy is written only with `.L2::cache_hint` (a later optional operand, such
-        // as cp.async.bulk's byte mask, then takes its place).
+        // as cp.async.bulk's byte mask, then takes its place), and with the hint it is always
+        // written, so the other optional operands bind around it: the manual's own
+        // `cp.async.ca.shared.global.L2::cache_hint [d], [s], 4, policy` (L14326) has no
+        // src-size, and its fourth operand is the policy.
         let hinted = rules::cache_hint(&i.mods);
-        let slots: Vec<_> = slots(form)
-            .into_iter()
-            .filter(|s| hinted || !(s[0].optional && s[0].name == "cache_policy"))
-            .collect();
+        let policy = |s: &[&spec::catalog::Operand]| s[0].optional && s[0].name == "cache_policy";
+        let needed = |s: &[&spec::catalog::Operand]| !s[0].optional || (hinted && policy(s));
+        let all: Vec<_> = slots(form).into_iter().filter(|s| hinted || !policy(s)).collect();
         let written = written_slots(i);
-        let required = slots.iter().filter(|s| !s[0].optional).count();
-        if written.len() < required || written.len() > slots.len() {
+        let required = all.iter().filter(|s| needed(s)).count();
+        if written.len() < required || written.len() > all.len() {
             return terr(
                 loc,
                 format!(
                     "`{}` takes {required}{} operands, not {}",
                     form.name,
-                    if slots.len() > required {
-                        format!(" to {}", slots.len())
+                    if all.len() > required {
+                        format!(" to {}", all.len())
                     } else {
                         String::new()
                     },
@@ -65,6 +67,18 @@ impl FuncCx<'_> {
                 ),
             );
         }
+        // The optional operands written are the first ones of the form.
+        let mut optional = written.len() - required;
+        let slots: Vec<_> = all
+            .into_iter()
+            .filter(|s| {
+                needed(s) || {
+                    let take = optional > 0;
+                    optional = optional.saturating_sub(1);
+                    take
+                }
+            })
+            .collect();
         let outputs = slots
             .iter()
             .filter(|s| form.outputs.iter().any(|o| std::ptr::eq(o, s[0])))
