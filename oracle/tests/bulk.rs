@@ -669,3 +669,18 @@ fn a_tx_count_that_counts_too_many_bytes() {
     assert!(e.message.contains("tx-count 256"), "{e}");
     assert!(e.message.contains("more bytes were expected"), "{e}");
 }
+
+/// A bulk copy over a live mbarrier object (its own) is undefined (L18374).
+#[test]
+fn a_copy_over_a_live_mbarrier_object() {
+    let body = format!(
+        "{}@%p7 cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r1], [%rd2], 16, [%r1];\nret;",
+        init(1)
+    );
+    assert_fault(
+        &body,
+        32,
+        "cp.async.bulk.shared::cta",
+        &["thread (0,0,0)", "bulk copy to shared memory [0x0, 0x10)", "L18374"],
+    );
+}

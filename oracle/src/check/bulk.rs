@@ -149,7 +149,7 @@ impl FuncCx<'_> {
     }
 
     /// `st.async` (§9.7.9.12) and `red.async` (§9.7.13.7): `[a], b{, [mbar]}`; the forms with an
-    /// mbarrier address `.shared::cluster` (generic when `.ss` is not written, L13016, L17952).
+    /// mbarrier address `.shared::cluster` (generic when `.ss` is not written, L13020, L17950).
     pub(super) fn async_store(&self, i: &Instr, avail: &[&'static Form], red: bool) -> Result<Op> {
         let loc = i.loc;
         let at = Site::of(i);
@@ -212,5 +212,34 @@ impl FuncCx<'_> {
             size: self.src(size, u64t, false, at)?,
             init,
         })))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spec::catalog::{catalog, Exec};
+
+    /// Every `cp.reduce.async.bulk` and `red.async` form decodes to its element operation: the
+    /// operation it names, on its type (`.add.s64` read as `.add.u64`).
+    #[test]
+    fn every_reduction_form_has_its_element_operation() {
+        let cat = catalog();
+        let forms: Vec<_> = cat
+            .forms
+            .iter()
+            .filter(|f| (f.exec() == Some(Exec::BulkCopy) && f.has("reduce")) || f.exec() == Some(Exec::RedAsync))
+            .collect();
+        let bulk = forms.iter().filter(|f| f.exec() == Some(Exec::BulkCopy)).count();
+        assert_eq!(
+            (bulk, forms.len() - bulk),
+            (39, 56),
+            "the forms of L14591-14690 and L17836-17890"
+        );
+        for f in forms {
+            let op = reduce_op(f).unwrap_or_else(|| panic!("{}", f.name));
+            assert_eq!(Some(op.op().name()), f.var("op"), "{}", f.name);
+            assert_eq!(op.ty().bits(), f.ty("t").unwrap().bits(), "{}", f.name);
+        }
     }
 }

@@ -287,12 +287,13 @@ impl Cta<'_, '_> {
                 let (rank, off) = self.cluster_shared(i, pc, Space::Shared, addr, n, rule)?;
                 Ok(Place::Shared { rank, off })
             }
-            BulkSpace::SharedCta => match self.span(i, pc, Space::Shared, addr, n, rule)? {
-                (_, off) => Ok(Place::Shared {
+            BulkSpace::SharedCta => {
+                let (_, off) = self.span(i, pc, Space::Shared, addr, n, rule)?;
+                Ok(Place::Shared {
                     rank: self.cluster_rank(),
                     off,
-                }),
-            },
+                })
+            }
             BulkSpace::Global => match self.span(i, pc, Space::Global, addr, n, rule)? {
                 (Area::Global(k), off) => Ok(Place::Global { k, off }),
                 _ => Err(self.internal_err(i, pc, "a global span outside global memory")),
@@ -363,11 +364,11 @@ impl Cta<'_, '_> {
             None => "L14777",
             Some(_) => size_rule(reduce),
         };
-        if n % 16 != 0 {
+        if !n.is_multiple_of(16) {
             return Err(self.rt_err(i, pc, format!("size {n} is not a multiple of 16: undefined ({rule})")));
         }
         for (name, a) in dst.map(|d| ("dstMem", d)).into_iter().chain([("srcMem", src)]) {
-            if a % 16 != 0 {
+            if !a.is_multiple_of(16) {
                 return Err(self.rt_err(
                     i,
                     pc,
@@ -416,6 +417,12 @@ impl Cta<'_, '_> {
                         "dstMem {d:#x} is the executing CTA's own shared memory (offset {off:#x}): a `.shared::cta` to `.shared::cluster` copy must write the shared memory of another CTA of the cluster (L14487); the oracle runs clusters of one CTA"
                     ),
                 ));
+            }
+        }
+        // Its shared destination may not hold a live mbarrier object (L18374).
+        if let Place::Shared { rank, off } = dst_place {
+            if rank == self.cluster_rank() && !self.mbar.is_empty() {
+                self.mbarrier_access(i, pc, off, n, "bulk copy to")?;
             }
         }
         // The copy reads a shared source through the async proxy (L14239): generic writes to it
@@ -519,7 +526,7 @@ impl Cta<'_, '_> {
         }
         let n = data.len();
         let a = self.address(i, &addr);
-        if a % n as u64 != 0 {
+        if !a.is_multiple_of(n as u64) {
             return Err(self.rt_err(
                 i,
                 pc,
@@ -527,18 +534,25 @@ impl Cta<'_, '_> {
             ));
         }
         let name = if reduce.is_some() { "red.async" } else { "st.async" };
+        // The rules on a generic address: in the `.global` window (`.release` forms), in the
+        // `.shared::cluster` one (the others).
+        let (global_rule, cluster_rule) = if reduce.is_some() {
+            ("L17968", "L17950")
+        } else {
+            ("L13040", "L13020")
+        };
         if !cluster {
             // The `.release` `.global` forms: completion synchronized with the end of the CTA
-            // (L12990, L17918); a generic address must be in the `.global` window (L13030).
-            let dst = match self.span(i, pc, space, a, n, "L13030")? {
+            // (L12990, L17918); a generic address must be in the `.global` window.
+            let dst = match self.span(i, pc, space, a, n, global_rule)? {
                 (Area::Global(k), off) => Place::Global { k, off },
-                _ => {
-                    return Err(self.rt_err(
-                        i,
-                        pc,
-                        format!("address {a:#x} is not in the `.global` window: undefined for `{name}.release` (L13030, L17972)"),
-                    ))
-                }
+                _ => return Err(self.rt_err(
+                    i,
+                    pc,
+                    format!(
+                        "address {a:#x} is not in the `.global` window: undefined for `{name}.release` ({global_rule})"
+                    ),
+                )),
             };
             self.bulk_issue(i, pc, dst, Source::Data(data), n, reduce, None, Track::CtaEnd);
             return Ok(());
@@ -563,12 +577,12 @@ impl Cta<'_, '_> {
                 format!("{rule}, undefined otherwise ({line}); the oracle runs clusters of one CTA"),
             ));
         }
-        let (rank, off) = self.cluster_shared(i, pc, space, a, n, "L13016")?;
+        let (rank, off) = self.cluster_shared(i, pc, space, a, n, cluster_rule)?;
         let Some(m) = mbar else {
             return Err(self.internal_err(i, pc, "a `.shared::cluster` asynchronous store without its mbarrier"));
         };
         let ma = self.address(i, m);
-        let (mrank, moff) = self.cluster_shared(i, pc, space, ma, super::mbarrier::SIZE, "L13016")?;
+        let (mrank, moff) = self.cluster_shared(i, pc, space, ma, super::mbarrier::SIZE, cluster_rule)?;
         if mrank != rank {
             return Err(self.rt_err(
                 i,
@@ -602,7 +616,7 @@ impl Cta<'_, '_> {
     fn st_bulk(&mut self, i: usize, pc: u32, (addr, space): (Addr, Space), size: &Src) -> Result<()> {
         let n = self.rd(&self.threads[i], size);
         let a = self.address(i, &addr);
-        if n % 8 != 0 {
+        if !n.is_multiple_of(8) {
             return Err(self.rt_err(i, pc, format!("size {n} is not a multiple of 8: undefined (L13076)")));
         }
         if n == 0 {
