@@ -546,13 +546,15 @@ impl Cta<'_, '_> {
             // (L12990, L17918); a generic address must be in the `.global` window.
             let dst = match self.span(i, pc, space, a, n, global_rule)? {
                 (Area::Global(k), off) => Place::Global { k, off },
-                _ => return Err(self.rt_err(
-                    i,
-                    pc,
-                    format!(
+                _ => {
+                    return Err(self.rt_err(
+                        i,
+                        pc,
+                        format!(
                         "address {a:#x} is not in the `.global` window: undefined for `{name}.release` ({global_rule})"
                     ),
-                )),
+                    ))
+                }
             };
             self.bulk_issue(i, pc, dst, Source::Data(data), n, reduce, None, Track::CtaEnd);
             return Ok(());
