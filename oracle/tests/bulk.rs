@@ -684,3 +684,49 @@ fn a_copy_over_a_live_mbarrier_object() {
         &["thread (0,0,0)", "bulk copy to shared memory [0x0, 0x10)", "L18374"],
     );
 }
+
+/// Writing the global source of a copy that has not read it (its mbarrier phase not observed).
+#[test]
+fn overwriting_a_global_source_before_the_copy_completes() {
+    let body = format!(
+        "{}@%p7 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], 64;\n\
+         @%p7 cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r3], [%rd2], 64, [%r1];\n\
+         mov.u32 %r26, 1;\n@%p7 st.global.u32 [%rd2+4], %r26;\n{ARRIVE_WAIT}ret;",
+        init(32)
+    );
+    assert_fault(
+        &body,
+        32,
+        "st.global.u32 [%rd2+4]",
+        &[
+            "thread (0,0,0)",
+            "write to global memory [0x",
+            "source of the `cp.async.bulk`",
+            "has not read it yet",
+        ],
+    );
+}
+
+/// Two copies on a phase whose expect-tx counts one, completed by warp 0's first wait while
+/// warp 1 has not arrived yet (it waits for a flag warp 0 sets after that wait): the tx-count
+/// goes below zero, the arrivals then complete, and the phase never does; the deadlock says why.
+#[test]
+fn a_tx_count_left_below_zero() {
+    let body = format!(
+        "{}@%p7 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], 64;\n\
+         @%p7 cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r3], [%rd2], 64, [%r1];\n\
+         @%p7 cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r10], [%rd2], 64, [%r1];\n\
+         mov.u32 %r6, 0;\nsetp.ge.u32 %p3, %r4, 32;\n@%p3 bra SECOND;\n\
+         mbarrier.arrive.shared.b64 %rd3, [%r1];\nmbarrier.try_wait.parity.shared.b64 %p1, [%r1], %r6;\n\
+         mov.u32 %r26, 1;\n@%p7 st.shared.u32 [%r10+256], %r26;\nbra.uni WAIT;\n\
+         SECOND:\nld.shared.u32 %r29, [%r10+256];\nsetp.eq.u32 %p2, %r29, 0;\n@%p2 bra SECOND;\n\
+         mbarrier.arrive.shared.b64 %rd3, [%r1];\n\
+         WAIT:\nmbarrier.try_wait.parity.shared.b64 %p1, [%r1], %r6;\n@!%p1 bra WAIT;\nret;",
+        init(64)
+    );
+    let e = run(&body, 64, &[0; 1024], &pattern(1024)).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
+    assert!(e.message.contains("deadlock"), "{e}");
+    assert!(e.message.contains("tx-count -64"), "{e}");
+    assert!(e.message.contains("delivered more bytes than were expected"), "{e}");
+}
