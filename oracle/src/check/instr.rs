@@ -206,7 +206,7 @@ impl FuncCx<'_> {
             // other operand makes a value form (below).
             Some(Exec::Mov) if self.is_address_mov(i) => self.mov_address(i, avail[0])?,
             Some(Exec::Cvta) => self.cvta(i, avail[0])?,
-            // `atom`/`red` forms the decoder does not execute yet (`red.async`, vector and
+            // `atom`/`red` forms the decoder does not execute yet (vector and
             // packed-half atomics) are valid PTX: unsupported when a thread gets there, as below.
             Some(Exec::Atom) => match self.atom(i, avail[0]) {
                 Err(CheckError {
