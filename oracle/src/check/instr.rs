@@ -206,7 +206,7 @@ impl FuncCx<'_> {
             // other operand makes a value form (below).
             Some(Exec::Mov) if self.is_address_mov(i) => self.mov_address(i, avail[0])?,
             Some(Exec::Cvta) => self.cvta(i, avail[0])?,
-            // `atom`/`red` forms the decoder does not execute yet (`red.async`, vector and
+            // `atom`/`red` forms the decoder does not execute yet (vector and
             // packed-half atomics) are valid PTX: unsupported when a thread gets there, as below.
             Some(Exec::Atom) => match self.atom(i, avail[0]) {
                 Err(CheckError {
@@ -279,6 +279,12 @@ impl FuncCx<'_> {
             Some(Exec::CpAsyncWait) => self.cp_async_wait(i, avail[0])?,
             Some(Exec::TensormapReplace) => self.tensormap_replace(i, avail[0])?,
             Some(Exec::TensormapCpFenceproxy) => self.tensormap_cp_fenceproxy(i, avail[0])?,
+            // The bulk asynchronous operations (`check/bulk.rs`, `exec/bulk.rs`).
+            Some(Exec::BulkCopy) => self.bulk_copy(i, &avail)?,
+            Some(Exec::BulkGroup) => self.bulk_group(i, &avail)?,
+            Some(Exec::StAsync) => self.async_store(i, &avail, false)?,
+            Some(Exec::RedAsync) => self.async_store(i, &avail, true)?,
+            Some(Exec::StBulk) => self.st_bulk(i, &avail)?,
             Some(Exec::Wgmma) => {
                 // The descriptor and register forms of A share a name: the one the operands fit.
                 let form = avail
