@@ -51,7 +51,7 @@ pub fn decode(a: u64) -> Option<Target> {
         return Some(Target::Own(a));
     }
     let r = (a >> RANK_SHIFT) - 1;
-    (r < MAX_CTAS as u64).then(|| Target::Rank(r as u32, a & (OWN_WINDOW - 1)))
+    (r < MAX_CTAS as u64).then_some(Target::Rank(r as u32, a & (OWN_WINDOW - 1)))
 }
 
 /// A kernel's cluster directives (§11.7): `.reqnctapercluster nx{, ny{, nz}}`,
@@ -163,7 +163,7 @@ impl Geometry {
                 fmt(dims)
             ));
         }
-        if (0..3).any(|k| grid[k] % dims[k] != 0) {
+        if (0..3).any(|k| !grid[k].is_multiple_of(dims[k])) {
             return Err(format!(
                 "the grid of {} CTAs is not a whole number of clusters of {}",
                 fmt(grid),
