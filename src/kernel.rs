@@ -308,6 +308,7 @@ fn in_out_job(ptx: &str, blocks: usize, block: usize, input: &[u8], out_bytes: u
             JobParam::Buffer { buffer: "out".into() },
         ],
         shared_bytes: 0,
+        cluster: None,
     }
 }
 
@@ -398,6 +399,7 @@ pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize
                     },
                 ],
                 shared_bytes: 0,
+                cluster: None,
             },
             vectors: chunk.to_vec(),
             records: Records::Scalar(layout.clone()),

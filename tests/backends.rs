@@ -112,6 +112,7 @@ fn add_job() -> Job {
             },
         ],
         shared_bytes: 0,
+        cluster: None,
     }
 }
 
@@ -243,6 +244,7 @@ fn small_job() -> Job {
         ],
         params: vec![],
         shared_bytes: 0,
+        cluster: None,
     }
 }
 

@@ -16,6 +16,7 @@ use spec::value::{Args, EvalErrorKind, Input};
 use std::collections::VecDeque;
 
 mod bulk;
+mod cluster;
 mod control;
 mod mbarrier;
 mod proxy;
@@ -57,6 +58,9 @@ pub struct Launch {
     pub params: Vec<u8>,
     /// Dynamic shared memory bytes.
     pub dyn_shared: u32,
+    /// Cluster dimensions the launch gives (`%cluster_nctaid`), if any: see
+    /// [`crate::cluster::Geometry::of`].
+    pub cluster: Option<[u32; 3]>,
     /// Bounds of the launch.
     pub limits: Limits,
 }
@@ -193,11 +197,14 @@ impl<'p> Machine<'p> {
                 ),
             ));
         }
+        let geo = crate::cluster::Geometry::of(&func.cluster, l.cluster, l.grid)
+            .map_err(|m| Error::new(ErrorKind::Launch, format!("kernel `{}`: {m}", l.entry)))?;
         let global_bytes: u64 = self.global.regions.iter().map(|r| r.data.len() as u64).sum();
         let shared = prog.shared_bytes + l.dyn_shared as u64;
         let frame0 = (prog.local_bytes as u64).div_ceil(16) * 16 + func.frame_bytes as u64;
         let per_thread = frame0 + 8 * func.nregs as u64 + 256;
-        let mem_needed = global_bytes + shared + threads_per_cta * per_thread;
+        // The CTAs of a cluster live at once.
+        let mem_needed = global_bytes + geo.size() as u64 * (shared + threads_per_cta * per_thread);
         if mem_needed > l.limits.memory {
             return Err(Error::new(
                 ErrorKind::Limit,
@@ -214,10 +221,17 @@ impl<'p> Machine<'p> {
             ));
         }
         let mut stats = Stats::default();
-        for z in 0..l.grid[2] {
-            for y in 0..l.grid[1] {
-                for x in 0..l.grid[0] {
-                    let mut cta = Cta::new(self, l, entry, [x, y, z]);
+        // Cluster after cluster (each CTA its own 1×1×1 cluster without cluster dimensions).
+        let [nx, ny, nz] = geo.nclusterid();
+        for z in 0..nz {
+            for y in 0..ny {
+                for x in 0..nx {
+                    let id = [x, y, z];
+                    let peers = (1..geo.size())
+                        .map(|r| Cta::new(self, l, entry, geo.ctaid(id, r)).park())
+                        .collect();
+                    let mut cta = Cta::new(self, l, entry, geo.ctaid(id, 0));
+                    cta.cluster = cluster::Cluster::new(geo, id, peers);
                     cta.run(&mut stats)?;
                 }
             }
@@ -234,6 +248,8 @@ enum St {
     Bar(u8),
     /// Waiting at a warp-synchronous instruction for the other lanes of its mask.
     WarpWait,
+    /// Held at a `barrier.cluster` instruction by the cluster barrier (`exec/cluster.rs`).
+    ClusterWait,
 }
 
 struct Frame {
@@ -365,6 +381,9 @@ struct Cta<'m, 'p> {
     entry: usize,
     /// The warps' register counts for `setmaxnreg` (`exec/control.rs`).
     nreg: control::Registers,
+    /// The cluster the CTA belongs to: the other CTAs, parked while this one runs, and the
+    /// cluster barrier (`exec/cluster.rs`).
+    cluster: cluster::Cluster,
 }
 
 /// Rounds of the CTA's warps in which every warp that ran ended its slice on an mbarrier wait
@@ -478,35 +497,47 @@ impl<'m, 'p> Cta<'m, 'p> {
             mutations: 0,
             entry,
             nreg: control::Registers::new(func.maxnreg, lin.div_ceil(32) as usize),
+            cluster: cluster::Cluster::lone(l.grid, ctaid),
         }
     }
 
+    /// Runs the cluster: its CTAs' warps round-robin, CTA by CTA in rank order.
     fn run(&mut self, stats: &mut Stats) -> Result<()> {
         let nwarps = self.threads.len().div_ceil(32);
+        let ctas = self.cluster.size();
         let mut spin_rounds = 0;
         loop {
             let mut progress = false;
             let mutations = self.mutations;
             let mut only_spun = true;
-            for w in 0..nwarps {
-                let ran = self.run_warp(w, stats)?;
-                progress |= ran;
-                only_spun &= !ran || std::mem::take(&mut self.spun);
-                self.spun = false;
+            let mut released = false;
+            for r in 0..ctas {
+                self.switch_to(r);
+                for w in 0..nwarps {
+                    let ran = self.run_warp(w, stats)?;
+                    progress |= ran;
+                    only_spun &= !ran || std::mem::take(&mut self.spun);
+                    self.spun = false;
+                }
+                released |= self.release_barriers()?;
             }
-            let released = self.release_barriers()?;
             progress |= released;
-            if self.threads.iter().all(|t| t.st == St::Exited) {
-                return self.bulk_drain();
+            if ctas == 1 && self.threads.iter().all(|t| t.st == St::Exited) || ctas > 1 && self.cluster_done() {
+                // What is still pending completes when every thread has exited (`bulk`).
+                for r in 0..ctas {
+                    self.switch_to(r);
+                    self.bulk_drain()?;
+                }
+                return Ok(());
             }
             if !progress {
-                return Err(self.deadlock());
+                return Err(self.cluster_deadlock());
             }
             // Warps that only spin on mbarrier waits, with nothing changing, wait forever.
             if only_spun && !released && mutations == self.mutations {
                 spin_rounds += 1;
                 if spin_rounds >= SPIN_ROUNDS {
-                    let mut e = self.deadlock();
+                    let mut e = self.cluster_deadlock();
                     e.message.push_str(&format!(
                         " (the running threads only spin on mbarrier waits that return False: {SPIN_ROUNDS} rounds with no store, atomic, copy, mbarrier change, exit or barrier release)"
                     ));
@@ -704,6 +735,13 @@ impl<'m, 'p> Cta<'m, 'p> {
             Sreg::DynamicSmemSize => e.dyn_shared as u64,
             Sreg::TotalSmemSize => e.total_shared as u64,
             Sreg::Envreg(_) => 0,
+            Sreg::IsExplicitCluster
+            | Sreg::Clusterid(_)
+            | Sreg::Nclusterid(_)
+            | Sreg::ClusterCtaid(_)
+            | Sreg::ClusterNctaid(_)
+            | Sreg::ClusterCtarank
+            | Sreg::ClusterNctarank => self.cluster_sreg(s),
         }
     }
 
@@ -898,6 +936,9 @@ impl<'m, 'p> Cta<'m, 'p> {
             } => {
                 for i in lanes(exec) {
                     let v = self.rd(&self.threads[i], a);
+                    if *space == Space::Shared && self.cluster.size() > 1 {
+                        self.cvta_cta(i, pc, v, *to_generic)?;
+                    }
                     let v = if *to_generic {
                         mem::to_generic(*space, v)
                     } else {
@@ -911,7 +952,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
             Op::Isspacep { space, d, a } => {
                 for i in lanes(exec) {
-                    let v = mem::is_in(*space, self.rd(&self.threads[i], a)) as u64;
+                    let v = self.in_space(*space, self.rd(&self.threads[i], a)) as u64;
                     let t = &mut self.threads[i];
                     wr(t, d, v);
                     t.pc += 1;
@@ -951,6 +992,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                 }
                 self.mutations += 1;
                 self.release_barriers()?;
+                self.cluster_exit(lo, exec, pc)?;
             }
             Op::Exit => {
                 for i in lanes(exec) {
@@ -958,6 +1000,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                 }
                 self.mutations += 1;
                 self.release_barriers()?;
+                self.cluster_exit(lo, exec, pc)?;
             }
             Op::Trap => {
                 if let Some(i) = lanes(exec).next() {
@@ -1102,6 +1145,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             Op::Wgmma(g) => {
                 self.wgmma_op(lo, exec, pc, g)?;
             }
+            Op::Cluster(c) => self.cluster_op(lo, mask, exec, pc, c)?,
         }
         Ok(())
     }
@@ -1119,6 +1163,8 @@ impl<'m, 'p> Cta<'m, 'p> {
     fn locate(&self, i: usize, pc: u32, space: Space, addr: u64, len: usize, write: bool) -> Result<(Area, usize)> {
         let (space, a) = match space {
             Space::Generic => match mem::resolve_generic(addr) {
+                // The generic shared window is the `.shared::cluster` one (`crate::cluster`).
+                Some((Space::Shared, a)) => (Space::SharedCluster, a),
                 Some(x) => x,
                 None => return Err(self.rt_err(i, pc, format!("generic address {addr:#x} is in no state space"))),
             },
@@ -1151,7 +1197,16 @@ impl<'m, 'p> Cta<'m, 'p> {
                 .find(a, len)
                 .map(|(k, off)| (Area::Global(k), off))
                 .map_err(|e| e.to_string()),
-            Space::Shared => within(0, self.shared.len(), "block's shared memory").map(|o| (Area::Shared, o)),
+            Space::Shared => within(0, self.shared.len(), "block's shared memory")
+                .map(|o| (Area::Shared, o))
+                .or_else(|e| {
+                    if a < crate::cluster::OWN_WINDOW {
+                        Err(e)
+                    } else {
+                        self.shared_area(a, len, false)
+                    }
+                }),
+            Space::SharedCluster => self.shared_area(a, len, true),
             Space::Const if write => Err("`.const` memory is read-only".into()),
             Space::Const => within(0, self.m.constant.len(), "constant bank").map(|o| (Area::Const, o)),
             Space::Param if a >= mem::KPARAM => {
@@ -1171,6 +1226,9 @@ impl<'m, 'p> Cta<'m, 'p> {
 
     fn load(&self, i: usize, pc: u32, space: Space, addr: u64, out: &mut [u8]) -> Result<()> {
         let (area, off) = self.locate(i, pc, space, addr, out.len(), false)?;
+        if let Area::Peer(r) = area {
+            return self.peer_load(i, pc, r, off, out);
+        }
         let n = out.len();
         if self.pending_n > 0 {
             self.check_pending(i, pc, area, off, n, "read")?;
@@ -1190,12 +1248,16 @@ impl<'m, 'p> Cta<'m, 'p> {
             Area::Const => &self.m.constant[off..off + n],
             Area::KParam => &self.kparams[off..off + n],
             Area::Stack => &self.threads[i].stack[off..off + n],
+            Area::Peer(_) => unreachable!("loaded above"),
         });
         Ok(())
     }
 
     fn store(&mut self, i: usize, pc: u32, space: Space, addr: u64, data: &[u8]) -> Result<()> {
         let (area, off) = self.locate(i, pc, space, addr, data.len(), true)?;
+        if let Area::Peer(r) = area {
+            return self.peer_store(i, pc, r, off, data);
+        }
         let n = data.len();
         if self.pending_n > 0 {
             self.check_pending(i, pc, area, off, n, "write")?;
@@ -1219,6 +1281,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             Area::Shared => &mut self.shared[off..off + n],
             Area::Stack => &mut self.threads[i].stack[off..off + n],
             Area::Const | Area::KParam => unreachable!("located as read-only"),
+            Area::Peer(_) => unreachable!("stored above"),
         }
         .copy_from_slice(data);
         Ok(())
@@ -1438,6 +1501,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         let a = self.address(i, addr);
         let (space, a) = match space {
             Space::Generic => match mem::resolve_generic(a) {
+                Some((Space::Shared, a)) => (Space::SharedCluster, a),
                 Some(x) => x,
                 None => return Err(self.rt_err(i, pc, format!("generic address {a:#x} is in no state space"))),
             },
@@ -1445,7 +1509,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         };
         let aspace = match space {
             Space::Global => spec::atom::AtomSpace::Global,
-            Space::Shared => spec::atom::AtomSpace::Shared,
+            Space::Shared | Space::SharedCluster => spec::atom::AtomSpace::Shared,
             s => {
                 return Err(self.rt_err(
                     i,
@@ -2525,6 +2589,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                 addr,
             } => self.matrix_op(lo, 0, pc, op, form, dsts, srcs, addr.as_ref())?,
             Op::Wgmma(g) => self.wgmma_op(lo, 0, pc, g)?,
+            Op::Cluster(c @ ClusterOp::Barrier { .. }) => self.cluster_op(lo, 0, 0, pc, c)?,
             op @ (Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. }) => self.wgmma_control(lo, 0, pc, op)?,
             op @ Op::Setmaxnreg { .. } => self.control(lo, 0, pc, op)?,
             // Only warp collectives wait.
@@ -2597,7 +2662,10 @@ impl<'m, 'p> Cta<'m, 'p> {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Area {
     Global(usize),
+    /// The running CTA's shared memory.
     Shared,
+    /// The shared memory of another CTA of the cluster: its rank (`exec/cluster.rs`).
+    Peer(u32),
     Const,
     KParam,
     Stack,
@@ -2668,6 +2736,7 @@ mod tests {
                 block: [1, 1, 1],
                 params: Vec::new(),
                 dyn_shared: 0,
+                cluster: None,
                 limits: Limits::default(),
             })
             .unwrap_err()

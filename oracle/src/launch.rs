@@ -6,6 +6,7 @@
 //!  "buffers": [{"name": "in", "hex": "..."}, {"name": "out", "size": 4096}],
 //!  "params": [{"buffer": "out"}, {"buffer": "in"}, {"type": "u32", "value": "17"}],
 //!  "shared_bytes": 0,                          (optional: dynamic shared memory per block)
+//!  "cluster": [cx,cy,cz],                       (optional: CTAs per cluster, see LaunchFile::cluster)
 //!  "limits": {"steps": N, "memory": N, "stack": N},  (optional)
 //!  "grammar": "ptxas",                          (optional: or "manual", see LaunchFile::grammar)
 //!  "check": {...}}                              (optional: how to compare results, see [`Check`])
@@ -51,6 +52,11 @@ pub struct LaunchFile {
     /// `.shared` variables); default 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub shared_bytes: u32,
+    /// CTAs per cluster in x, y, z (`%cluster_nctaid`, §2.2.2): an explicit cluster launch.
+    /// Absent: the kernel's `.reqnctapercluster`, else clusters of one CTA
+    /// ([`crate::cluster::Geometry::of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<[u32; 3]>,
     /// Bounds of the run; absent ones take [`Limits::default`]'s values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<LimitSpec>,
@@ -444,6 +450,7 @@ fn run_inner(
         block: l.block,
         params,
         dyn_shared: l.shared_bytes,
+        cluster: l.cluster,
         limits,
     };
     let stats = m.run(&launch)?;

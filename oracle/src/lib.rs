@@ -5,7 +5,8 @@
 //! - [`parse`]: tokens to the [`ast`] of a module, errors located;
 //! - [`print`](mod@print): the AST back to PTX text that parses to the same AST;
 //! - [`check`]: the type checker, decoding the module into a [`program::Program`] once;
-//! - [`exec`]: the interpreter (grid, CTAs, warps, threads) over [`mem`]'s address spaces, with
+//! - [`exec`]: the interpreter (grid, clusters of CTAs ([`cluster`]), warps, threads) over
+//!   [`mem`]'s address spaces, with
 //!   [`fast`] functions for the hottest value-level forms;
 //! - [`launch`]: the launch contract (`ptxconf run LAUNCH.json`).
 
@@ -13,6 +14,7 @@
 
 pub mod ast;
 pub mod check;
+pub mod cluster;
 pub mod error;
 pub mod exec;
 pub mod fast;

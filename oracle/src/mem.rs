@@ -10,7 +10,8 @@ use crate::program::Space;
 
 /// One window's size: state-space addresses are offsets below it.
 pub const WINDOW: u64 = 1 << 32;
-/// Generic window of the executing CTA's shared memory.
+/// Generic window of shared memory: the `.shared::cluster` window ([`crate::cluster`]), whose
+/// first 16 MiB are the executing CTA's own shared memory.
 pub const SHARED_WIN: u64 = 0x0000_1000_0000_0000;
 /// Generic window of the executing thread's local memory (its stack).
 pub const LOCAL_WIN: u64 = 0x0000_2000_0000_0000;
@@ -94,7 +95,7 @@ pub fn resolve_generic(addr: u64) -> Option<(Space, u64)> {
 /// The generic address of `addr` in `space` (`cvta.space`).
 pub fn to_generic(space: Space, addr: u64) -> u64 {
     match space {
-        Space::Shared => SHARED_WIN + (addr & (WINDOW - 1)),
+        Space::Shared | Space::SharedCluster => SHARED_WIN + (addr & (WINDOW - 1)),
         Space::Local => LOCAL_WIN + (addr & (WINDOW - 1)),
         Space::Const => CONST_WIN + (addr & (WINDOW - 1)),
         Space::Param => PARAM_WIN + (addr.wrapping_sub(KPARAM) & (WINDOW - 1)),
@@ -107,7 +108,7 @@ pub fn to_generic(space: Space, addr: u64) -> u64 {
 /// fails at the access.
 pub fn from_generic(space: Space, addr: u64) -> u64 {
     match space {
-        Space::Shared => addr.wrapping_sub(SHARED_WIN),
+        Space::Shared | Space::SharedCluster => addr.wrapping_sub(SHARED_WIN),
         Space::Local => addr.wrapping_sub(LOCAL_WIN),
         Space::Const => addr.wrapping_sub(CONST_WIN),
         Space::Param => addr.wrapping_sub(PARAM_WIN).wrapping_add(KPARAM),
@@ -115,9 +116,12 @@ pub fn from_generic(space: Space, addr: u64) -> u64 {
     }
 }
 
-/// Whether generic `addr` points into `space` (`isspacep`).
+/// Whether generic `addr` points into `space` (`isspacep`): the `.shared::cluster` window is
+/// the whole shared window (the interpreter narrows `.shared::cta` to the executing CTA's part,
+/// [`crate::cluster`]).
 pub fn is_in(space: Space, addr: u64) -> bool {
     match resolve_generic(addr) {
+        Some((Space::Shared, _)) if space == Space::SharedCluster => true,
         Some((s, _)) => s == space,
         None => false,
     }

@@ -74,8 +74,11 @@ pub enum Space {
     Generic,
     /// `.global`.
     Global,
-    /// `.shared` (`.shared::cta`).
+    /// `.shared` (`.shared::cta`): the executing CTA's shared memory.
     Shared,
+    /// `.shared::cluster`: the shared memory of any CTA of the cluster (§5.1.7, L1290), whose
+    /// window holds the `.shared::cta` one ([`crate::cluster`] lays it out).
+    SharedCluster,
     /// `.local`.
     Local,
     /// `.const` (read-only).
@@ -92,6 +95,7 @@ impl Space {
             Space::Generic => "generic",
             Space::Global => "global",
             Space::Shared => "shared",
+            Space::SharedCluster => "shared::cluster",
             Space::Local => "local",
             Space::Const => "const",
             Space::Param => "param",
@@ -585,7 +589,7 @@ pub enum Op {
         /// What it does.
         op: MbarOp,
         /// The object's address (none for `mbarrier.pending_count`) and its state space
-        /// (generic, or `.shared`: `.shared::cta` and `.shared::cluster` alike).
+        /// (generic, `.shared::cta` or `.shared::cluster`).
         addr: Option<(Addr, Space)>,
     },
     /// A bulk asynchronous operation or its completion (`exec/bulk.rs`).
@@ -657,6 +661,8 @@ pub enum Op {
         /// The number of the newest groups that may stay pending.
         n: u32,
     },
+    /// A cluster instruction: `mapa`, `getctarank`, `barrier.cluster` (`exec/cluster.rs`).
+    Cluster(ClusterOp),
     /// Instructions with no effect on the oracle's sequentially consistent, cache-less memory:
     /// fence, membar, prefetch, discard-free hints.
     Nop,
@@ -748,6 +754,51 @@ pub enum Policy {
     },
 }
 
+/// The instructions of a cluster of CTAs (§9.7.9.23-24, §9.7.13.3).
+#[derive(Clone, Debug)]
+pub enum ClusterOp {
+    /// `mapa` (§9.7.9.23): `d` = the address in the shared memory of the CTA of rank `rank`
+    /// that corresponds to `a`; with `generic`, `a` and `d` are generic addresses, else
+    /// `.shared::cluster` ones.
+    Mapa {
+        /// Generic addresses (`mapa.u64`), not `.shared::cluster` ones.
+        generic: bool,
+        /// The mapped address.
+        d: Dst,
+        /// The address mapped.
+        a: Src,
+        /// The target CTA's `%cluster_ctarank`.
+        rank: Src,
+    },
+    /// `getctarank` (§9.7.9.24): `d` = the rank of the CTA whose shared memory `a` is in.
+    Getctarank {
+        /// A generic address, not a `.shared::cluster` one.
+        generic: bool,
+        /// The rank (32 bits).
+        d: Dst,
+        /// The address.
+        a: Src,
+    },
+    /// `barrier.cluster.arrive` or `.wait` (§9.7.13.3).
+    Barrier {
+        /// `.arrive` (else `.wait`).
+        arrive: bool,
+        /// `.aligned`: every thread of the warp executes this same instruction (L17181).
+        aligned: bool,
+    },
+}
+
+/// The cluster directives of a kernel (§11.7, L34403-34511).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClusterDirectives {
+    /// `.reqnctapercluster nx{, ny{, nz}}` (L34417): the cluster's dimensions.
+    pub reqnctapercluster: Option<[u32; 3]>,
+    /// `.explicitcluster` (L34451): the launch must give cluster dimensions.
+    pub explicitcluster: bool,
+    /// `.maxclusterrank n` (L34481): the most CTAs a cluster may have.
+    pub maxclusterrank: Option<u32>,
+}
+
 /// One decoded instruction of [`Program::code`].
 #[derive(Clone, Debug)]
 pub struct Inst {
@@ -788,6 +839,8 @@ pub struct Func {
     /// A kernel's `.maxnreg` (§11.4.3): the per-thread register count its warps start with,
     /// which `setmaxnreg` changes.
     pub maxnreg: Option<u32>,
+    /// Its cluster directives (for `.entry`).
+    pub cluster: ClusterDirectives,
 }
 
 /// Initial contents of a module-scope variable.
@@ -922,6 +975,18 @@ impl Inst {
                 }
             }
             Op::WarpSync { mask } => src(mask, &mut r),
+            Op::Cluster(c) => match c {
+                ClusterOp::Mapa { d, a, rank, .. } => {
+                    src(a, &mut r);
+                    src(rank, &mut r);
+                    dst(d.slot, &mut w);
+                }
+                ClusterOp::Getctarank { d, a, .. } => {
+                    src(a, &mut r);
+                    dst(d.slot, &mut w);
+                }
+                ClusterOp::Barrier { .. } => {}
+            },
             Op::Atom { d, addr: a, b, c, .. } => {
                 addr(a, &mut r);
                 b.iter().for_each(|s| src(s, &mut r));

@@ -809,10 +809,11 @@ fn cases() -> Vec<Case> {
         ok(".reg parameters and return", "call (%r1), freg, (%r2, 5);").module(
             ".func (.reg .b32 rv) freg(.reg .b32 a, .reg .b32 b)\n{\n\tadd.s32 rv, a, b;\n\tret;\n}",
         ),
-        unsup("cluster special register", "mov.u32 %r1, %cluster_ctarank;").sm(90),
-        unsup("cluster id special register", "mov.u32 %r1, %clusterid.x;").sm(90),
+        ok("cluster special register", "mov.u32 %r1, %cluster_ctarank;").sm(90),
+        ok("cluster id special register", "mov.u32 %r1, %clusterid.x;").sm(90),
         bad("cluster special register on sm_80", "mov.u32 %r1, %cluster_ctarank;"),
         unsup("performance counter", "mov.u32 %r1, %pm0;"),
+        unsup("multimem reduction", "multimem.ld_reduce.relaxed.sys.global.add.u32 %r1, [%rd1];").sm(90),
         ok("mov of a variable plus an offset", "mov.u64 %rd1, gbuf+8;"),
         ok("cvta of a variable plus an offset", "cvta.global.u64 %rd1, gbuf+4;"),
         ok(".const variable's address in an initializer", "ld.global.u64 %rd1, [cptr];")

@@ -55,6 +55,20 @@ pub enum Sreg {
     TotalSmemSize,
     /// `%envreg0` ... `%envreg31` (§10.27).
     Envreg(u8),
+    /// `%is_explicit_cluster` (§10.11), a `.pred`: whether the launch gave cluster dimensions.
+    IsExplicitCluster,
+    /// `%clusterid` (§10.12): the cluster's index in the grid.
+    Clusterid(u8),
+    /// `%nclusterid` (§10.13): the grid's dimensions in clusters.
+    Nclusterid(u8),
+    /// `%cluster_ctaid` (§10.14): the CTA's index in its cluster.
+    ClusterCtaid(u8),
+    /// `%cluster_nctaid` (§10.15): the cluster's dimensions in CTAs.
+    ClusterNctaid(u8),
+    /// `%cluster_ctarank` (§10.16): the CTA's rank in its cluster, across all dimensions.
+    ClusterCtarank,
+    /// `%cluster_nctarank` (§10.17): the number of CTAs in the cluster.
+    ClusterNctarank,
 }
 
 impl Sreg {
@@ -75,6 +89,10 @@ impl Sreg {
                 "%ntid" => Sreg::Ntid(c),
                 "%ctaid" => Sreg::Ctaid(c),
                 "%nctaid" => Sreg::Nctaid(c),
+                "%clusterid" => Sreg::Clusterid(c),
+                "%nclusterid" => Sreg::Nclusterid(c),
+                "%cluster_ctaid" => Sreg::ClusterCtaid(c),
+                "%cluster_nctaid" => Sreg::ClusterNctaid(c),
                 _ => return None,
             });
         }
@@ -97,6 +115,9 @@ impl Sreg {
             "%globaltimer_hi" => Sreg::GlobaltimerHi,
             "%dynamic_smem_size" => Sreg::DynamicSmemSize,
             "%total_smem_size" => Sreg::TotalSmemSize,
+            "%is_explicit_cluster" => Sreg::IsExplicitCluster,
+            "%cluster_ctarank" => Sreg::ClusterCtarank,
+            "%cluster_nctarank" => Sreg::ClusterNctarank,
             _ => {
                 let k: u8 = name.strip_prefix("%envreg")?.parse().ok()?;
                 if k > 31 {
@@ -112,17 +133,31 @@ impl Sreg {
         Type::parse(match self {
             Sreg::Clock64 | Sreg::Globaltimer | Sreg::Gridid => "u64",
             Sreg::Envreg(_) => "b32",
+            Sreg::IsExplicitCluster => "pred",
             _ => "u32",
         })
         .expect("a special register's type is a type")
+    }
+
+    /// The cluster registers (§10.11-10.17), which exist from sm_90 on (L32234 and the
+    /// "Target ISA notes" of each; ptxas 12.9 refuses them below).
+    pub fn is_cluster(self) -> bool {
+        matches!(
+            self,
+            Sreg::IsExplicitCluster
+                | Sreg::Clusterid(_)
+                | Sreg::Nclusterid(_)
+                | Sreg::ClusterCtaid(_)
+                | Sreg::ClusterNctaid(_)
+                | Sreg::ClusterCtarank
+                | Sreg::ClusterNctarank
+        )
     }
 }
 
 /// What a special register the oracle does not execute yet belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unmodeled {
-    /// `%cluster_ctarank`, `%clusterid`, ... (§10.11-10.17; sm_90 and later).
-    Clusters,
     /// `%aggr_smem_size`, `%reserved_smem_offset_*` (§10.29, §10.31).
     SmemReservations,
     /// `%current_graph_exec` (§10.33).
@@ -134,7 +169,6 @@ pub enum Unmodeled {
 impl fmt::Display for Unmodeled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Unmodeled::Clusters => "clusters (§10.11-10.17)",
             Unmodeled::SmemReservations => "shared-memory reservations (§10.29, §10.31)",
             Unmodeled::Graphs => "CUDA graphs (§10.33)",
             Unmodeled::PerfCounters => "performance-monitoring counters (§10.25-10.26)",
@@ -150,13 +184,6 @@ impl Unmodeled {
             .split_once('.')
             .map_or(name, |(b, c)| if matches!(c, "x" | "y" | "z" | "w") { b } else { name });
         Some(match base {
-            "%cluster_ctarank"
-            | "%cluster_nctarank"
-            | "%clusterid"
-            | "%nclusterid"
-            | "%cluster_ctaid"
-            | "%cluster_nctaid"
-            | "%is_explicit_cluster" => Unmodeled::Clusters,
             "%aggr_smem_size"
             | "%reserved_smem_offset_begin"
             | "%reserved_smem_offset_end"

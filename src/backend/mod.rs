@@ -36,6 +36,8 @@ pub struct Job {
     pub params: Vec<JobParam>,
     /// Dynamic shared memory per CTA, in bytes.
     pub shared_bytes: u32,
+    /// CTAs per cluster given at launch (`LaunchFile::cluster`), if any.
+    pub cluster: Option<[u32; 3]>,
 }
 
 impl Job {
@@ -49,6 +51,7 @@ impl Job {
             buffers: l.buffers.clone(),
             params: l.params.clone(),
             shared_bytes: l.shared_bytes,
+            cluster: l.cluster,
         }
     }
 
@@ -63,6 +66,7 @@ impl Job {
             buffers: self.buffers.clone(),
             params: self.params.clone(),
             shared_bytes: self.shared_bytes,
+            cluster: self.cluster,
             limits: None,
             check: None,
             grammar: Default::default(),

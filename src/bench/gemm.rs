@@ -239,6 +239,7 @@ pub fn mma(size: u32) -> Result<String, BenchError> {
         block: [32, 1, 1],
         params,
         dyn_shared: 0,
+        cluster: None,
         limits: Limits::default(),
     };
     let t0 = Instant::now();

@@ -201,6 +201,7 @@ pub fn oracle(threads: u32, iters: u32) -> Result<String, BenchError> {
         block: [block, 1, 1],
         params,
         dyn_shared: 0,
+        cluster: None,
         limits: Limits::default(),
     };
     let t0 = Instant::now();

@@ -469,6 +469,7 @@ impl Kernel {
                 entry: super::ENTRY.to_string(),
                 grid: [1, 1, 1],
                 block: [THREADS, 1, 1],
+                cluster: None,
                 buffers: vec![
                     JobBuffer {
                         name: "in".into(),

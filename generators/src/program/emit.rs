@@ -326,6 +326,7 @@ pub(super) fn build(
             .map(|b| ParamSpec::Buffer { buffer: b.to_string() })
             .collect(),
         shared_bytes: 0,
+        cluster: None,
         limits: None,
         check: Some(Check {
             buffer: "sig".into(),

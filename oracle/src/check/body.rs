@@ -2,7 +2,7 @@
 //! ones in its frame), its labels, its statements in order with their scopes, and the epilogue
 //! that returns `.reg` values; branch targets are resolved when the body is done.
 
-use super::errors::{terr, Result};
+use super::errors::{terr, CheckError, Result};
 use super::layout::vec_len;
 use super::symbols::{list_sym, Sym};
 use super::Checker;
@@ -135,23 +135,9 @@ impl Checker {
             };
             fc.scopes[0].insert(d.name.clone(), sym);
         }
-        // A kernel launched in clusters of several CTAs (§11.4.5-11.4.7) needs cluster
-        // semantics the oracle does not have yet: it stops there rather than run as lone CTAs.
-        let cluster = f.directives.iter().find(|d| {
-            let dims: u64 = d
-                .text
-                .split(|c: char| c == ',' || c.is_whitespace())
-                .filter_map(|w| w.parse::<u64>().ok())
-                .product();
-            d.name == "explicitcluster" || (d.name == "reqnctapercluster" && dims > 1)
-        });
-        if let (Some(d), true) = (cluster, f.entry) {
-            let text = format!(".{} {}", d.name, d.text).trim_end().to_string();
-            let message =
-                format!("`{text}` (clusters of CTAs, §11.4) is valid PTX, but the oracle does not execute it yet");
-            fc.ck.unsupported.push((d.loc, message.clone()));
-            fc.push(None, Op::Unsupported { message }, d.loc, text);
-        }
+        // The cluster directives (§11.7): the launch's geometry follows them (`crate::cluster`).
+        let cluster = crate::cluster::directives(&f.directives, f.entry, fc.ck.sm)
+            .map_err(|(loc, m)| CheckError::invalid(loc, m))?;
         let body = f.body.as_deref().unwrap_or(&[]);
         fc.collect_labels(body)?;
         fc.ret_epilogue = !reg_rets.is_empty();
@@ -183,6 +169,7 @@ impl Checker {
         func.start = start;
         func.nregs = nregs;
         func.frame_bytes = frame.div_ceil(16) * 16;
+        func.cluster = cluster;
         Ok(())
     }
 }

@@ -256,7 +256,10 @@ impl FuncCx<'_> {
                 _ => None,
             });
             if let Some(v) = var_space {
-                if to_generic && v != space || !to_generic && bare {
+                // (A `.shared` variable converts with `.shared::cluster` too: its address is
+                // in that window, L1290.)
+                let same = v == space || (v, space) == (Space::Shared, Space::SharedCluster);
+                if to_generic && !same || !to_generic && bare {
                     return terr(
                         loc,
                         format!(
@@ -1006,8 +1009,8 @@ fn cache_policy_hinted(i: &Instr) -> Result<()> {
 impl FuncCx<'_> {
     /// The mbarrier instructions (§9.7.13.15.9-17): the operands checked as the catalog writes
     /// them (`shape`, against each form of the name: `mbarrier.arrive` with and without a
-    /// count), then bound by their catalog names. `.shared::cluster` addresses are the CTA's own
-    /// shared memory (`space_named`): the oracle runs clusters of one CTA.
+    /// count), then bound by their catalog names. A `.shared::cluster` address may be another
+    /// CTA's of the cluster (`exec/cluster.rs`).
     pub(super) fn mbarrier(&self, i: &Instr, avail: &[&'static Form]) -> Result<Op> {
         let loc = i.loc;
         let at = Site::of(i);

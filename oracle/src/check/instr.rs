@@ -248,8 +248,8 @@ impl FuncCx<'_> {
                     mask: self.src(m, ty, false, at)?,
                 }
             }
-            // (`barrier.cluster`, §9.7.13.3, has no executor yet: it goes to `value`.)
             Some(Exec::Bar) => self.bar(i, avail[0])?,
+            Some(e @ (Exec::BarrierCluster | Exec::Mapa | Exec::Getctarank)) => self.cluster_op(i, avail[0], e)?,
             // The address of a prefetch is checked as a load's (space, immediate, width).
             Some(Exec::Prefetch) => {
                 if let Some(a) = i.operands.iter().find(|o| matches!(o, Operand::Address(_))) {

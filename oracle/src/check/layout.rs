@@ -99,7 +99,8 @@ pub(super) fn space_of(form: &Form) -> Space {
 pub(super) fn space_named(s: &str) -> Space {
     match s {
         "global" => Space::Global,
-        "shared" | "shared::cta" | "shared::cluster" => Space::Shared,
+        "shared" | "shared::cta" => Space::Shared,
+        "shared::cluster" => Space::SharedCluster,
         "local" => Space::Local,
         "const" => Space::Const,
         "param" | "param::entry" | "param::func" => Space::Param,

@@ -16,6 +16,7 @@
 //! - `instr`: one instruction: its name resolved against the catalog, availability, the
 //!   grammar ptxas takes, then the decoder that fits;
 //! - `decode`: the decoders of the operational instructions (`ld`, `st`, `atom`, `call`, ...);
+//!   `cluster`: those of `mapa`, `getctarank`, `barrier.cluster`;
 //! - `bind`: value-level forms: the written operands bound to a form's outputs and inputs;
 //! - `select`: a fast function (`crate::fast`) or the spec's semantics for a bound form;
 //! - `shape`: the operands of forms the oracle does not execute, as far as the catalog knows;
@@ -26,6 +27,7 @@
 mod bind;
 mod body;
 mod bulk;
+mod cluster;
 mod consts;
 mod control;
 mod decode;
@@ -283,6 +285,7 @@ impl Checker {
                     defined: false,
                     loc: f.loc,
                     maxnreg: None,
+                    cluster: ClusterDirectives::default(),
                 });
                 self.func_ast.push(None);
                 i

@@ -153,6 +153,17 @@ impl FuncCx<'_> {
         };
         if let Expr::Name(n) = e {
             if let Some(s) = Sreg::parse(n) {
+                // §10.11-10.17: the cluster registers exist from sm_90 on (ptxas 12.9 refuses
+                // them below).
+                if s.is_cluster() && self.ck.sm < 90 {
+                    return terr(
+                        loc,
+                        format!(
+                            "special register `{n}` requires sm_90 (§10.11-10.17), not {}",
+                            self.ck.target
+                        ),
+                    );
+                }
                 let sty = s.ty();
                 // Special registers are read by mov and cvt only (§10); a 16-bit read of a
                 // 32-bit one is allowed for legacy code (L31875) and takes the low half.
@@ -171,17 +182,6 @@ impl FuncCx<'_> {
                 return Ok(Src::Sreg(s));
             }
             if let Some(of) = Unmodeled::of(n) {
-                // §10.11-10.17: the cluster registers exist from sm_90 on (ptxas 12.9 refuses
-                // them below).
-                if of == Unmodeled::Clusters && self.ck.sm < 90 {
-                    return terr(
-                        loc,
-                        format!(
-                            "special register `{n}` requires sm_90 (§10.11-10.17), not {}",
-                            self.ck.target
-                        ),
-                    );
-                }
                 return Err(CheckError {
                     loc,
                     what: What::NotExecuted(NotExecuted::Sreg { name: n.clone(), of }),
@@ -341,6 +341,9 @@ impl FuncCx<'_> {
     pub(super) fn check_space(&self, space: Space, sym: Option<Space>, loc: Loc) -> Result<Space> {
         match (space, sym) {
             (s, Some(v)) if s == v => Ok(s),
+            // A `.shared` variable's address is a `.shared::cluster` one too (L1290): the
+            // executing CTA's variable.
+            (Space::SharedCluster, Some(Space::Shared)) => Ok(Space::SharedCluster),
             // ptxas 12.9 names `.global` and `.shared` variables in generic accesses, not
             // `.const` ones ("State space mismatch"), nor `.param` ones.
             (Space::Generic, Some(Space::Global | Space::Shared)) => Ok(Space::Generic),

@@ -154,20 +154,18 @@ fn what(p: &Pending) -> &'static str {
 }
 
 impl Cta<'_, '_> {
-    /// The CTA's rank in its cluster (`%cluster_ctarank`): 0, the oracle runs clusters of one
-    /// CTA.
+    /// The CTA's rank in its cluster (`%cluster_ctarank`).
     fn cluster_rank(&self) -> u32 {
-        0
+        self.cluster.rank
     }
 
-    /// The CTAs of the cluster (`%cluster_nctarank`): 1 today.
+    /// The CTAs of the cluster (`%cluster_nctarank`).
     fn cluster_nctarank(&self) -> u32 {
-        1
+        self.cluster.size()
     }
 
     /// The cluster's CTA and the offset in its shared memory of the `n` bytes a
-    /// `.shared::cluster` (or generic) address names. Today every such address is the executing
-    /// CTA's own shared memory (the oracle runs clusters of one CTA).
+    /// `.shared::cluster` (or generic) address names, in the window of `exec/cluster.rs`.
     pub(super) fn cluster_shared(
         &self,
         i: usize,
@@ -179,6 +177,7 @@ impl Cta<'_, '_> {
     ) -> Result<(u32, usize)> {
         match self.span(i, pc, space, addr, n, rule)? {
             (Area::Shared, off) => Ok((self.cluster_rank(), off)),
+            (Area::Peer(r), off) => Ok((r, off)),
             _ => Err(self.rt_err(
                 i,
                 pc,
@@ -250,7 +249,7 @@ impl Cta<'_, '_> {
             i,
             pc,
             format!(
-                "the operation reaches the CTA of rank {rank} of the cluster: the oracle runs clusters of one CTA and does not execute operations on other CTAs' shared memory yet"
+                "the operation reaches the CTA of rank {rank} of the cluster: the oracle does not execute bulk operations on other CTAs' shared memory yet"
             ),
         )
     }
@@ -284,7 +283,7 @@ impl Cta<'_, '_> {
     fn bulk_place(&self, i: usize, pc: u32, space: BulkSpace, addr: u64, n: usize, rule: &str) -> Result<Place> {
         match space {
             BulkSpace::SharedCluster => {
-                let (rank, off) = self.cluster_shared(i, pc, Space::Shared, addr, n, rule)?;
+                let (rank, off) = self.cluster_shared(i, pc, Space::SharedCluster, addr, n, rule)?;
                 Ok(Place::Shared { rank, off })
             }
             BulkSpace::SharedCta => {
@@ -414,7 +413,7 @@ impl Cta<'_, '_> {
                     i,
                     pc,
                     format!(
-                        "dstMem {d:#x} is the executing CTA's own shared memory (offset {off:#x}): a `.shared::cta` to `.shared::cluster` copy must write the shared memory of another CTA of the cluster (L14487); the oracle runs clusters of one CTA"
+                        "dstMem {d:#x} is the executing CTA's own shared memory (offset {off:#x}): a `.shared::cta` to `.shared::cluster` copy must write the shared memory of another CTA of the cluster (L14487)"
                     ),
                 ));
             }
@@ -449,7 +448,14 @@ impl Cta<'_, '_> {
             (_, Place::Global { .. }) => vec![0],
         };
         let mbar_at = match mbar_addr {
-            Some(a) => Some(self.cluster_shared(i, pc, Space::Shared, a, super::mbarrier::SIZE, "L18386-18392")?),
+            Some(a) => {
+                // The mbarrier is in the destination's CTA: a `.shared::cluster` address then.
+                let space = match dspace {
+                    BulkSpace::SharedCluster => Space::SharedCluster,
+                    _ => Space::Shared,
+                };
+                Some(self.cluster_shared(i, pc, space, a, super::mbarrier::SIZE, "L18386-18392")?)
+            }
             None => None,
         };
         for rank in ranks {
@@ -573,11 +579,7 @@ impl Cta<'_, '_> {
             )
         };
         if reduce.is_none() && self.cluster_nctarank() < 2 {
-            return Err(self.rt_err(
-                i,
-                pc,
-                format!("{rule}, undefined otherwise ({line}); the oracle runs clusters of one CTA"),
-            ));
+            return Err(self.rt_err(i, pc, format!("{rule}, undefined otherwise ({line})")));
         }
         let (rank, off) = self.cluster_shared(i, pc, space, a, n, cluster_rule)?;
         let Some(m) = mbar else {

@@ -381,7 +381,8 @@ pub(super) fn pending_count(state: u64) -> Result<u32, Fault> {
 
 /// The instructions, on a CTA (hooks of the interpreter, `exec.rs`).
 impl super::Cta<'_, '_> {
-    /// Executes an mbarrier instruction for thread `i`, which then moves on. A wait that
+    /// Executes an mbarrier instruction for thread `i`, which then moves on (the object may be
+    /// another CTA's of the cluster, [`super::Cta::mbar_of`]). A wait that
     /// returns False ends the warp's slice ([`super::Cta::spun`]).
     pub(super) fn mbarrier_op(
         &mut self,
@@ -390,29 +391,33 @@ impl super::Cta<'_, '_> {
         op: &MbarOp,
         addr: Option<&(Addr, Space)>,
     ) -> ExecResult<()> {
-        let t = &self.threads[i];
-        let off = match addr {
-            Some((a, space)) => Some(self.object_at(i, pc, *space, self.address(i, a))?),
-            None => None,
+        let (rank, at) = match addr {
+            Some((a, space)) => self.object_at(i, pc, op, *space, self.address(i, a))?,
+            None => (self.cluster.rank, 0),
         };
-        let at = off.unwrap_or(0);
-        let fault = |me: &Self, f: Fault| me.rt_err(i, pc, format!("mbarrier object at shared {at:#x}: {f}"));
+        let t = &self.threads[i];
+        let whose = if rank == self.cluster.rank {
+            String::new()
+        } else {
+            format!(" of CTA rank {rank} of the cluster")
+        };
+        let fault = |me: &Self, f: Fault| me.rt_err(i, pc, format!("mbarrier object at shared {at:#x}{whose}: {f}"));
         let rd = |s: &Src| self.rd(t, s);
         match op {
             MbarOp::Init { count } => {
                 let n = rd(count);
                 let n = u32::try_from(n).unwrap_or(u32::MAX);
-                self.mbar.init(at, n).map_err(|f| fault(self, f))?;
+                self.mbar_of(rank).init(at, n).map_err(|f| fault(self, f))?;
                 self.mutations += 1;
             }
             MbarOp::Inval => {
-                self.mbar.inval(at).map_err(|f| fault(self, f))?;
+                self.mbar_of(rank).inval(at).map_err(|f| fault(self, f))?;
                 self.mutations += 1;
             }
             MbarOp::Tx { n, complete } => {
                 let n = rd(n) as u32 as i64;
                 let n = if *complete { -n } else { n };
-                self.mbar.tx(at, n).map_err(|f| fault(self, f))?;
+                self.mbar_of(rank).tx(at, n).map_err(|f| fault(self, f))?;
                 self.mutations += 1;
             }
             MbarOp::Arrive {
@@ -430,8 +435,11 @@ impl super::Cta<'_, '_> {
                     expect_tx: expect_tx.as_ref().map(|n| rd(n) as u32),
                     increment: false,
                 };
-                let state = self.mbar.arrive(at, a).map_err(|f| fault(self, f))?;
+                let state = self.mbar_of(rank).arrive(at, a).map_err(|f| fault(self, f))?;
                 self.mutations += 1;
+                if rank != self.cluster.rank {
+                    self.remote_arrive(i, rank, at, state.phase);
+                }
                 wr(&mut self.threads[i], d, state.encode());
             }
             MbarOp::CpAsyncArrive { noinc } => {
@@ -451,7 +459,7 @@ impl super::Cta<'_, '_> {
                     increment: !noinc,
                     ..Arrive::default()
                 };
-                self.mbar.arrive(at, a).map_err(|f| fault(self, f))?;
+                self.mbar_of(rank).arrive(at, a).map_err(|f| fault(self, f))?;
                 self.mutations += 1;
             }
             MbarOp::Wait { d, phase, parity } => {
@@ -468,11 +476,16 @@ impl super::Cta<'_, '_> {
                 } else {
                     Query::State(v)
                 };
-                let mut done = self.mbar.wait(at, q).map_err(|f| fault(self, f))?;
+                let mut done = self.mbar_of(rank).wait(at, q).map_err(|f| fault(self, f))?;
                 // The bulk operations that signal the object complete when a wait would
                 // otherwise return False (`bulk`).
                 if !done && self.bulk_settle(i, pc, at)? {
-                    done = self.mbar.wait(at, q).map_err(|f| fault(self, f))?;
+                    done = self.mbar_of(rank).wait(at, q).map_err(|f| fault(self, f))?;
+                }
+                if done {
+                    if let Some(p) = self.mbar.phase(at) {
+                        self.observed(at, p);
+                    }
                 }
                 self.spun |= !done;
                 wr(&mut self.threads[i], d, done as u64);
@@ -488,11 +501,33 @@ impl super::Cta<'_, '_> {
         Ok(())
     }
 
-    /// The shared offset of the object at `addr`: 8-aligned (L18386-18392) and in the CTA's
-    /// shared memory (a generic address elsewhere is undefined, L18570).
-    fn object_at(&self, i: usize, pc: u32, space: Space, addr: u64) -> ExecResult<usize> {
+    /// The CTA (its rank in the cluster) and the shared offset of the object at `addr`:
+    /// 8-aligned (L18386-18392) and in the CTA's shared memory (a generic address elsewhere is
+    /// undefined, L18570), or in another CTA's of the cluster where the operation allows it:
+    /// arrive-on and the tx operations at a `.shared::cluster` address (L18749-18750), the tx
+    /// operations at a generic one (L18690); the others need the executing CTA's (L18570,
+    /// L18759).
+    fn object_at(&mut self, i: usize, pc: u32, op: &MbarOp, space: Space, addr: u64) -> ExecResult<(u32, usize)> {
         match self.locate(i, pc, space, addr, SIZE, false)? {
-            (Area::Shared, off) => Ok(off),
+            (Area::Shared, off) => Ok((self.cluster.rank, off)),
+            (Area::Peer(r), off) => {
+                let remote = match op {
+                    MbarOp::Tx { .. } => true,
+                    MbarOp::Arrive { .. } => space == Space::SharedCluster,
+                    _ => false,
+                };
+                if !remote {
+                    return Err(self.rt_err(
+                        i,
+                        pc,
+                        format!(
+                            "the mbarrier object at {addr:#x} is in the shared memory of CTA rank {r} of the cluster: this operation needs an object in the executing CTA's `.shared::cta` window (undefined otherwise, L18570, L18759)"
+                        ),
+                    ));
+                }
+                self.touch_peer(i, pc, r)?;
+                Ok((r, off))
+            }
             _ => Err(self.rt_err(
                 i,
                 pc,

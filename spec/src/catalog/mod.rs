@@ -227,6 +227,13 @@ pub enum Exec {
     Trap,
     /// §9.7.13.1 `bar`/`barrier`: the CTA barriers (not `barrier.cluster`, §9.7.13.3).
     Bar,
+    /// §9.7.13.3 `barrier.cluster.arrive`/`wait` (`.relaxed`, `.acquire`, `.aligned`): the
+    /// barrier among the threads of the launch's cluster of CTAs.
+    BarrierCluster,
+    /// §9.7.9.23 `mapa`: a shared-memory address mapped into another CTA of the cluster.
+    Mapa,
+    /// §9.7.9.24 `getctarank`: the cluster rank of the CTA whose shared memory an address is in.
+    Getctarank,
     /// §9.7.13.2 `bar.warp.sync`: the warp barrier on a member mask.
     WarpSync,
     /// §9.7.9.15 `prefetch`/`prefetchu`: no effect on values; the address is checked as a load's.
@@ -248,8 +255,9 @@ pub enum Exec {
     ProxyFence,
     /// §9.7.13.15.9-17 the mbarrier instructions: `mbarrier.init`, `inval`, `expect_tx`,
     /// `complete_tx`, `arrive`, `arrive_drop`, `cp.async.mbarrier.arrive`, `test_wait`/`try_wait`
-    /// and `pending_count`, on objects in the CTA's shared memory (a `.shared::cluster` address
-    /// is the executing CTA's own: the oracle runs clusters of one CTA).
+    /// and `pending_count`, on objects in the shared memory of the CTA or, for the forms the
+    /// manual allows on `.shared::cluster` addresses (arrive, arrive_drop, expect_tx,
+    /// complete_tx), of another CTA of its cluster.
     Mbarrier,
     /// §9.7.9.25.3.1 `cp.async`: a copy from global to shared memory that completes later, at a
     /// `cp.async.wait_group`/`wait_all` of the issuing thread.
@@ -344,6 +352,9 @@ impl Exec {
         Exec::Exit,
         Exec::Trap,
         Exec::Bar,
+        Exec::BarrierCluster,
+        Exec::Mapa,
+        Exec::Getctarank,
         Exec::WarpSync,
         Exec::Prefetch,
         Exec::Nop,
@@ -398,6 +409,9 @@ impl Exec {
             Exec::Exit => "exit",
             Exec::Trap => "trap",
             Exec::Bar => "bar",
+            Exec::BarrierCluster => "barrier-cluster",
+            Exec::Mapa => "mapa",
+            Exec::Getctarank => "getctarank",
             Exec::WarpSync => "warp-sync",
             Exec::Prefetch => "prefetch",
             Exec::Nop => "nop",
@@ -759,7 +773,8 @@ impl Form {
     /// let exec = |name: &str| cat.forms[cat.lookup(name).unwrap().forms[0]].exec();
     /// assert_eq!(exec("ld.global.u32"), Some(Exec::Ld));
     /// assert_eq!(exec("shfl.sync.idx.b32"), Some(Exec::Shfl));
-    /// assert_eq!(exec("barrier.cluster.arrive"), None); // not executed yet
+    /// assert_eq!(exec("barrier.cluster.arrive"), Some(Exec::BarrierCluster));
+    /// assert_eq!(exec("discard.global.L2"), None); // not executed yet
     /// assert_eq!(exec("add.s32"), None); // a value form: its semantics run it
     /// ```
     pub fn exec(&self) -> Option<Exec> {
