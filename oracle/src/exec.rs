@@ -15,6 +15,7 @@ use spec::sreg::Place;
 use spec::value::{Args, EvalErrorKind, Input};
 use std::collections::VecDeque;
 
+mod bulk;
 mod mbarrier;
 mod proxy;
 mod warpgroup;
@@ -344,6 +345,8 @@ struct Cta<'m, 'p> {
     proxy: Option<proxy::Book>,
     /// The CTA's mbarrier objects (§9.7.13.15).
     mbar: mbarrier::Book,
+    /// The CTA's pending bulk asynchronous operations and bulk async-groups ([`bulk`]).
+    bulk: bulk::Book,
     /// The step just executed was an mbarrier wait that returned False: the warp's slice ends,
     /// so that the warps it waits for run ([`mbarrier`]).
     spun: bool,
@@ -433,7 +436,10 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
         }
         let wg_track = prog.code.iter().any(|i| matches!(i.op, Op::Wgmma(_)));
-        let proxy = wg_track.then(|| proxy::Book::new(shared.len(), threads.len()));
+        // Bulk copies read shared memory through the async proxy too (L14239).
+        let bulk_reads = prog.code.iter().any(|i| matches!(i.op, Op::Bulk(_)));
+        let proxy = (wg_track || bulk_reads).then(|| proxy::Book::new(shared.len(), threads.len()));
+        let bulk = bulk::Book::new(threads.len());
         Cta {
             env: Env {
                 ctaid,
@@ -454,6 +460,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             wg_track,
             proxy,
             mbar: mbarrier::Book::default(),
+            bulk,
             spun: false,
             mutations: 0,
         }
@@ -475,7 +482,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             let released = self.release_barriers()?;
             progress |= released;
             if self.threads.iter().all(|t| t.st == St::Exited) {
-                return Ok(());
+                return self.bulk_drain();
             }
             if !progress {
                 return Err(self.deadlock());
@@ -506,8 +513,9 @@ impl<'m, 'p> Cta<'m, 'p> {
             ErrorKind::Runtime,
             inst.loc,
             format!(
-                "deadlock in block ({},{},{}): {} threads wait (thread ({},{},{}) at `{}`) and none can proceed; {exited} threads have exited",
-                self.env.ctaid[0], self.env.ctaid[1], self.env.ctaid[2], waiting.len(), t.tid[0], t.tid[1], t.tid[2], inst.text
+                "deadlock in block ({},{},{}): {} threads wait (thread ({},{},{}) at `{}`) and none can proceed; {exited} threads have exited{}",
+                self.env.ctaid[0], self.env.ctaid[1], self.env.ctaid[2], waiting.len(), t.tid[0], t.tid[1], t.tid[2], inst.text,
+                self.bulk_tx_note()
             ),
         )
     }
@@ -1006,6 +1014,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                     t.clock += 1;
                 }
             }
+            Op::Bulk(b) => self.bulk_op(lo, exec, pc, b)?,
             Op::Mbarrier { op, addr } => {
                 // One thread after another, in lane order: each operation is atomic.
                 for i in lanes(exec) {
@@ -1122,6 +1131,9 @@ impl<'m, 'p> Cta<'m, 'p> {
         if self.pending_n > 0 {
             self.check_pending(i, pc, area, off, n, "read")?;
         }
+        if !self.bulk.is_idle() {
+            self.bulk_access(i, pc, area, off, n, false)?;
+        }
         if area == Area::Shared && !self.mbar.is_empty() {
             self.mbarrier_access(i, pc, off, n, "read")?;
         }
@@ -1140,6 +1152,9 @@ impl<'m, 'p> Cta<'m, 'p> {
         let n = data.len();
         if self.pending_n > 0 {
             self.check_pending(i, pc, area, off, n, "write")?;
+        }
+        if !self.bulk.is_idle() {
+            self.bulk_access(i, pc, area, off, n, true)?;
         }
         if area == Area::Shared && !self.mbar.is_empty() {
             self.mbarrier_access(i, pc, off, n, "write")?;

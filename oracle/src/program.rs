@@ -249,6 +249,84 @@ pub enum WgmmaA {
     Regs(Vec<Src>),
 }
 
+/// Where a bulk operation writes (§9.7.9.25.4.1, L14431-14460): `.shared::cta`, a
+/// `.shared::cluster` address (resolved to a CTA of the cluster and an offset when it runs) or
+/// `.global`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BulkSpace {
+    /// `.shared::cta`: the executing CTA's shared memory.
+    SharedCta,
+    /// `.shared::cluster`: the shared memory of a CTA of the cluster.
+    SharedCluster,
+    /// `.global`.
+    Global,
+}
+
+/// What an [`Op::Bulk`] does: the bulk asynchronous operations and their completion
+/// (`exec/bulk.rs`).
+#[derive(Clone, Debug)]
+pub enum BulkOp {
+    /// `cp.async.bulk` (§9.7.9.25.4.1) and `cp.reduce.async.bulk` (§9.7.9.25.4.2):
+    /// `[dstMem], [srcMem], size{, [mbar]}{, ctaMask}{, cache-policy}{, byteMask}`.
+    Copy {
+        /// dstMem and its state space.
+        dst: (Addr, BulkSpace),
+        /// srcMem and its state space (`.global` or `.shared::cta`).
+        src: (Addr, BulkSpace),
+        /// size, in bytes.
+        size: Src,
+        /// `.mbarrier::complete_tx::bytes`: the object (in the destination's CTA); `None` for
+        /// `.bulk_group`.
+        mbar: Option<Addr>,
+        /// `.multicast::cluster`'s ctaMask.
+        cta_mask: Option<Src>,
+        /// `.cp_mask`'s byteMask.
+        byte_mask: Option<Src>,
+        /// `cp.reduce.async.bulk`'s `.redOp.type`: the element operation.
+        reduce: Option<spec::atom::AtomOp>,
+    },
+    /// `cp.async.bulk.prefetch.L2` (§9.7.9.25.4.3): `[srcMem], size`.
+    Prefetch {
+        /// srcMem (`.global`).
+        src: Addr,
+        /// size, in bytes.
+        size: Src,
+    },
+    /// `cp.async.bulk.commit_group` (§9.7.9.25.6.1).
+    Commit,
+    /// `cp.async.bulk.wait_group{.read} N` (§9.7.9.25.6.2).
+    Wait {
+        /// The newest groups that may stay pending.
+        n: u32,
+        /// `.read`: only the reads of the sources are waited for.
+        read: bool,
+    },
+    /// `st.async` (§9.7.9.12) and `red.async` (§9.7.13.7): `[a], b{, [mbar]}`.
+    Async {
+        /// a and its state space (`.shared::cluster` or `.global`; generic when not written).
+        addr: (Addr, Space),
+        /// Whether the form is the `.shared::cluster` one (an mbarrier is signalled).
+        cluster: bool,
+        /// b: the values (a vector's elements in order).
+        vals: Vec<Src>,
+        /// Bytes of one element.
+        bytes: u8,
+        /// `red.async`'s operation (`None` for `st.async`).
+        reduce: Option<spec::atom::AtomOp>,
+        /// mbar (the `.shared::cluster` forms).
+        mbar: Option<Addr>,
+    },
+    /// `st.bulk` (§9.7.9.13): `[a], size, initval`.
+    StBulk {
+        /// a and its state space (`.shared::cta`, or generic).
+        addr: (Addr, Space),
+        /// size, in bytes.
+        size: Src,
+        /// initval (the immediate 0).
+        init: Src,
+    },
+}
+
 /// What an [`Op::Mbarrier`] does (§9.7.13.15.9-17).
 #[derive(Clone, Debug)]
 pub enum MbarOp {
@@ -510,6 +588,8 @@ pub enum Op {
         /// (generic, or `.shared`: `.shared::cta` and `.shared::cluster` alike).
         addr: Option<(Addr, Space)>,
     },
+    /// A bulk asynchronous operation or its completion (`exec/bulk.rs`).
+    Bulk(Box<BulkOp>),
     /// `cp.async.commit_group` (§9.7.9.25.3.2).
     CpAsyncCommit,
     /// `cp.async.wait_group N` (`Some(N)`) and `cp.async.wait_all` (`None`), §9.7.9.25.3.3.
@@ -781,6 +861,50 @@ impl Inst {
                     }
                 }
             }
+            Op::Bulk(b) => match &**b {
+                BulkOp::Copy {
+                    dst: (d, _),
+                    src: (a, _),
+                    size,
+                    mbar,
+                    cta_mask,
+                    byte_mask,
+                    ..
+                } => {
+                    addr(d, &mut r);
+                    addr(a, &mut r);
+                    mbar.iter().for_each(|m| addr(m, &mut r));
+                    [size]
+                        .into_iter()
+                        .chain(cta_mask)
+                        .chain(byte_mask)
+                        .for_each(|s| src(s, &mut r));
+                }
+                BulkOp::Prefetch { src: a, size } => {
+                    addr(a, &mut r);
+                    src(size, &mut r);
+                }
+                BulkOp::Commit | BulkOp::Wait { .. } => {}
+                BulkOp::Async {
+                    addr: (a, _),
+                    vals,
+                    mbar,
+                    ..
+                } => {
+                    addr(a, &mut r);
+                    mbar.iter().for_each(|m| addr(m, &mut r));
+                    vals.iter().for_each(|s| src(s, &mut r));
+                }
+                BulkOp::StBulk {
+                    addr: (a, _),
+                    size,
+                    init,
+                } => {
+                    addr(a, &mut r);
+                    src(size, &mut r);
+                    src(init, &mut r);
+                }
+            },
             Op::Matrix {
                 dsts, srcs, addr: a, ..
             } => {

@@ -519,9 +519,10 @@ fn generic_atomics_on_a_named_variable_use_its_generic_address() {
     assert_eq!(out[1], 32, "{out:?}");
 }
 
-/// `red.async` (§9.7.13.7) is valid PTX the oracle does not execute yet: a kernel holding it
+/// `red.async` on `.shared::cluster` (§9.7.13.7) must reach another CTA of the cluster
+/// (L17936-17938), which the oracle's clusters of one CTA cannot: a kernel holding it
 /// type-checks and runs as long as no thread reaches it; a thread that does gets a located
-/// runtime error saying so. (It used to fail the whole kernel at type check.)
+/// runtime error. (It used to fail the whole kernel at type check.)
 #[test]
 fn unexecuted_atomics_fail_only_where_reached() {
     let kernel = |guard: &str| {
@@ -543,10 +544,7 @@ fn unexecuted_atomics_fail_only_where_reached() {
     assert_eq!(words(&b), [7]);
     let e = launch::run(&l, &kernel("0")).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
-    assert!(
-        e.message
-            .contains("is valid PTX, but the oracle does not execute it yet"),
-        "{e}"
-    );
+    // (%rd2 holds 0, and the CTA has no shared memory: the address rule of L17950.)
+    assert!(e.message.contains("red.async") && e.message.contains("L17950"), "{e}");
     assert_eq!(e.loc.map(|(line, _)| line), Some(12), "{e}");
 }

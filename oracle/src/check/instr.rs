@@ -277,6 +277,12 @@ impl FuncCx<'_> {
                 Op::CpAsyncCommit
             }
             Some(Exec::CpAsyncWait) => self.cp_async_wait(i, avail[0])?,
+            // The bulk asynchronous operations (`check/bulk.rs`, `exec/bulk.rs`).
+            Some(Exec::BulkCopy) => self.bulk_copy(i, &avail)?,
+            Some(Exec::BulkGroup) => self.bulk_group(i, &avail)?,
+            Some(Exec::StAsync) => self.async_store(i, &avail, false)?,
+            Some(Exec::RedAsync) => self.async_store(i, &avail, true)?,
+            Some(Exec::StBulk) => self.st_bulk(i, &avail)?,
             Some(Exec::Wgmma) => {
                 // The descriptor and register forms of A share a name: the one the operands fit.
                 let form = avail

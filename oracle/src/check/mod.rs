@@ -25,6 +25,7 @@
 
 mod bind;
 mod body;
+mod bulk;
 mod consts;
 mod decode;
 mod errors;

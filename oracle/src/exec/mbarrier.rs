@@ -201,6 +201,16 @@ impl Book {
         self.objects.get(&off).ok_or(Fault::Uninitialized)
     }
 
+    /// The current phase of the object at `off`, if one is initialized there.
+    pub fn phase(&self, off: usize) -> Option<u64> {
+        self.objects.get(&off).map(|o| o.phase)
+    }
+
+    /// The live objects, by offset.
+    pub fn objects(&self) -> impl Iterator<Item = (usize, &Object)> {
+        self.objects.iter().map(|(&o, b)| (o, b))
+    }
+
     fn get_mut(&mut self, off: usize) -> Result<&mut Object, Fault> {
         self.objects.get_mut(&off).ok_or(Fault::Uninitialized)
     }
@@ -458,7 +468,12 @@ impl super::Cta<'_, '_> {
                 } else {
                     Query::State(v)
                 };
-                let done = self.mbar.wait(at, q).map_err(|f| fault(self, f))?;
+                let mut done = self.mbar.wait(at, q).map_err(|f| fault(self, f))?;
+                // The bulk operations that signal the object complete when a wait would
+                // otherwise return False (`bulk`).
+                if !done && self.bulk_settle(i, pc, at)? {
+                    done = self.mbar.wait(at, q).map_err(|f| fault(self, f))?;
+                }
                 self.spun |= !done;
                 wr(&mut self.threads[i], d, done as u64);
             }

@@ -60,6 +60,12 @@ impl Book {
         self.writes[off..off + n].fill(Some(w));
     }
 
+    /// The `n` shared bytes at `off` were written through the async proxy (a bulk copy): no
+    /// generic write to them is left to order.
+    pub fn clear(&mut self, off: usize, n: usize) {
+        self.writes[off..off + n].fill(None);
+    }
+
     /// Thread `thread` executed a `fence.proxy.async` that covers shared memory.
     pub fn fence(&mut self, thread: usize) {
         self.fences[thread] += 1;

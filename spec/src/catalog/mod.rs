@@ -209,8 +209,7 @@ pub enum Exec {
     Mov,
     /// §9.7.9.20 `cvta`: addresses converted between a state space and the generic space.
     Cvta,
-    /// Atomics and reductions: §9.7.13.5 `atom`, §9.7.13.6 `red`, and §9.7.13.7 `red.async`
-    /// (which the decoder refuses as not executed: it also signals an mbarrier).
+    /// Atomics and reductions: §9.7.13.5 `atom`, §9.7.13.6 `red`.
     Atom,
     /// §9.7.9.19 `isspacep`: whether a generic address lies in a state space.
     Isspacep,
@@ -253,6 +252,20 @@ pub enum Exec {
     /// §9.7.9.25.3.3 `cp.async.wait_group N` and `cp.async.wait_all`: the thread's groups but the
     /// newest N complete.
     CpAsyncWait,
+    /// §9.7.9.25.4.1-3 the non-tensor bulk copies: `cp.async.bulk`, `cp.reduce.async.bulk`
+    /// (the `reduce` modifier) and `cp.async.bulk.prefetch` (the `prefetch` modifier), completed
+    /// through an mbarrier's tx-count or a bulk async-group.
+    BulkCopy,
+    /// §9.7.9.25.6.1-2 `cp.async.bulk.commit_group` and `cp.async.bulk.wait_group{.read} N`.
+    BulkGroup,
+    /// §9.7.9.12 `st.async`: an asynchronous store to `.shared::cluster` signalling an
+    /// mbarrier, or a release store to `.global`.
+    StAsync,
+    /// §9.7.9.13 `st.bulk`: zero-fill of a region of shared memory.
+    StBulk,
+    /// §9.7.13.7 `red.async`: an asynchronous reduction on `.shared::cluster` signalling an
+    /// mbarrier, or a release reduction on `.global`.
+    RedAsync,
     /// §9.7.14.5.14 `mma` (dense): fragments of the warp gathered into matrices
     /// (`crate::matrix`), multiplied (`crate::tensor`), D scattered back.
     Mma,
@@ -313,6 +326,11 @@ impl Exec {
         Exec::CpAsync,
         Exec::CpAsyncCommit,
         Exec::CpAsyncWait,
+        Exec::BulkCopy,
+        Exec::BulkGroup,
+        Exec::StAsync,
+        Exec::StBulk,
+        Exec::RedAsync,
         Exec::Mma,
         Exec::Wmma,
         Exec::Ldmatrix,
@@ -352,6 +370,11 @@ impl Exec {
             Exec::CpAsync => "cp-async",
             Exec::CpAsyncCommit => "cp-async-commit",
             Exec::CpAsyncWait => "cp-async-wait",
+            Exec::BulkCopy => "bulk-copy",
+            Exec::BulkGroup => "bulk-group",
+            Exec::StAsync => "st-async",
+            Exec::StBulk => "st-bulk",
+            Exec::RedAsync => "red-async",
             Exec::Mma => "mma",
             Exec::Wmma => "wmma",
             Exec::Ldmatrix => "ldmatrix",
