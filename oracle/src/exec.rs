@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 mod bulk;
 mod mbarrier;
 mod proxy;
+mod tensormap;
 mod warpgroup;
 
 /// Bounds that turn runaway kernels into errors instead of hangs or out-of-memory kills.
@@ -982,6 +983,27 @@ impl<'m, 'p> Cta<'m, 'p> {
             } => {
                 for i in lanes(exec) {
                     self.cp_async(i, pc, dst, src, *size, src_size.as_ref(), ignore.as_ref())?;
+                    let t = &mut self.threads[i];
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::TensormapReplace {
+                field,
+                ord,
+                addr: (a, space),
+                new_val,
+            } => {
+                for i in lanes(exec) {
+                    self.tensormap_replace(i, pc, *field, *ord, a, *space, new_val)?;
+                    let t = &mut self.threads[i];
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
+            Op::TensormapCpFenceproxy { dst, src } => {
+                for i in lanes(exec) {
+                    self.tensormap_cp_fenceproxy(i, pc, dst, src)?;
                     let t = &mut self.threads[i];
                     t.pc += 1;
                     t.clock += 1;

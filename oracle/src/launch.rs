@@ -25,6 +25,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
 
+pub mod tensor_map;
+
 /// A launch file: one kernel launch on fresh device memory (the JSON shape is in the module
 /// doc). Unknown fields are refused.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -189,6 +191,12 @@ pub enum ParamSpec {
         /// Its bits: a decimal (negative: two's complement) or `0x` hex that fits the type's width
         /// (a float's bit pattern in hex: `0x3f800000` is 1.0 in `f32`).
         value: String,
+    },
+    /// A tensor map (`CUtensorMap`) by the driver call's arguments ([`tensor_map`]): the 128
+    /// bytes of `spec::tma`'s encoding in a 128-byte parameter at a 64-byte-aligned offset.
+    TensorMap {
+        /// The encode call's arguments.
+        tensor_map: Box<tensor_map::TensorMapSpec>,
     },
 }
 
@@ -374,6 +382,26 @@ fn run_inner(
     for (k, (p, &(off, psize))) in l.params.iter().zip(&func.params).enumerate() {
         let declared = &func.param_types[k];
         let bits = match p {
+            ParamSpec::TensorMap { tensor_map } => {
+                let Some((_, base)) = bases.iter().find(|(n, _)| *n == tensor_map.buffer) else {
+                    return launch_err(format!(
+                        "parameter {k} names buffer `{}`, which the launch does not list",
+                        tensor_map.buffer
+                    ));
+                };
+                if psize as usize != spec::tma::encoding::SIZE
+                    || !(off as u64).is_multiple_of(spec::tma::encoding::ALIGN)
+                {
+                    return launch_err(format!(
+                        "parameter {k} is {psize} bytes at offset {off}; a tensor map needs 128 bytes, 64-byte aligned (`.param .align 64 .b8 p[128]`)"
+                    ));
+                }
+                let bytes = tensor_map
+                    .bytes(*base)
+                    .map_err(|e| Error::new(ErrorKind::Launch, format!("parameter {k}: {e}")))?;
+                params[off as usize..off as usize + bytes.len()].copy_from_slice(&bytes);
+                continue;
+            }
             ParamSpec::Buffer { buffer } => {
                 let Some((_, base)) = bases.iter().find(|(n, _)| n == buffer) else {
                     return launch_err(format!(

@@ -628,6 +628,26 @@ pub enum Op {
         /// It orders shared memory.
         shared: bool,
     },
+    /// `tensormap.replace` (§9.7.9.26): field `field` (entry `ord`) of the 128-byte tensor map
+    /// at `addr` becomes `new_val` (`spec::tma::replace`, see `exec/tensormap.rs`).
+    TensormapReplace {
+        /// The field.
+        field: spec::tma::Field,
+        /// The `ord` immediate (0 for the fields without one).
+        ord: u32,
+        /// The tensor map's address and its state space (`.global`, `.shared`, or generic).
+        addr: (Addr, Space),
+        /// The new value (`.b32` zero-extended, or `.b64`).
+        new_val: Src,
+    },
+    /// `tensormap.cp_fenceproxy` (§9.7.13.16): 128 bytes from `src` (shared) to `dst`
+    /// (global), then a release fence from the generic to the tensormap proxy on `dst`.
+    TensormapCpFenceproxy {
+        /// The global destination.
+        dst: Addr,
+        /// The shared source.
+        src: Addr,
+    },
     /// `wgmma.commit_group` (§9.7.15.7.2): the thread's uncommitted `wgmma.mma_async`
     /// operations become a wgmma-group.
     WgmmaCommit,
@@ -913,6 +933,16 @@ impl Inst {
                     addr(a, &mut r);
                 }
                 dsts.iter().for_each(|d| dst(d.slot, &mut w));
+            }
+            Op::TensormapReplace {
+                addr: (a, _), new_val, ..
+            } => {
+                addr(a, &mut r);
+                src(new_val, &mut r);
+            }
+            Op::TensormapCpFenceproxy { dst: d, src: a } => {
+                addr(d, &mut r);
+                addr(a, &mut r);
             }
             Op::Wgmma(g) => {
                 g.c.iter().for_each(|s| src(s, &mut r));

@@ -117,6 +117,7 @@ pub mod logic;
 pub mod matrix;
 pub mod sreg;
 pub mod tensor;
+pub mod tma;
 pub mod types;
 pub mod value;
 pub mod vector;

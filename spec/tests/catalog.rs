@@ -311,6 +311,8 @@ const EXEC_SECTIONS: &[(Exec, &[&str])] = &[
     (Exec::Activemask, &["9.7.13.11"]),
     (Exec::Redux, &["9.7.13.12"]),
     (Exec::Elect, &["9.7.13.14"]),
+    (Exec::TensormapReplace, &["9.7.9.26"]),
+    (Exec::TensormapCpFenceproxy, &["9.7.13.16"]),
 ];
 
 /// Executors that run only some rows of their section, by the rows' patterns: the proxy fences

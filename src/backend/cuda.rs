@@ -467,6 +467,13 @@ impl Cuda {
                 JobParam::Scalar { ty, value } => {
                     scalar_bytes(ty, value).map_err(|m| launch_err(format!("parameter {k}: {m}")))?
                 }
+                // The driver's own encoding would come from cuTensorMapEncodeTiled/Im2col, which
+                // this backend does not call yet.
+                JobParam::TensorMap { .. } => {
+                    return Err(launch_err(format!(
+                        "parameter {k}: tensor-map parameters are not supported by the cuda backend yet"
+                    )))
+                }
             });
         }
 

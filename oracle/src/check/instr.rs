@@ -283,6 +283,8 @@ impl FuncCx<'_> {
             Some(Exec::StAsync) => self.async_store(i, &avail, false)?,
             Some(Exec::RedAsync) => self.async_store(i, &avail, true)?,
             Some(Exec::StBulk) => self.st_bulk(i, &avail)?,
+            Some(Exec::TensormapReplace) => self.tensormap_replace(i, avail[0])?,
+            Some(Exec::TensormapCpFenceproxy) => self.tensormap_cp_fenceproxy(i, avail[0])?,
             Some(Exec::Wgmma) => {
                 // The descriptor and register forms of A share a name: the one the operands fit.
                 let form = avail

@@ -234,6 +234,12 @@ pub enum Exec {
     /// Instructions with no effect the oracle models (decoded as a no-op): §9.7.13.4
     /// `membar`/`fence`, §9.7.19.2 `nanosleep`, §9.7.19.3 `pmevent`.
     Nop,
+    /// §9.7.9.26 `tensormap.replace`: one field of a 128-byte tensor map in global or shared
+    /// memory rewritten (`crate::tma::replace`, our encoding).
+    TensormapReplace,
+    /// §9.7.13.16 `tensormap.cp_fenceproxy`: 128 bytes copied from shared to global memory,
+    /// then a release fence from the generic proxy to the tensormap proxy on the copy.
+    TensormapCpFenceproxy,
     /// §9.7.13.4 `fence.proxy.async{,.global,.shared::cta,.shared::cluster}` and its
     /// `membar.proxy` synonym (L17268): orders the thread's generic-proxy accesses with its
     /// async-proxy ones (L17276-17278), which `wgmma.mma_async` needs between a write of its
@@ -344,6 +350,8 @@ impl Exec {
         Exec::Redux,
         Exec::Elect,
         Exec::Activemask,
+        Exec::TensormapReplace,
+        Exec::TensormapCpFenceproxy,
     ];
 
     /// Its name in the table (`@exec warp-sync`).
@@ -388,6 +396,8 @@ impl Exec {
             Exec::Redux => "redux",
             Exec::Elect => "elect",
             Exec::Activemask => "activemask",
+            Exec::TensormapReplace => "tensormap-replace",
+            Exec::TensormapCpFenceproxy => "tensormap-cp-fenceproxy",
         }
     }
 
