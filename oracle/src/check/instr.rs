@@ -285,6 +285,9 @@ impl FuncCx<'_> {
             Some(Exec::StBulk) => self.st_bulk(i, &avail)?,
             Some(Exec::TensormapReplace) => self.tensormap_replace(i, avail[0])?,
             Some(Exec::TensormapCpFenceproxy) => self.tensormap_cp_fenceproxy(i, avail[0])?,
+            // The tensor copies and the tensormap proxy fences (`check/tensor.rs`).
+            Some(Exec::TensorCopy) => self.tensor_copy(i, &avail)?,
+            Some(Exec::TensormapFence) => self.tensormap_fence(i, avail[0])?,
             Some(Exec::Wgmma) => {
                 // The descriptor and register forms of A share a name: the one the operands fit.
                 let form = avail

@@ -35,6 +35,7 @@ mod operands;
 mod select;
 mod shape;
 mod symbols;
+mod tensor;
 mod tma;
 
 pub use consts::{const_int, literals};
