@@ -441,7 +441,10 @@ impl<'m, 'p> Cta<'m, 'p> {
         }
         let wg_track = prog.code.iter().any(|i| matches!(i.op, Op::Wgmma(_)));
         // Bulk copies read shared memory through the async proxy too (L14239).
-        let bulk_reads = prog.code.iter().any(|i| matches!(i.op, Op::Bulk(_) | Op::TensorCopy(_)));
+        let bulk_reads = prog
+            .code
+            .iter()
+            .any(|i| matches!(i.op, Op::Bulk(_) | Op::TensorCopy(_)));
         let tensor = prog.code.iter().any(|i| matches!(i.op, Op::TensorCopy(_)));
         let tmap = tensor.then(|| bulk::tensor::MapBook::new(threads.len()));
         let proxy = (wg_track || bulk_reads).then(|| proxy::Book::new(shared.len(), threads.len()));

@@ -979,7 +979,11 @@ impl Inst {
                 addr(&c.tmap.0, &mut r);
                 c.coords.iter().chain(&c.offsets).for_each(|s| src(s, &mut r));
                 match &c.kind {
-                    TensorKind::Load { dst: (d, _), mbar, cta_mask } => {
+                    TensorKind::Load {
+                        dst: (d, _),
+                        mbar,
+                        cta_mask,
+                    } => {
                         addr(d, &mut r);
                         addr(mbar, &mut r);
                         cta_mask.iter().for_each(|s| src(s, &mut r));

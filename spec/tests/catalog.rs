@@ -326,12 +326,24 @@ const EXEC_PATTERNS: &[(Exec, &str)] = &[
     // The tile and im2col modes; not `.tile::gather4`/`.tile::scatter4` (2-D only, hence
     // `<dim:2d>`) nor `.im2col::w`/`.im2col::w::128`.
     (Exec::TensorCopy, "cp.async.bulk.tensor.<dim:1d|2d|3d|4d|5d>."),
-    (Exec::TensorCopy, "cp.async.bulk.tensor.<dim:3d|4d|5d>.<dst:shared::cluster>.<src:global>.<mode:im2col>."),
-    (Exec::TensorCopy, "cp.async.bulk.tensor.<dim:3d|4d|5d>.<dst:shared::cta>.<src:global>.<mode:im2col>."),
-    (Exec::TensorCopy, "cp.async.bulk.tensor.<dim:3d|4d|5d>.<dst:global>.<src:shared::cta>.<mode:im2col_no_offs>."),
+    (
+        Exec::TensorCopy,
+        "cp.async.bulk.tensor.<dim:3d|4d|5d>.<dst:shared::cluster>.<src:global>.<mode:im2col>.",
+    ),
+    (
+        Exec::TensorCopy,
+        "cp.async.bulk.tensor.<dim:3d|4d|5d>.<dst:shared::cta>.<src:global>.<mode:im2col>.",
+    ),
+    (
+        Exec::TensorCopy,
+        "cp.async.bulk.tensor.<dim:3d|4d|5d>.<dst:global>.<src:shared::cta>.<mode:im2col_no_offs>.",
+    ),
     (Exec::TensorCopy, "cp.reduce.async.bulk.tensor."),
     (Exec::TensorCopy, "cp.async.bulk.prefetch.tensor.<dim:1d|2d|3d|4d|5d>."),
-    (Exec::TensorCopy, "cp.async.bulk.prefetch.tensor.<dim:3d|4d|5d>.L2.<src:global>.<mode:im2col>."),
+    (
+        Exec::TensorCopy,
+        "cp.async.bulk.prefetch.tensor.<dim:3d|4d|5d>.L2.<src:global>.<mode:im2col>.",
+    ),
 ];
 
 /// A value row names its semantics (`@sem`) and no executor but `mov`'s (which decides by the

@@ -183,7 +183,12 @@ impl Cta<'_, '_> {
 
     /// `fence.proxy.tensormap::generic.release` (`acquire` `None`) or `.acquire [addr], 128`
     /// of thread `i`: the generic address must be in `.global` (L17266).
-    pub(in crate::exec) fn tensormap_fence(&mut self, i: usize, pc: u32, acquire: Option<&(Addr, Space, Src)>) -> Result<()> {
+    pub(in crate::exec) fn tensormap_fence(
+        &mut self,
+        i: usize,
+        pc: u32,
+        acquire: Option<&(Addr, Space, Src)>,
+    ) -> Result<()> {
         let Some((a, space, _)) = acquire else {
             if let Some(b) = &mut self.tmap {
                 b.release(i);
@@ -308,8 +313,8 @@ impl Cta<'_, '_> {
             }
             TensorKind::Prefetch => 0,
         };
-        let plan = spec::tma::plan(&map, dir, &req, smem as u64)
-            .map_err(|e| self.rt_err(i, pc, format!("`{what}`: {e}")))?;
+        let plan =
+            spec::tma::plan(&map, dir, &req, smem as u64).map_err(|e| self.rt_err(i, pc, format!("`{what}`: {e}")))?;
         match &c.kind {
             TensorKind::Prefetch => Ok(()),
             TensorKind::Load { dst, mbar, cta_mask } => {
@@ -391,7 +396,8 @@ impl Cta<'_, '_> {
             }
         }
         let ma = self.address(i, mbar);
-        let (mrank, moff) = self.cluster_shared(i, pc, Space::Shared, ma, crate::exec::mbarrier::SIZE, "L18386-18392")?;
+        let (mrank, moff) =
+            self.cluster_shared(i, pc, Space::Shared, ma, crate::exec::mbarrier::SIZE, "L18386-18392")?;
         if mask.is_none() && mrank != rank {
             return Err(self.rt_err(
                 i,
