@@ -56,11 +56,14 @@ fn word(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
 }
 
-/// Thread 0 initializes the barrier for one arrival, arrives with expect-tx `tx`, issues
-/// `copy`, and waits for phase 0; then thread 0 copies `n` bytes of `sh` to `out`.
+/// Thread 0 fills the first `n` bytes of `sh` with 0xee (so that a byte the copy does not
+/// write shows), initializes the barrier for one arrival, arrives with expect-tx `tx`, issues
+/// `copy`, and waits for phase 0; then it copies `n` bytes of `sh` to `out`.
 fn load_kernel(copy: &str, tx: u32, n: u32) -> String {
     format!(
-        "@!%p7 bra END;\nmbarrier.init.shared.b64 [%r1], 1;\n\
+        "@!%p7 bra END;\nmov.u32 %r10, 0;\nFILL:\nadd.u32 %r11, %r3, %r10;\nst.shared.u32 [%r11], 0xeeeeeeee;\n\
+         add.u32 %r10, %r10, 4;\nsetp.lt.u32 %p2, %r10, {n};\n@%p2 bra FILL;\n\
+         mbarrier.init.shared.b64 [%r1], 1;\n\
          mbarrier.arrive.expect_tx.shared.b64 %rd3, [%r1], {tx};\n{copy}\n\
          mov.u32 %r6, 0;\nWAIT:\nmbarrier.try_wait.parity.shared.b64 %p1, [%r1], %r6;\n@!%p1 bra WAIT;\n\
          mov.u32 %r10, 0;\nCOPY:\nadd.u32 %r11, %r3, %r10;\nld.shared.u32 %r12, [%r11];\n\
@@ -78,12 +81,27 @@ fn a_2d_tile_straddling_the_edge_is_zero_filled() {
         "global_dim": [6, 5], "global_strides": [32], "box_dim": [4, 4]});
     let copy = "mov.u32 %r20, 4;\nmov.u32 %r21, 3;\n\
         cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd5, {%r20, %r21}], [%r1];";
-    let out = run(&load_kernel(copy, 64, 64), 32, &[0xee; 64], &src, tmap).unwrap();
+    let out = run(&load_kernel(copy, 64, 64), 32, &[0; 64], &src, tmap.clone()).unwrap();
     for r in 0..4 {
         for c in 0..4 {
             let (x, y) = (4 + c, 3 + r);
             let want = if x < 6 && y < 5 { word(&src, y * 32 + x * 4) } else { 0 };
             assert_eq!(word(&out, (r * 4 + c) * 4), want, "box ({c}, {r})");
+        }
+    }
+    // OOB-NaN fill (L2186): a NaN (any NaN) where the zeros were.
+    let mut nan = tmap;
+    nan["oob_fill"] = json!("nan_request_zero_fma");
+    let out = run(&load_kernel(copy, 64, 64), 1, &[0; 64], &src, nan).unwrap();
+    for r in 0..4 {
+        for c in 0..4 {
+            let (x, y) = (4 + c, 3 + r);
+            let got = word(&out, (r * 4 + c) * 4);
+            if x < 6 && y < 5 {
+                assert_eq!(got, word(&src, y * 32 + x * 4));
+            } else {
+                assert!(f32::from_bits(got).is_nan(), "box ({c}, {r}): {got:#x}");
+            }
         }
     }
 }
@@ -314,4 +332,46 @@ fn the_complete_tx_is_the_whole_box() {
         e.message.contains("the destination of the `cp.async.bulk.tensor`"),
         "{e}"
     );
+}
+
+/// `.multicast::cluster` with ctaMask naming the executing CTA only (rank 0: the oracle runs
+/// clusters of one CTA) loads as without it; a mask naming rank 1 is refused, located.
+#[test]
+fn multicast_to_the_own_cta_and_a_refused_other_cta() {
+    let src = pattern(160);
+    let tmap = json!({"encode": "tiled", "data_type": "f32", "buffer": "src",
+        "global_dim": [6, 5], "global_strides": [32], "box_dim": [4, 4]});
+    let copy = |mask: u32| {
+        format!(
+            "mov.u32 %r20, 1;\nmov.u32 %r21, 0;\nmov.b16 %rs2, {mask};\n\
+             cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%r3], [%rd5, {{%r20, %r21}}], [%r1], %rs2;"
+        )
+    };
+    let out = run(&load_kernel(&copy(1), 64, 64), 1, &[0; 64], &src, tmap.clone()).unwrap();
+    for r in 0..4 {
+        for c in 0..4 {
+            assert_eq!(word(&out, (r * 4 + c) * 4), word(&src, r * 32 + (1 + c) * 4));
+        }
+    }
+    let body = load_kernel(&copy(3), 64, 64);
+    let e = run(&body, 1, &[0; 64], &src, tmap).expect_err("rank 1 is not reachable");
+    assert_eq!(e.loc.map(|l| l.0), Some(line_of(&body, "cp.async.bulk.tensor")), "{e}");
+    assert!(e.message.contains("rank 1"), "{e}");
+}
+
+/// `cp.async.bulk.prefetch.tensor` checks the map and the coordinates and changes nothing;
+/// a `.3d` prefetch on a 2-D map is a runtime error naming L14908.
+#[test]
+fn a_prefetch_checks_and_changes_nothing() {
+    let tmap = json!({"encode": "tiled", "data_type": "f32", "buffer": "src",
+        "global_dim": [6, 5], "global_strides": [32], "box_dim": [4, 4]});
+    let body = "mov.u32 %r20, 4;\nmov.u32 %r21, 3;\n\
+        cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%rd5, {%r20, %r21}];\nret;";
+    let init = pattern(64);
+    assert_eq!(run(body, 1, &init, &pattern(160), tmap.clone()).unwrap(), init);
+    let body = "mov.u32 %r20, 4;\n\
+        cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%rd5, {%r20, %r20, %r20}];\nret;";
+    let e = run(body, 1, &init, &pattern(160), tmap).expect_err("rank");
+    assert_eq!(e.loc.map(|l| l.0), Some(line_of(body, "prefetch.tensor")), "{e}");
+    assert!(e.message.contains("L14908"), "{e}");
 }
