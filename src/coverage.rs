@@ -364,8 +364,13 @@ fn instance(form: &Form) -> (String, u32) {
     let elem = form.ty("t");
     let mut operand = |o: &spec::catalog::Operand, input: bool| -> String {
         if o.flags.imm {
-            // wgmma's imm-scale-a/b take 1 or -1 only (L25781).
-            let v = if o.name.starts_with("imm_scale") { 1 } else { 0 };
+            // wgmma's imm-scale-a/b take 1 or -1 only (L25781); an immediate whose range starts
+            // above 0 takes its low end (the tensormap proxy fences' size 128, L17266).
+            let v = match o.flags.range {
+                _ if o.name.starts_with("imm_scale") => 1,
+                Some((lo, _)) if lo > 0 => lo as u128,
+                _ => 0,
+            };
             return write::immediate(o.ty, v);
         }
         if !pure {
