@@ -239,8 +239,8 @@ impl Cmd {
         // `sleep`), which would otherwise hold the pipes open.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child =
-            spawn(&mut cmd).map_err(|e| Failure::Crashed(format!("cannot start {}: {e}", self.exe.display())))?;
+        let mut child = spawn(&mut cmd)
+            .map_err(|e| Failure::Crashed(format!("cannot start {}: {e}", self.exe.display())))?;
         let (tx, rx) = mpsc::channel();
         let readers = [
             drain(
