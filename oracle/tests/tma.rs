@@ -375,3 +375,59 @@ fn a_prefetch_checks_and_changes_nothing() {
     assert_eq!(e.loc.map(|l| l.0), Some(line_of(body, "prefetch.tensor")), "{e}");
     assert!(e.message.contains("L14908"), "{e}");
 }
+
+/// The race detector on a tensor store's source: a write to the box in shared memory before
+/// `cp.async.bulk.wait_group.read` (L15362) names the store; after it the write is fine.
+#[test]
+fn the_store_source_is_not_reused_before_wait_group_read() {
+    let tmap = json!({"encode": "tiled", "data_type": "u32", "buffer": "out",
+        "global_dim": [4, 4], "global_strides": [16], "box_dim": [4, 2]});
+    let body = |wait: &str| {
+        format!(
+            "@!%p7 bra END;\nmov.u32 %r20, 0;\n\
+             cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd5, {{%r20, %r20}}], [%r3];\n\
+             cp.async.bulk.commit_group;\n{wait}st.shared.u32 [%r3+4], 5;\nEND:\nret;"
+        )
+    };
+    let racy = body("");
+    let e = run(&racy, 1, &[0; 64], &[0; 16], tmap.clone()).expect_err("source reuse");
+    assert_eq!(e.loc.map(|l| l.0), Some(line_of(&racy, "st.shared.u32 [%r3+4]")), "{e}");
+    assert!(
+        e.message.contains("the source of the `cp.async.bulk.tensor`") && e.message.contains("L15362"),
+        "{e}"
+    );
+    assert!(run(&body("cp.async.bulk.wait_group.read 0;\n"), 1, &[0; 64], &[0; 16], tmap).is_ok());
+}
+
+/// `cp.reduce.async.bulk.tensor .inc` on an f32 map: not among L15131-15140's combinations.
+#[test]
+fn a_reduction_the_table_does_not_list_is_refused() {
+    let tmap = json!({"encode": "tiled", "data_type": "f32", "buffer": "out",
+        "global_dim": [4, 4], "global_strides": [16], "box_dim": [4, 2]});
+    let body = "mov.u32 %r20, 0;\n\
+        cp.reduce.async.bulk.tensor.2d.global.shared::cta.inc.tile.bulk_group [%rd5, {%r20, %r20}], [%r3];\nret;";
+    let e = run(body, 1, &[0; 64], &[0; 16], tmap).expect_err("inc on f32");
+    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
+    assert_eq!(e.loc.map(|l| l.0), Some(line_of(body, "cp.reduce")), "{e}");
+    assert!(e.message.contains("L15131-15140") && e.message.contains(".f32"), "{e}");
+}
+
+/// `.tile::gather4` (sm_100) is not executed yet: a located runtime error saying so.
+#[test]
+fn gather4_is_not_executed_yet() {
+    let tmap = json!({"encode": "tiled", "data_type": "f32", "buffer": "src",
+        "global_dim": [8, 8], "global_strides": [32], "box_dim": [8, 1]});
+    let body = "mov.u32 %r20, 0;\n\
+        cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [%r3], [%rd5, {%r20, %r20, %r20, %r20, %r20}], [%r1];\nret;";
+    let text = kernel(body).replace(".target sm_90a", ".target sm_100a");
+    let l: LaunchFile = serde_json::from_value(json!({
+        "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [1, 1, 1],
+        "buffers": [{"name": "out", "size": 64}, {"name": "src", "size": 256}],
+        "params": [{"buffer": "out"}, {"buffer": "src"}, {"tensor_map": tmap}],
+    }))
+    .unwrap();
+    let e = launch::run(&l, &text).expect_err("not executed yet");
+    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
+    assert_eq!(e.loc.map(|l| l.0), Some(line_of(body, "tile::gather4")), "{e}");
+    assert!(e.message.contains("does not execute"), "{e}");
+}
