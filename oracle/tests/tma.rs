@@ -431,3 +431,50 @@ fn gather4_is_not_executed_yet() {
     assert_eq!(e.loc.map(|l| l.0), Some(line_of(body, "tile::gather4")), "{e}");
     assert!(e.message.contains("does not execute"), "{e}");
 }
+
+/// A 128-byte-swizzled store: shared word at byte `b` holds `b`; stored as a 32 × 8 u32 box,
+/// global element (c, r) gets the shared word at the swizzled address of its linear offset.
+#[test]
+fn a_swizzled_store_unswizzles() {
+    let body = "mov.u32 %r10, 0;\nFILL:\nadd.u32 %r11, %r3, %r10;\nst.shared.u32 [%r11], %r10;\n\
+        add.u32 %r10, %r10, 4;\nsetp.lt.u32 %p2, %r10, 1024;\n@%p2 bra FILL;\nfence.proxy.async.shared::cta;\n\
+        mov.u32 %r20, 0;\n\
+        cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd5, {%r20, %r20}], [%r3];\n\
+        cp.async.bulk.commit_group;\ncp.async.bulk.wait_group 0;\nret;";
+    let tmap = json!({"encode": "tiled", "data_type": "u32", "buffer": "out",
+        "global_dim": [32, 8], "global_strides": [128], "box_dim": [32, 8], "swizzle": "128B"});
+    let out = run(body, 1, &[0; 1024], &[0; 16], tmap).unwrap();
+    for r in 0..8 {
+        for c in 0..32 {
+            let linear = r * 128 + c * 4;
+            let swizzled = linear ^ (((linear >> 7) & 7) << 4);
+            assert_eq!(word(&out, linear), swizzled as u32, "element ({c}, {r})");
+        }
+    }
+}
+
+/// A 5-D f32 box 4 × 1 × 2 × 1 × 2 at (0, 1, 1, 0, 1) of a 4 × 2 × 2 × 2 × 2 tensor: index 2
+/// along dimensions 2 and 4 is outside (zero).
+#[test]
+fn a_5d_tile_load() {
+    let src = pattern(256);
+    let tmap = json!({"encode": "tiled", "data_type": "f32", "buffer": "src",
+        "global_dim": [4, 2, 2, 2, 2], "global_strides": [16, 32, 64, 128], "box_dim": [4, 1, 2, 1, 2]});
+    let copy = "mov.u32 %r20, 0;\nmov.u32 %r21, 1;\n\
+        cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd5, {%r20, %r21, %r21, %r20, %r21}], [%r1];";
+    let out = run(&load_kernel(copy, 64, 64), 1, &[0; 64], &src, tmap).unwrap();
+    let mut k = 0;
+    for d4 in 1..3 {
+        for d2 in 1..3 {
+            for d0 in 0..4 {
+                let want = if d2 < 2 && d4 < 2 {
+                    word(&src, d0 * 4 + 16 + d2 * 32 + d4 * 128)
+                } else {
+                    0
+                };
+                assert_eq!(word(&out, k * 4), want, "({d0}, 1, {d2}, 0, {d4})");
+                k += 1;
+            }
+        }
+    }
+}
