@@ -478,3 +478,30 @@ fn a_5d_tile_load() {
         }
     }
 }
+
+/// An `.im2col_no_offs` store: C × W × N = 4 × 5 × 2, corners 0/0 (the box is the tensor,
+/// L14833-14837), 8 pixels of 4 channels from (C 0, W 1, N 0): W = 1..=4 of N = 0, then
+/// W = 0..=3 of N = 1; pixel k's channels are shared row k.
+#[test]
+fn an_im2col_no_offs_store() {
+    let body = "mov.u32 %r10, 0;\nFILL:\nadd.u32 %r11, %r3, %r10;\nmad.lo.u32 %r12, %r10, 1000, 7;\n\
+        st.shared.u32 [%r11], %r12;\nadd.u32 %r10, %r10, 4;\nsetp.lt.u32 %p2, %r10, 128;\n@%p2 bra FILL;\n\
+        fence.proxy.async.shared::cta;\nmov.u32 %r20, 0;\nmov.u32 %r21, 1;\n\
+        cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%rd5, {%r20, %r21, %r20}], [%r3];\n\
+        cp.async.bulk.commit_group;\ncp.async.bulk.wait_group 0;\nret;";
+    let tmap = json!({"encode": "im2col", "data_type": "u32", "buffer": "out",
+        "global_dim": [4, 5, 2], "global_strides": [16, 80],
+        "pixel_box_lower_corner": [0], "pixel_box_upper_corner": [0],
+        "channels_per_pixel": 4, "pixels_per_column": 8});
+    let init = pattern(160);
+    let out = run(body, 1, &init, &[0; 16], tmap).unwrap();
+    let mut want = init.clone();
+    let pixels: Vec<(usize, usize)> = (1..=4).map(|w| (w, 0)).chain((0..=3).map(|w| (w, 1))).collect();
+    for (k, &(w, n)) in pixels.iter().enumerate() {
+        for ch in 0..4 {
+            let v = ((k * 4 + ch) * 4 * 1000 + 7) as u32;
+            want[n * 80 + w * 16 + ch * 4..][..4].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    assert_eq!(out, want);
+}
