@@ -371,6 +371,9 @@ struct Cta<'m, 'p> {
     mbar: mbarrier::Book,
     /// The CTA's pending bulk asynchronous operations and bulk async-groups ([`bulk`]).
     bulk: bulk::Book,
+    /// The generic writes to global memory and the tensormap proxy fences, in programs with a
+    /// tensor copy (which reads its tensor map through the tensormap proxy, `bulk::tensor`).
+    tmap: Option<bulk::tensor::MapBook>,
     /// The step just executed was an mbarrier wait that returned False: the warp's slice ends,
     /// so that the warps it waits for run ([`mbarrier`]).
     spun: bool,
@@ -469,7 +472,12 @@ impl<'m, 'p> Cta<'m, 'p> {
         }
         let wg_track = prog.code.iter().any(|i| matches!(i.op, Op::Wgmma(_)));
         // Bulk copies read shared memory through the async proxy too (L14239).
-        let bulk_reads = prog.code.iter().any(|i| matches!(i.op, Op::Bulk(_)));
+        let bulk_reads = prog
+            .code
+            .iter()
+            .any(|i| matches!(i.op, Op::Bulk(_) | Op::TensorCopy(_)));
+        let tensor = prog.code.iter().any(|i| matches!(i.op, Op::TensorCopy(_)));
+        let tmap = tensor.then(|| bulk::tensor::MapBook::new(threads.len()));
         let proxy = (wg_track || bulk_reads).then(|| proxy::Book::new(shared.len(), threads.len()));
         let bulk = bulk::Book::new(threads.len());
         Cta {
@@ -493,6 +501,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             proxy,
             mbar: mbarrier::Book::default(),
             bulk,
+            tmap,
             spun: false,
             mutations: 0,
             entry,
@@ -1069,6 +1078,10 @@ impl<'m, 'p> Cta<'m, 'p> {
             Op::TensormapCpFenceproxy { dst, src } => {
                 for i in lanes(exec) {
                     self.tensormap_cp_fenceproxy(i, pc, dst, src)?;
+                    // Its release toward the tensormap proxy (L19264).
+                    if let Some(b) = &mut self.tmap {
+                        b.release(i);
+                    }
                     let t = &mut self.threads[i];
                     t.pc += 1;
                     t.clock += 1;
@@ -1102,6 +1115,15 @@ impl<'m, 'p> Cta<'m, 'p> {
                 }
             }
             Op::Bulk(b) => self.bulk_op(lo, exec, pc, b)?,
+            Op::TensorCopy(c) => self.tensor_copy_op(lo, exec, pc, c)?,
+            Op::TensormapFence { acquire } => {
+                for i in lanes(exec) {
+                    self.tensormap_fence(i, pc, acquire.as_ref())?;
+                    let t = &mut self.threads[i];
+                    t.pc += 1;
+                    t.clock += 1;
+                }
+            }
             Op::Mbarrier { op, addr } => {
                 // One thread after another, in lane order: each operation is atomic.
                 for i in lanes(exec) {
@@ -1275,6 +1297,9 @@ impl<'m, 'p> Cta<'m, 'p> {
         if let (Area::Global(k), false) = (area, self.m.discarded.is_empty()) {
             let at = self.m.global.regions[k].base + off as u64;
             self.m.discarded.written(at, n);
+        }
+        if let (Area::Global(k), Some(b)) = (area, &mut self.tmap) {
+            b.write(i, pc, k, off, n);
         }
         match area {
             Area::Global(k) => &mut self.m.global.regions[k].data[off..off + n],

@@ -331,6 +331,47 @@ pub enum BulkOp {
     },
 }
 
+/// What an [`Op::TensorCopy`] moves: `cp.async.bulk.tensor` (§9.7.9.25.5.2, L14847),
+/// `cp.reduce.async.bulk.tensor` (§9.7.9.25.5.3, L15098) or `cp.async.bulk.prefetch.tensor`
+/// (§9.7.9.25.5.4, L15181).
+#[derive(Clone, Debug)]
+pub struct TensorCopy {
+    /// The direction and its operands.
+    pub kind: TensorKind,
+    /// tensorMap: its address and state space (generic, or a `.param`/`.const`/`.global`
+    /// variable's).
+    pub tmap: (Addr, Space),
+    /// tensorCoords (`.s32`).
+    pub coords: Vec<Src>,
+    /// `.im2col` or `.im2col_no_offs` (else `.tile`).
+    pub im2col: bool,
+    /// im2colInfo: the im2col offsets (`.u16`), empty for the other modes.
+    pub offsets: Vec<Src>,
+}
+
+/// The direction of a [`TensorCopy`].
+#[derive(Clone, Debug)]
+pub enum TensorKind {
+    /// global → `.shared::cta`/`.shared::cluster`, completed on an mbarrier.
+    Load {
+        /// dstMem and its state space.
+        dst: (Addr, BulkSpace),
+        /// mbar.
+        mbar: Addr,
+        /// `.multicast::cluster`'s ctaMask.
+        cta_mask: Option<Src>,
+    },
+    /// `.shared::cta` → global in a bulk async-group; `cp.reduce.async.bulk.tensor`'s `.redOp`.
+    Store {
+        /// srcMem.
+        src: Addr,
+        /// The reduction (the element type is the tensor map's).
+        reduce: Option<spec::atom::Op>,
+    },
+    /// `cp.async.bulk.prefetch.tensor.L2`.
+    Prefetch,
+}
+
 /// What an [`Op::Mbarrier`] does (§9.7.13.15.9-17).
 #[derive(Clone, Debug)]
 pub enum MbarOp {
@@ -594,6 +635,15 @@ pub enum Op {
     },
     /// A bulk asynchronous operation or its completion (`exec/bulk.rs`).
     Bulk(Box<BulkOp>),
+    /// A tensor copy (§9.7.9.25.5.2-4; `exec/bulk/tensor.rs`).
+    TensorCopy(Box<TensorCopy>),
+    /// `fence.proxy.tensormap::generic.release` (`acquire` `None`) or `.acquire [addr], size`
+    /// (§9.7.13.4, L17280): the tensormap-proxy ordering of tensor maps written through the
+    /// generic proxy (`exec/bulk/tensor.rs`).
+    TensormapFence {
+        /// The acquire form's address, its state space, and its size.
+        acquire: Option<(Addr, Space, Src)>,
+    },
     /// `cp.async.commit_group` (§9.7.9.25.3.2).
     CpAsyncCommit,
     /// `cp.async.wait_group N` (`Some(N)`) and `cp.async.wait_all` (`None`), §9.7.9.25.3.3.
@@ -1072,6 +1122,29 @@ impl Inst {
                     src(init, &mut r);
                 }
             },
+            Op::TensorCopy(c) => {
+                addr(&c.tmap.0, &mut r);
+                c.coords.iter().chain(&c.offsets).for_each(|s| src(s, &mut r));
+                match &c.kind {
+                    TensorKind::Load {
+                        dst: (d, _),
+                        mbar,
+                        cta_mask,
+                    } => {
+                        addr(d, &mut r);
+                        addr(mbar, &mut r);
+                        cta_mask.iter().for_each(|s| src(s, &mut r));
+                    }
+                    TensorKind::Store { src: a, .. } => addr(a, &mut r),
+                    TensorKind::Prefetch => {}
+                }
+            }
+            Op::TensormapFence { acquire } => {
+                if let Some((a, _, n)) = acquire {
+                    addr(a, &mut r);
+                    src(n, &mut r);
+                }
+            }
             Op::Matrix {
                 dsts, srcs, addr: a, ..
             } => {

@@ -346,3 +346,26 @@ fn triton_3_5_1_wgmma_reads_without_the_proxy_fence_are_reported() {
         );
     }
 }
+
+#[test]
+fn triton_3_9_0_parity_minus_one_is_reported() {
+    // corpus/findings/triton-3.9.0-mbarrier-parity: phaseParity outside {0, 1} (L19053).
+    let dir = corpus().join("../findings/triton-3.9.0-mbarrier-parity");
+    let table = std::fs::read_to_string(dir.join("expected.tsv")).unwrap();
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(rows.len(), 1);
+    for row in rows {
+        let [name, at, value] = row[..] else {
+            panic!("expected.tsv: `{}` needs kernel, location, value", row.join("\t"));
+        };
+        let (e, file) = run_file(&dir.join(format!("{name}.launch.json"))).unwrap_err();
+        let loc = e.location(&file);
+        assert!(loc.ends_with(at), "{name}: error at {loc}, not {at}: {}", e.message);
+        let why = format!("phaseParity {value} is neither 0 nor 1");
+        assert!(e.message.contains(&why) && e.message.contains("L19053"), "{name}: {}", e.message);
+    }
+}

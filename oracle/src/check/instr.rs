@@ -285,6 +285,9 @@ impl FuncCx<'_> {
             Some(Exec::StAsync) => self.async_store(i, &avail, false)?,
             Some(Exec::RedAsync) => self.async_store(i, &avail, true)?,
             Some(Exec::StBulk) => self.st_bulk(i, &avail)?,
+            // The tensor copies and the tensormap proxy fences (`check/tensor.rs`).
+            Some(Exec::TensorCopy) => self.tensor_copy(i, &avail)?,
+            Some(Exec::TensormapFence) => self.tensormap_fence(i, avail[0])?,
             Some(Exec::Wgmma) => {
                 // The descriptor and register forms of A share a name: the one the operands fit.
                 let form = avail

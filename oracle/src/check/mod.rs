@@ -38,6 +38,7 @@ mod operands;
 mod select;
 mod shape;
 mod symbols;
+mod tensor;
 mod tma;
 
 pub use consts::{const_int, literals};

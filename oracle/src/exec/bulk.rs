@@ -43,6 +43,8 @@ use crate::program::{Addr, BulkOp, BulkSpace, Space, Src};
 use spec::atom::{AtomOp, AtomSpace};
 use std::collections::VecDeque;
 
+pub(super) mod tensor;
+
 /// Where a pending operation writes or reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Place {
@@ -143,7 +145,8 @@ fn size_rule(reduce: bool) -> &'static str {
     }
 }
 
-/// The mnemonic of a pending operation, for messages.
+/// The mnemonic of a pending operation, for messages (the tensor copies' runs name theirs,
+/// `Cta::op_name`).
 fn what(p: &Pending) -> &'static str {
     match (&p.src, p.reduce.is_some()) {
         (Source::Data(_), false) => "st.async",
@@ -154,6 +157,11 @@ fn what(p: &Pending) -> &'static str {
 }
 
 impl Cta<'_, '_> {
+    /// The mnemonic of the instruction that issued a pending operation.
+    fn op_name(&self, p: &Pending) -> &'static str {
+        tensor::name(&self.m.prog.code[p.pc as usize].op).unwrap_or_else(|| what(p))
+    }
+
     /// The CTA's rank in its cluster (`%cluster_ctarank`).
     fn cluster_rank(&self) -> u32 {
         self.cluster.rank
@@ -733,7 +741,7 @@ impl Cta<'_, '_> {
                     p.pc,
                     format!(
                         "this `{}` of {n} bytes was issued in phase {phase} of the mbarrier object at shared {off:#x}, which completed without it (observed at line {} by {}): its complete-tx would count toward phase {now}. The tx-count of a phase must be set to the total of the asynchronous operations it tracks (L18462): an expect-tx counted fewer bytes than the operations",
-                        what(&p),
+                        self.op_name(&p),
                         at.loc.line,
                         self.thread_name(i)
                     ),
@@ -805,7 +813,7 @@ impl Cta<'_, '_> {
                     format!(
                         "{access} of {space} [{off:#x}, {:#x}), the destination of the `{}` at line {line} by {}, which has not completed: {how}",
                         off + n,
-                        what(p),
+                        self.op_name(p),
                         self.thread_name(p.thread)
                     ),
                 ));
@@ -818,7 +826,7 @@ impl Cta<'_, '_> {
                         format!(
                             "write to {space} [{off:#x}, {:#x}), the source of the `{}` at line {line} by {}, which has not read it yet: the source may be reused only after `cp.async.bulk.wait_group.read` (L15362) or the operation's completion (L14223)",
                             off + n,
-                            what(p),
+                            self.op_name(p),
                             self.thread_name(p.thread)
                         ),
                     ));

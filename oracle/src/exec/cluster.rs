@@ -57,6 +57,7 @@ pub(super) struct Parked {
     proxy: Option<proxy::Book>,
     mbar: mbarrier::Book,
     bulk: bulk::Book,
+    tmap: Option<bulk::tensor::MapBook>,
     nreg: control::Registers,
 }
 
@@ -79,6 +80,7 @@ impl Parked {
             proxy: None,
             mbar: mbarrier::Book::default(),
             bulk: bulk::Book::new(0),
+            tmap: None,
             nreg: control::Registers::default(),
         }
     }
@@ -207,6 +209,7 @@ impl Cta<'_, '_> {
             proxy,
             mbar,
             bulk,
+            tmap,
             spun: _,
             mutations: _,
             entry: _,
@@ -223,6 +226,7 @@ impl Cta<'_, '_> {
         swap(proxy, &mut p.proxy);
         swap(mbar, &mut p.mbar);
         swap(bulk, &mut p.bulk);
+        swap(tmap, &mut p.tmap);
         swap(nreg, &mut p.nreg);
         p
     }

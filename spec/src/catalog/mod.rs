@@ -273,6 +273,14 @@ pub enum Exec {
     BulkCopy,
     /// §9.7.9.25.6.1-2 `cp.async.bulk.commit_group` and `cp.async.bulk.wait_group{.read} N`.
     BulkGroup,
+    /// §9.7.9.25.5.2-4 the tensor copies in `.tile` and `.im2col`/`.im2col_no_offs` modes:
+    /// `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor` (the `reduce` modifier) and
+    /// `cp.async.bulk.prefetch.tensor` (the `prefetch` modifier), their tensor map decoded by
+    /// `crate::tma`, carried out on the bulk copies' completion.
+    TensorCopy,
+    /// §9.7.13.4 `fence.proxy.tensormap::generic.release`/`.acquire [addr], size`: the
+    /// tensormap-proxy ordering the tensor copies' maps need.
+    TensormapFence,
     /// §9.7.9.12 `st.async`: an asynchronous store to `.shared::cluster` signalling an
     /// mbarrier, or a release store to `.global`.
     StAsync,
@@ -391,6 +399,8 @@ impl Exec {
         Exec::Createpolicy,
         Exec::TensormapReplace,
         Exec::TensormapCpFenceproxy,
+        Exec::TensorCopy,
+        Exec::TensormapFence,
     ];
 
     /// Its name in the table (`@exec warp-sync`).
@@ -448,6 +458,8 @@ impl Exec {
             Exec::Createpolicy => "createpolicy",
             Exec::TensormapReplace => "tensormap-replace",
             Exec::TensormapCpFenceproxy => "tensormap-cp-fenceproxy",
+            Exec::TensorCopy => "tensor-copy",
+            Exec::TensormapFence => "tensormap-fence",
         }
     }
 
