@@ -366,6 +366,10 @@ fn triton_3_9_0_parity_minus_one_is_reported() {
         let loc = e.location(&file);
         assert!(loc.ends_with(at), "{name}: error at {loc}, not {at}: {}", e.message);
         let why = format!("phaseParity {value} is neither 0 nor 1");
-        assert!(e.message.contains(&why) && e.message.contains("L19053"), "{name}: {}", e.message);
+        assert!(
+            e.message.contains(&why) && e.message.contains("L19053"),
+            "{name}: {}",
+            e.message
+        );
     }
 }
