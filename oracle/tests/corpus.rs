@@ -323,53 +323,54 @@ fn the_nan_rule_is_not_a_wildcard() {
 /// the rule; Triton 3.9's output of the same kernels (corpus/ptx/triton) runs and matches.
 #[test]
 fn triton_3_5_1_wgmma_reads_without_the_proxy_fence_are_reported() {
-    let dir = corpus().join("../findings/triton-3.5.1-proxy-fence");
+    let rows = finding_errors("triton-3.5.1-proxy-fence");
+    assert_eq!(rows.len(), 4);
+    for (name, write, message) in rows {
+        let why = format!("the `cp.async` at line {write} ");
+        assert!(
+            message.contains(&why) && message.contains("L26398"),
+            "{name}: {message}"
+        );
+    }
+}
+
+/// Runs every kernel of `corpus/findings/FINDING/expected.tsv` (rows: kernel, where the oracle
+/// stops, a third field the finding's test reads), requires each to stop with an error at its
+/// location, and returns (kernel, third field, message).
+fn finding_errors(finding: &str) -> Vec<(String, String, String)> {
+    let dir = corpus().join("../findings").join(finding);
     let table = std::fs::read_to_string(dir.join("expected.tsv")).unwrap();
     let rows: Vec<Vec<&str>> = table
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| l.split('\t').collect())
         .collect();
-    assert_eq!(rows.len(), 4);
-    for row in rows {
-        let [name, at, write] = row[..] else {
-            panic!("expected.tsv: `{}` needs kernel, location, line", row.join("\t"));
-        };
-        let (e, file) = run_file(&dir.join(format!("{name}.launch.json"))).unwrap_err();
-        let loc = e.location(&file);
-        assert!(loc.ends_with(at), "{name}: error at {loc}, not {at}: {}", e.message);
-        let why = format!("the `cp.async` at line {write} ");
-        assert!(
-            e.message.contains(&why) && e.message.contains("L26398"),
-            "{name}: {}",
-            e.message
-        );
-    }
+    rows.into_iter()
+        .map(|row| {
+            let [name, at, field] = row[..] else {
+                panic!(
+                    "{finding}/expected.tsv: `{}` needs kernel, location, field",
+                    row.join("\t")
+                );
+            };
+            let (e, file) = run_file(&dir.join(format!("{name}.launch.json"))).unwrap_err();
+            let loc = e.location(&file);
+            assert!(loc.ends_with(at), "{name}: error at {loc}, not {at}: {}", e.message);
+            (name.to_string(), field.to_string(), e.message)
+        })
+        .collect()
 }
 
 #[test]
 fn triton_3_9_0_parity_minus_one_is_reported() {
     // corpus/findings/triton-3.9.0-mbarrier-parity: phaseParity outside {0, 1} (L19053).
-    let dir = corpus().join("../findings/triton-3.9.0-mbarrier-parity");
-    let table = std::fs::read_to_string(dir.join("expected.tsv")).unwrap();
-    let rows: Vec<Vec<&str>> = table
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| l.split('\t').collect())
-        .collect();
+    let rows = finding_errors("triton-3.9.0-mbarrier-parity");
     assert_eq!(rows.len(), 1);
-    for row in rows {
-        let [name, at, value] = row[..] else {
-            panic!("expected.tsv: `{}` needs kernel, location, value", row.join("\t"));
-        };
-        let (e, file) = run_file(&dir.join(format!("{name}.launch.json"))).unwrap_err();
-        let loc = e.location(&file);
-        assert!(loc.ends_with(at), "{name}: error at {loc}, not {at}: {}", e.message);
+    for (name, value, message) in rows {
         let why = format!("phaseParity {value} is neither 0 nor 1");
         assert!(
-            e.message.contains(&why) && e.message.contains("L19053"),
-            "{name}: {}",
-            e.message
+            message.contains(&why) && message.contains("L19053"),
+            "{name}: {message}"
         );
     }
 }

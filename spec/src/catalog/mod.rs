@@ -786,7 +786,7 @@ impl Form {
     /// assert_eq!(exec("ld.global.u32"), Some(Exec::Ld));
     /// assert_eq!(exec("shfl.sync.idx.b32"), Some(Exec::Shfl));
     /// assert_eq!(exec("barrier.cluster.arrive"), Some(Exec::BarrierCluster));
-    /// assert_eq!(exec("discard.global.L2"), None); // not executed yet
+    /// assert_eq!(exec("multimem.ld_reduce.weak.global.add.u32"), None); // not executed yet
     /// assert_eq!(exec("add.s32"), None); // a value form: its semantics run it
     /// ```
     pub fn exec(&self) -> Option<Exec> {
