@@ -15,13 +15,12 @@
 //! (L19260-19264). Every thread that executes it copies (the copies are identical when the
 //! warp's threads name the same addresses, as `.aligned` requires, L19274).
 //!
-//! Not modelled yet: the tensormap-proxy rule itself. A tensor copy reads its map through the
-//! tensormap proxy (L14904); a map written through the generic proxy (`st`, `tensormap.replace`
-//! on global memory, this copy) is ordered before that read only by a release
-//! (`cp_fenceproxy`, or `fence.proxy.tensormap::generic.release`) and an acquire
+//! The tensormap-proxy rule: a tensor copy reads its map through the tensormap proxy (L14904);
+//! a map written through the generic proxy (`st`, `tensormap.replace` on global memory, this
+//! copy) is ordered before that read only by a release (`cp_fenceproxy`, or
+//! `fence.proxy.tensormap::generic.release`) and an acquire
 //! `fence.proxy.tensormap::generic.acquire [addr], 128` (the manual's example, L19286-19302,
-//! L17348-17350). The check belongs where tensor copies read maps, which the oracle does not run
-//! yet.
+//! L17348-17350, L17280). It is checked where tensor copies read their maps: `exec/bulk/tensor.rs`.
 
 use super::Cta;
 use crate::error::Result;
