@@ -12,7 +12,7 @@ use super::operands::Site;
 use crate::ast::{Instr, Operand};
 use crate::program::*;
 use spec::atom::{AtomOp, Op as RedOp};
-use spec::catalog::{rules, Form};
+use spec::catalog::Form;
 use spec::types::{Kind, Type};
 
 /// The state space a bulk copy's `.dst`/`.src` choice names.
@@ -42,38 +42,13 @@ pub(super) fn reduce_op(form: &Form) -> Option<AtomOp> {
 }
 
 impl FuncCx<'_> {
-    /// The form among `avail` whose operand shape the instruction has (the first, for its
-    /// error, when none has).
-    fn bulk_form(&self, i: &Instr, avail: &[&'static Form]) -> Result<&'static Form> {
-        match avail.iter().copied().find(|f| self.shape(i, f).is_ok()) {
-            Some(f) => Ok(f),
-            None => {
-                self.shape(i, avail[0])?;
-                Ok(avail[0])
-            }
-        }
-    }
-
-    /// The written operands by the catalog's names: the cache policy is written only with
-    /// `.L2::cache_hint` (a later optional operand then takes its place).
-    fn bulk_operands<'i>(&self, i: &'i Instr, form: &Form) -> Vec<(&'static str, &'i Operand)> {
-        let hinted = rules::cache_hint(&i.mods);
-        form.outputs
-            .iter()
-            .chain(&form.inputs)
-            .filter(|o| hinted || o.name != "cache_policy")
-            .map(|o| o.name)
-            .zip(&i.operands)
-            .collect()
-    }
-
     /// `cp.async.bulk`, `cp.reduce.async.bulk` (the `reduce` modifier) and
     /// `cp.async.bulk.prefetch` (the `prefetch` modifier), §9.7.9.25.4.1-3.
     pub(super) fn bulk_copy(&self, i: &Instr, avail: &[&'static Form]) -> Result<Op> {
         let loc = i.loc;
         let at = Site::of(i);
-        let form = self.bulk_form(i, avail)?;
-        let ops = self.bulk_operands(i, form);
+        let form = self.shaped_form(i, avail)?;
+        let ops = self.named_operands(i, form);
         let operand = |name: &str| ops.iter().find(|(n, _)| *n == name).map(|(_, o)| *o);
         let u32t = Type::parse("u32").unwrap();
         let b16 = Type::parse("b16").unwrap();
@@ -128,7 +103,7 @@ impl FuncCx<'_> {
 
     /// `cp.async.bulk.commit_group` and `cp.async.bulk.wait_group{.read} N` (§9.7.9.25.6).
     pub(super) fn bulk_group(&self, i: &Instr, avail: &[&'static Form]) -> Result<Op> {
-        let form = self.bulk_form(i, avail)?;
+        let form = self.shaped_form(i, avail)?;
         if form.has("commit_group") {
             return Ok(Op::Bulk(Box::new(BulkOp::Commit)));
         }
@@ -153,8 +128,8 @@ impl FuncCx<'_> {
     pub(super) fn async_store(&self, i: &Instr, avail: &[&'static Form], red: bool) -> Result<Op> {
         let loc = i.loc;
         let at = Site::of(i);
-        let form = self.bulk_form(i, avail)?;
-        let ops = self.bulk_operands(i, form);
+        let form = self.shaped_form(i, avail)?;
+        let ops = self.named_operands(i, form);
         let operand = |name: &str| ops.iter().find(|(n, _)| *n == name).map(|(_, o)| *o);
         let cluster = form.inputs.iter().any(|o| o.name == "mbar");
         let space = space_of(form);
@@ -194,7 +169,7 @@ impl FuncCx<'_> {
     pub(super) fn st_bulk(&self, i: &Instr, avail: &[&'static Form]) -> Result<Op> {
         let loc = i.loc;
         let at = Site::of(i);
-        let form = self.bulk_form(i, avail)?;
+        let form = self.shaped_form(i, avail)?;
         let u64t = Type::parse("u64").unwrap();
         let [a, size, init] = &i.operands[..] else {
             return terr(loc, "`st.bulk` takes an address, a size and initval");

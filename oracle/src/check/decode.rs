@@ -1014,13 +1014,7 @@ impl FuncCx<'_> {
     pub(super) fn mbarrier(&self, i: &Instr, avail: &[&'static Form]) -> Result<Op> {
         let loc = i.loc;
         let at = Site::of(i);
-        let form = match avail.iter().copied().find(|f| self.shape(i, f).is_ok()) {
-            Some(f) => f,
-            None => {
-                self.shape(i, avail[0])?;
-                avail[0]
-            }
-        };
+        let form = self.shaped_form(i, avail)?;
         let u32t = Type::parse("u32").unwrap();
         let b64 = Type::parse("b64").unwrap();
         let pred = Type::parse("pred").unwrap();

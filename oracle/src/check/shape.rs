@@ -32,6 +32,26 @@ impl FuncCx<'_> {
             })
     }
 
+    /// The form among `avail` whose operand shape the instruction has (the first, for its
+    /// error, when none has).
+    pub(super) fn shaped_form(&self, i: &Instr, avail: &[&'static Form]) -> Result<&'static Form> {
+        match avail.iter().copied().find(|f| self.shape(i, f).is_ok()) {
+            Some(f) => Ok(f),
+            None => {
+                self.shape(i, avail[0])?;
+                Ok(avail[0])
+            }
+        }
+    }
+
+    /// The written operands by the catalog's names ([`filled_slots`]); none when their count
+    /// does not fit the form (which [`FuncCx::shape`] reports).
+    pub(super) fn named_operands<'i>(&self, i: &'i Instr, form: &Form) -> Vec<(&'static str, &'i Operand)> {
+        let written = written_slots(i);
+        let slots = filled_slots(form, &i.mods, written.len()).unwrap_or_default();
+        slots.iter().map(|s| s[0].name).zip(written).collect()
+    }
+
     /// The operands of a form the oracle does not execute, as far as the catalog knows their
     /// shape: how many, a `{...}` only where the form has a vector (of the catalog's length, or
     /// where the catalog names one element, of the fragment's length [`fragment::length`], any
@@ -41,44 +61,25 @@ impl FuncCx<'_> {
     pub(super) fn shape(&self, i: &Instr, form: &Form) -> Result<()> {
         let loc = i.loc;
         let at = Site::of(i);
-        // A cache policy is written only with `.L2::cache_hint` (a later optional operand, such
-        // as cp.async.bulk's byte mask, then takes its place), and with the hint it is always
-        // written, so the other optional operands bind around it: the manual's own
-        // `cp.async.ca.shared.global.L2::cache_hint [d], [s], 4, policy` (L14326) has no
-        // src-size, and its fourth operand is the policy.
-        let hinted = rules::cache_hint(&i.mods);
-        let policy = |s: &[&spec::catalog::Operand]| s[0].optional && s[0].name == "cache_policy";
-        let needed = |s: &[&spec::catalog::Operand]| !s[0].optional || (hinted && policy(s));
-        let all: Vec<_> = slots(form).into_iter().filter(|s| hinted || !policy(s)).collect();
         let written = written_slots(i);
-        let required = all.iter().filter(|s| needed(s)).count();
-        if written.len() < required || written.len() > all.len() {
-            return terr(
-                loc,
-                format!(
-                    "`{}` takes {required}{} operands, not {}",
-                    form.name,
-                    if all.len() > required {
-                        format!(" to {}", all.len())
-                    } else {
-                        String::new()
-                    },
-                    written.len()
-                ),
-            );
-        }
-        // The optional operands written are the first ones of the form.
-        let mut optional = written.len() - required;
-        let slots: Vec<_> = all
-            .into_iter()
-            .filter(|s| {
-                needed(s) || {
-                    let take = optional > 0;
-                    optional = optional.saturating_sub(1);
-                    take
-                }
-            })
-            .collect();
+        let slots = match filled_slots(form, &i.mods, written.len()) {
+            Ok(slots) => slots,
+            Err((required, total)) => {
+                return terr(
+                    loc,
+                    format!(
+                        "`{}` takes {required}{} operands, not {}",
+                        form.name,
+                        if total > required {
+                            format!(" to {total}")
+                        } else {
+                            String::new()
+                        },
+                        written.len()
+                    ),
+                );
+            }
+        };
         let outputs = slots
             .iter()
             .filter(|s| form.outputs.iter().any(|o| std::ptr::eq(o, s[0])))
@@ -314,6 +315,39 @@ pub(super) fn slots(form: &Form) -> Vec<Vec<&spec::catalog::Operand>> {
         }
     }
     slots
+}
+
+/// The slots of `form` an instruction with modifiers `mods` and `written` operands fills, in
+/// order, or (required, total) when that many do not fit. A cache policy is written only with
+/// `.L2::cache_hint` (a later optional operand, such as cp.async.bulk's byte mask, then takes its
+/// place), and with the hint it is always written, so the other optional operands bind around
+/// it: the manual's own `cp.async.ca.shared.global.L2::cache_hint [d], [s], 4, policy` (L14326)
+/// has no src-size, and its fourth operand is the policy. The optional operands written are the
+/// first ones of the form.
+pub(super) fn filled_slots<'f>(
+    form: &'f Form,
+    mods: &[String],
+    written: usize,
+) -> std::result::Result<Vec<Vec<&'f spec::catalog::Operand>>, (usize, usize)> {
+    let hinted = rules::cache_hint(mods);
+    let policy = |s: &[&spec::catalog::Operand]| s[0].optional && s[0].name == "cache_policy";
+    let needed = |s: &[&spec::catalog::Operand]| !s[0].optional || (hinted && policy(s));
+    let all: Vec<_> = slots(form).into_iter().filter(|s| hinted || !policy(s)).collect();
+    let required = all.iter().filter(|s| needed(s)).count();
+    if written < required || written > all.len() {
+        return Err((required, all.len()));
+    }
+    let mut optional = written - required;
+    Ok(all
+        .into_iter()
+        .filter(|s| {
+            needed(s) || {
+                let take = optional > 0;
+                optional = optional.saturating_sub(1);
+                take
+            }
+        })
+        .collect())
 }
 
 /// The operands as written, slot by slot: `p|q` fills two, `[tmap, {x, y}]` one per part.

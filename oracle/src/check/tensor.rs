@@ -5,17 +5,16 @@
 //!
 //! `[tensorMap, tensorCoords]` is written as one operand (`ast::Operand::AddressTuple`); the
 //! catalog writes it as `tensor_map:b64 {coords:s32}`, two slots, which
-//! [`super::shape::written_slots`] lines up with the written operands.
+//! `super::shape::written_slots` lines up with the written operands.
 
 use super::body::FuncCx;
 use super::consts::const_int;
 use super::errors::{terr, Result};
 use super::layout::space_named;
 use super::operands::Site;
-use super::shape::{slots, written_slots};
 use crate::ast::{Instr, Operand};
 use crate::program::*;
-use spec::catalog::{rules, Form};
+use spec::catalog::Form;
 use spec::types::Type;
 
 impl FuncCx<'_> {
@@ -24,23 +23,9 @@ impl FuncCx<'_> {
     pub(super) fn tensor_copy(&self, i: &Instr, avail: &[&'static Form]) -> Result<Op> {
         let loc = i.loc;
         let at = Site::of(i);
-        let form = match avail.iter().copied().find(|f| self.shape(i, f).is_ok()) {
-            Some(f) => f,
-            None => {
-                self.shape(i, avail[0])?;
-                avail[0]
-            }
-        };
-        // Slot names, the cache policy only with `.L2::cache_hint` (a later optional operand
-        // would take its place otherwise).
-        let hinted = rules::cache_hint(&i.mods);
-        let names: Vec<&str> = slots(form)
-            .iter()
-            .map(|s| s[0].name)
-            .filter(|n| hinted || *n != "cache_policy")
-            .collect();
-        let written = written_slots(i);
-        let operand = |name: &str| names.iter().zip(&written).find(|(n, _)| **n == name).map(|(_, o)| *o);
+        let form = self.shaped_form(i, avail)?;
+        let ops = self.named_operands(i, form);
+        let operand = |name: &str| ops.iter().find(|(n, _)| *n == name).map(|(_, o)| *o);
         let parts = |name: &str, ty: &str| -> Result<Vec<Src>> {
             let ty = Type::parse(ty).unwrap();
             match operand(name) {
