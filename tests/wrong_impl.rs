@@ -34,26 +34,7 @@ impl Planted {
 /// Runs `conform` on `forms` against a `cmd:` backend that rewrites each kernel with `sed`
 /// (scratch directory `name`, with `--json` and `--repro`); the run must fail (exit 1).
 fn conform_planted(name: &str, sed: &str, forms: &[&str]) -> Planted {
-    let dir = scratch(name);
-    let backend = planted_backend(&dir, sed);
-    let json = dir.join("report.json");
-    let out = ptxconf()
-        .args(["conform", "--quiet", "--backend", &backend])
-        .args(forms)
-        .arg("--json")
-        .arg(&json)
-        .arg("--repro")
-        .arg(dir.join("repro"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Planted(serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap())
+    Planted(common::conform_planted(name, sed, forms).0)
 }
 
 #[test]

@@ -8,29 +8,10 @@ mod common;
 use common::{planted_backend, ptxconf, scratch};
 
 /// `conform --json` of `forms` against a backend with the bug `sed`: the run fails (exit 1);
-/// the report's forms by key.
+/// the report's forms by key. The scratch directory goes afterwards.
 fn conform_planted(name: &str, sed: &str, forms: &[&str]) -> serde_json::Value {
-    let dir = scratch(name);
-    let backend = planted_backend(&dir, sed);
-    let json = dir.join("report.json");
-    let out = ptxconf()
-        .args(["conform", "--quiet", "--backend", &backend])
-        .args(forms)
-        .arg("--json")
-        .arg(&json)
-        .arg("--repro")
-        .arg(dir.join("repro"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    let (report, dir) = common::conform_planted(name, sed, forms);
+    let _ = std::fs::remove_dir_all(dir);
     report
 }
 

@@ -35,3 +35,30 @@ pub fn planted_backend(dir: &Path, sed: &str) -> String {
     }
     format!("cmd:{}", script.display())
 }
+
+/// `conform --json` of `forms` against a `cmd:` backend that rewrites each kernel with `sed`
+/// (scratch directory `name`, with `--json` and `--repro` under it); the run must fail (exit 1).
+/// The report, and the scratch directory.
+#[allow(dead_code)] // The planted-bug suites use it; `programs.rs` shares the module.
+pub fn conform_planted(name: &str, sed: &str, forms: &[&str]) -> (serde_json::Value, PathBuf) {
+    let dir = scratch(name);
+    let backend = planted_backend(&dir, sed);
+    let json = dir.join("report.json");
+    let out = ptxconf()
+        .args(["conform", "--quiet", "--backend", &backend])
+        .args(forms)
+        .arg("--json")
+        .arg(&json)
+        .arg("--repro")
+        .arg(dir.join("repro"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap(), dir)
+}
