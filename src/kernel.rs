@@ -283,7 +283,8 @@ fn picked<'v>(
     Ok(chosen)
 }
 
-/// The launch of a tensor-core conformance kernel, `conform(.param .u64 in, .param .u64 out)`:
+/// The launch of a conformance kernel `conform(.param .u64 in, .param .u64 out)` (tensor-core
+/// forms, operational scenarios):
 /// `blocks` blocks of `block` threads, `input` as the `in` buffer, `out_bytes` of `out`.
 fn in_out_job(ptx: &str, blocks: usize, block: usize, input: &[u8], out_bytes: usize) -> Job {
     Job {

@@ -20,7 +20,7 @@ mod cp_async;
 mod elect;
 pub mod mbarrier;
 
-use crate::backend::{Buffers, Job, JobBuffer, JobParam};
+use crate::backend::{Buffers, Job};
 use spec::catalog::{catalog, Exec, Form, PtxVersion, Target};
 use std::fmt::{self, Write as _};
 
@@ -464,30 +464,7 @@ impl Kernel {
         }
         Scenario {
             name: how.to_string(),
-            job: Job {
-                ptx: m,
-                entry: super::ENTRY.to_string(),
-                grid: [1, 1, 1],
-                block: [THREADS, 1, 1],
-                cluster: None,
-                buffers: vec![
-                    JobBuffer {
-                        name: "in".into(),
-                        hex: Some(oracle::launch::encode_hex(&input)),
-                        size: None,
-                    },
-                    JobBuffer {
-                        name: "out".into(),
-                        hex: None,
-                        size: Some(out as u64),
-                    },
-                ],
-                params: vec![
-                    JobParam::Buffer { buffer: "in".into() },
-                    JobParam::Buffer { buffer: "out".into() },
-                ],
-                shared_bytes: 0,
-            },
+            job: super::in_out_job(&m, 1, THREADS as usize, &input, out),
             checks: self.checks,
         }
     }
