@@ -377,14 +377,16 @@ fn a_remote_phase_that_counts_too_few_bytes() {
     );
 }
 
-/// A copy into the peer at the offset of the peer's live mbarrier object: L18374, at the issue.
+/// A copy into the peer at the offset of the peer's live mbarrier object (the peer waits on
+/// it): L18374, at the issue.
 #[test]
 fn a_remote_copy_over_a_live_mbarrier() {
     let body = format!(
-        "setp.ne.u32 %p2, %r2, 0;\n@%p2 bra DONE;\n{}\
+        "setp.ne.u32 %p2, %r2, 0;\n@%p2 bra TARGET;\n{}\
          cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r16], [%r11], 16, [%r16];\n\
-         DONE:\nret;",
-        fill("%r11", 0)
+         bra DONE;\nTARGET:\n{}DONE:\nret;",
+        fill("%r11", 0),
+        await_bytes(16)
     );
     assert_fault(
         &body,
@@ -398,22 +400,25 @@ fn a_remote_copy_over_a_live_mbarrier() {
     );
 }
 
-/// Rank 1 exits without waiting for rank 0's copy into it: whether the copy is issued before
-/// or after the exit, nothing orders its writes before it (L89), reported at the copy.
+/// Rank 1 exits without waiting for rank 0's copy into it: whether the copy is issued after the
+/// exit or is still pending at it (a second cluster barrier orders the issue first), nothing
+/// orders its writes before the exit (L89); reported at the copy in either case.
 #[test]
 fn a_cta_that_exits_before_a_peers_copy_into_it_completes() {
-    let body = format!(
-        "setp.ne.u32 %p2, %r2, 0;\n@%p2 bra DONE;\n{}\
-         cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r15], [%r11], 64, [%r16];\n\
-         DONE:\nret;",
-        fill("%r11", 0)
-    );
-    assert_fault(
-        &body,
-        2,
-        "cp.async.bulk.shared::cluster.shared::cta",
-        &["thread (0,0,0) of block (0,0,0)", "have all exited", "L89"],
-    );
+    for sync in ["", "barrier.cluster.arrive;\nbarrier.cluster.wait;\n"] {
+        let body = format!(
+            "setp.ne.u32 %p2, %r2, 0;\n@%p2 bra DONE;\n{}\
+             cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r15], [%r11], 64, [%r16];\n\
+             DONE:\n{sync}ret;",
+            fill("%r11", 0)
+        );
+        assert_fault(
+            &body,
+            2,
+            "cp.async.bulk.shared::cluster.shared::cta",
+            &["thread (0,0,0) of block (0,0,0)", "have all exited", "L89"],
+        );
+    }
 }
 
 /// A ctaMask bit beyond the cluster's CTAs names no destination (L14533).

@@ -23,8 +23,11 @@
 //!   the table of L15131-15140 does not list.
 //! - A prefetch plans the box (so the map and the coordinates are checked) and has no effect.
 //!
-//! `.L2::cache_hint` (a hint, L15016) and `.cta_group` (which CTA of a pair the mbarrier may be
-//! in, L14968: with clusters of one CTA it is the destination's) change nothing here.
+//! `.L2::cache_hint` (a hint, L15016) changes nothing here. `.cta_group` is not carried by the
+//! decoded instruction: every copy runs as `.cta_group::1` (mbar in the destination's CTA,
+//! L14968; the multicast signal to mbar's offset in each CTA of ctaMask). `.cta_group::2`
+//! (mbar in the pair's peer, the signal to the odd or even CTA of each pair, L15012) is not
+//! modelled yet.
 //!
 //! **The tensormap proxy.** A tensor copy reads its map through the tensormap proxy (L14904).
 //! A map written through the generic proxy (`st`, `tensormap.replace` on global memory,
