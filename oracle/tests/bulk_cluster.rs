@@ -1,6 +1,6 @@
 //! The bulk asynchronous operations across the CTAs of a cluster (§9.7.9.25.4, §9.7.9.12,
-//! §9.7.13.7): `cp.async.bulk` from one CTA's shared memory into another's, `.multicast::cluster`
-//! to masks of 2 and 4 CTAs, `cp.reduce.async.bulk` into another CTA, `st.async` and `red.async`
+//! §9.7.13.7): `cp.async.bulk` from one CTA's shared memory and from global memory into another
+//! CTA's, `.multicast::cluster` to masks of 2 and 4 CTAs (and a tensor copy's), `cp.reduce.async.bulk` into another CTA, `st.async` and `red.async`
 //! to another CTA, each against bytes this file computes itself; and the race detector on the
 //! cross-CTA cases, each a located runtime error naming the thread, the instruction and the
 //! manual's rule.
@@ -132,6 +132,22 @@ fn shared_cta_to_another_ctas_shared_memory() {
         let from = (r + 3) % 4;
         assert_eq!(&out[64 * r..64 * r + 64], &src[64 * from..64 * from + 64], "CTA {r}");
     }
+}
+
+/// `cp.async.bulk.shared::cluster.global` into another CTA without multicast: each CTA of a
+/// cluster of 2 copies 64 bytes of `src` at 64·rank into the peer's `sh`, completing on the
+/// peer's `bar`; CTA r holds the peer's slice.
+#[test]
+fn global_to_another_ctas_shared_memory() {
+    let body = format!(
+        "mul.wide.u32 %rd8, %r2, 64;\nadd.u64 %rd8, %rd8, %rd2;\n\
+         cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r15], [%rd8], 64, [%r16];\n{}{DUMP}",
+        await_bytes(64)
+    );
+    let out = run(&body, 2).unwrap();
+    let src = pattern(1024);
+    assert_eq!(&out[..64], &src[64..128]);
+    assert_eq!(&out[64..128], &src[..64]);
 }
 
 /// Rank 0 multicasts 64 bytes of `src` to the CTAs of `mask` (a cluster of 4): each of them
@@ -436,4 +452,28 @@ fn a_multicast_mask_beyond_the_cluster() {
             "L14533",
         ],
     );
+}
+
+/// Rank 1's expect-tx counts 128 bytes, rank 0 sends 64: rank 1 waits forever, and the
+/// deadlock names rank 1's mbarrier, whose tx-count no pending operation can bring to zero
+/// (L18462, L18486-18490).
+#[test]
+fn a_remote_phase_that_counts_too_many_bytes() {
+    let body = format!(
+        "setp.ne.u32 %p2, %r2, 0;\n@%p2 bra TARGET;\n{}\
+         cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r15], [%r11], 64, [%r16];\n\
+         bra DONE;\nTARGET:\n{}DONE:\nret;",
+        fill("%r11", 0),
+        await_bytes(128)
+    );
+    let e = run(&body, 2).expect_err("a deadlock");
+    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
+    for p in [
+        "deadlock in block (1,0,0)",
+        "tx-count 64",
+        "more bytes were expected",
+        "L18462",
+    ] {
+        assert!(e.message.contains(p), "`{p}` missing from: {e}");
+    }
 }
