@@ -369,7 +369,8 @@ struct Cta<'m, 'p> {
     proxy: Option<proxy::Book>,
     /// The CTA's mbarrier objects (§9.7.13.15).
     mbar: mbarrier::Book,
-    /// The CTA's pending bulk asynchronous operations and bulk async-groups ([`bulk`]).
+    /// The bulk async-groups of the CTA's threads ([`bulk`]; the pending operations are the
+    /// cluster's, `cluster.flight`).
     bulk: bulk::Book,
     /// The generic writes to global memory and the tensormap proxy fences, in programs with a
     /// tensor copy (which reads its tensor map through the tensormap proxy, `bulk::tensor`).
@@ -1255,7 +1256,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         if self.pending_n > 0 {
             self.check_pending(i, pc, area, off, n, "read")?;
         }
-        if !self.bulk.is_idle() {
+        if !self.cluster.flight.is_idle() {
             self.bulk_access(i, pc, area, off, n, false)?;
         }
         if area == Area::Shared && !self.mbar.is_empty() {
@@ -1284,7 +1285,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         if self.pending_n > 0 {
             self.check_pending(i, pc, area, off, n, "write")?;
         }
-        if !self.bulk.is_idle() {
+        if !self.cluster.flight.is_idle() {
             self.bulk_access(i, pc, area, off, n, true)?;
         }
         if area == Area::Shared && !self.mbar.is_empty() {

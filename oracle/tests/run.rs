@@ -520,7 +520,7 @@ fn generic_atomics_on_a_named_variable_use_its_generic_address() {
 }
 
 /// `red.async` on `.shared::cluster` (§9.7.13.7) must reach another CTA of the cluster
-/// (L17936-17938), which the oracle's clusters of one CTA cannot: a kernel holding it
+/// (L17936-17938), which this launch's cluster of one CTA cannot: a kernel holding it
 /// type-checks and runs as long as no thread reaches it; a thread that does gets a located
 /// runtime error. (It used to fail the whole kernel at type check.)
 #[test]

@@ -31,11 +31,22 @@
 //! fewer bytes than its operations, L18462) and, in a deadlock, an mbarrier whose tx-count
 //! can no longer reach zero (more bytes expected than any pending operation delivers).
 //!
-//! **Clusters.** Every write of a `.shared::cluster` destination goes through
-//! [`super::Cta::cluster_store`], every mbarrier signal through
-//! [`super::Cta::cluster_complete_tx`], every `.shared::cluster` address through
-//! [`super::Cta::cluster_shared`]: today the oracle runs clusters of one CTA (rank 0), and
-//! those three are where other CTAs of a cluster will be reached.
+//! **Clusters.** An operation may write the shared memory of, and signal an mbarrier object
+//! of, another CTA of the cluster (`.shared::cluster` destinations, `.multicast::cluster`,
+//! L14487, L14533; `st.async`/`red.async`, L13006, L17936). The CTAs of a cluster run
+//! interleaved with their per-CTA state parked and swapped (`exec/cluster.rs`), so the list of
+//! pending operations cannot be per CTA: the operation a thread of CTA 0 issues into CTA 1 is
+//! completed by CTA 1's wait on its own mbarrier, and a plain access by a thread of CTA 1 (or a
+//! `.shared::cluster` access from CTA 0) must see it. The list is therefore the cluster's,
+//! [`Flight`] in `Cluster` (never swapped); what stays per CTA is [`Book`], the bulk
+//! async-groups of the CTA's threads, which only the issuing thread observes. Each operation
+//! records the CTA that issued it, so its errors name the right thread. Every write of a
+//! `.shared::cluster` destination goes through [`super::Cta::cluster_store`], every mbarrier
+//! signal through [`super::Cta::cluster_complete_tx`], every `.shared::cluster` address through
+//! [`super::Cta::cluster_shared`]. An operation on another CTA still pending when that CTA's
+//! threads have all exited is a runtime error (L89): no thread of the destination observed its
+//! completion, so nothing orders its writes before the exit; one issued to a CTA that has
+//! exited is one too.
 
 use super::{Area, Cta};
 use crate::error::Result;
@@ -90,7 +101,9 @@ enum Track {
 #[derive(Clone, Debug)]
 struct Pending {
     id: u64,
-    /// The issuing thread (linear index in the CTA) and instruction.
+    /// The issuing CTA (its rank in the cluster), thread (linear index in that CTA) and
+    /// instruction.
+    cta: u32,
     thread: usize,
     pc: u32,
     dst: Place,
@@ -105,10 +118,10 @@ struct Pending {
     read: Option<Vec<u8>>,
 }
 
-/// The CTA's pending bulk operations and its threads' bulk async-groups.
+/// The bulk async-groups of a CTA's threads (per CTA: only the issuing thread's
+/// `cp.async.bulk.wait_group` observes them). The operations themselves are the cluster's
+/// [`Flight`].
 pub(super) struct Book {
-    ops: Vec<Pending>,
-    next: u64,
     uncommitted: Vec<Vec<u64>>,
     groups: Vec<VecDeque<Vec<u64>>>,
 }
@@ -116,10 +129,25 @@ pub(super) struct Book {
 impl Book {
     pub fn new(threads: usize) -> Book {
         Book {
-            ops: Vec::new(),
-            next: 0,
             uncommitted: vec![Vec::new(); threads],
             groups: vec![VecDeque::new(); threads],
+        }
+    }
+}
+
+/// The pending bulk operations of a cluster, whichever CTA issued them and whichever CTA's
+/// shared memory they reach (see the module doc: a cluster's CTAs are swapped in and out of
+/// the runner, this list is not), in issue order.
+pub(super) struct Flight {
+    ops: Vec<Pending>,
+    next: u64,
+}
+
+impl Flight {
+    pub fn new() -> Flight {
+        Flight {
+            ops: Vec::new(),
+            next: 0,
         }
     }
 
@@ -196,70 +224,118 @@ impl Cta<'_, '_> {
 
     /// Gives `f` the `n` shared bytes at `off` of the cluster's CTA `rank` to write: every write
     /// of a `.shared::cluster` destination goes through here.
-    pub(super) fn cluster_store(
-        &mut self,
-        i: usize,
-        pc: u32,
-        rank: u32,
-        off: usize,
-        n: usize,
-        f: impl FnOnce(&mut [u8]),
-    ) -> Result<()> {
-        if rank != self.cluster_rank() {
-            return Err(self.other_cta(i, pc, rank));
-        }
-        f(&mut self.shared[off..off + n]);
+    pub(super) fn cluster_store(&mut self, rank: u32, off: usize, n: usize, f: impl FnOnce(&mut [u8])) {
+        let (shared, proxy) = self.cta_shared_mut(rank);
+        f(&mut shared[off..off + n]);
         // The bytes now hold what the async proxy wrote: no generic write is left to order.
-        if let Some(p) = &mut self.proxy {
+        if let Some(p) = proxy {
             p.clear(off, n);
         }
         self.mutations += 1;
-        Ok(())
     }
 
     /// A complete-tx of `bytes` on the mbarrier object at `off` of the cluster's CTA `rank`
-    /// (L18470-18478): every mbarrier signal of a bulk operation goes through here.
-    pub(super) fn cluster_complete_tx(&mut self, i: usize, pc: u32, rank: u32, off: usize, bytes: usize) -> Result<()> {
-        if rank != self.cluster_rank() {
-            return Err(self.other_cta(i, pc, rank));
-        }
-        self.mbar.tx(off, -(bytes as i64)).map_err(|f| {
-            self.rt_err(
-                i,
-                pc,
-                format!("complete-tx of {bytes} bytes on the mbarrier object at shared {off:#x}: {f}"),
+    /// (L18470-18478), for operation `p`: every mbarrier signal of a bulk operation goes
+    /// through here.
+    fn cluster_complete_tx(&mut self, p: &Pending, rank: u32, off: usize, bytes: usize) -> Result<()> {
+        let r = self.mbar_of(rank).tx(off, -(bytes as i64));
+        r.map_err(|f| {
+            self.issuer_err(
+                p,
+                format!(
+                    "complete-tx of {bytes} bytes on the mbarrier object at shared {off:#x}{}: {f}",
+                    self.of_cta(rank)
+                ),
             )
         })?;
         self.mutations += 1;
         Ok(())
     }
 
-    /// The current phase of the mbarrier object at `off` of the cluster's CTA `rank`.
-    fn cluster_mbar_phase(&self, i: usize, pc: u32, rank: u32, off: usize) -> Result<u64> {
-        if rank != self.cluster_rank() {
-            return Err(self.other_cta(i, pc, rank));
-        }
-        self.mbar.phase(off).ok_or_else(|| {
-            self.rt_err(
+    /// The current phase of the mbarrier object at `off` of the cluster's CTA `rank`, for thread
+    /// `i` of CTA `cta` at `pc` (the issuer of an operation).
+    fn cluster_mbar_phase(&self, (cta, i, pc): (u32, usize, u32), rank: u32, off: usize) -> Result<u64> {
+        self.mbar_in(rank).phase(off).ok_or_else(|| {
+            self.thread_err_in(
+                cta,
                 i,
                 pc,
                 format!(
-                    "no mbarrier object is initialized at shared {off:#x}, the operation's mbar: undefined (L18374)"
+                    "no mbarrier object is initialized at shared {off:#x}{}, the operation's mbar: undefined (L18374)",
+                    self.of_cta(rank)
                 ),
             )
         })
     }
 
-    /// Another CTA of the cluster: not reachable yet.
-    #[cold]
-    fn other_cta(&self, i: usize, pc: u32, rank: u32) -> crate::error::Error {
-        self.rt_err(
-            i,
-            pc,
-            format!(
-                "the operation reaches the CTA of rank {rank} of the cluster: the oracle does not execute bulk operations on other CTAs' shared memory yet"
-            ),
-        )
+    /// " of CTA rank `rank`" in a cluster of more than one CTA, for messages (which may be
+    /// reported at a thread of another CTA than the one whose memory they name).
+    fn of_cta(&self, rank: u32) -> String {
+        if self.cluster_nctarank() == 1 {
+            String::new()
+        } else {
+            format!(" of CTA rank {rank}")
+        }
+    }
+
+    /// A runtime error at the issuer of `p` (a thread of another CTA when it came from there).
+    fn issuer_err(&self, p: &Pending, msg: impl std::fmt::Display) -> crate::error::Error {
+        self.thread_err_in(p.cta, p.thread, p.pc, msg)
+    }
+
+    /// The issuer of `p`, for messages.
+    fn issuer_name(&self, p: &Pending) -> String {
+        self.thread_name_in(p.cta, p.thread)
+    }
+
+    /// The checks on a shared destination of `n` bytes at `off` of CTA `rank` when thread `i`
+    /// issues an operation there: the CTA has not exited (L89) and the bytes hold no live
+    /// mbarrier object (L18374).
+    pub(super) fn bulk_dst_checks(&self, i: usize, pc: u32, rank: u32, off: usize, n: usize, what: &str) -> Result<()> {
+        if rank == self.cluster_rank() {
+            if !self.mbar.is_empty() {
+                self.mbarrier_access(i, pc, off, n, what)?;
+            }
+            return Ok(());
+        }
+        if self.cta_exited(rank) {
+            return Err(self.rt_err(
+                i,
+                pc,
+                format!(
+                    "the operation writes the shared memory of CTA rank {rank} of the cluster, whose threads have all exited: a CTA must not exit before its peers' shared-memory operations on it complete (L89)"
+                ),
+            ));
+        }
+        if let Some(o) = self.mbar_in(rank).overlapping(off, n) {
+            return Err(self.rt_err(
+                i,
+                pc,
+                format!(
+                    "{what} shared memory [{off:#x}, {:#x}) of CTA rank {rank}, which holds the initialized mbarrier object at {o:#x}: any operation on it but the mbarrier instructions is undefined (L18374); `mbarrier.inval` it before reusing its memory (L18444)",
+                    off + n
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A `.multicast::cluster` ctaMask bit for CTA `rank`: a CTA of the cluster (L14533,
+    /// L15008).
+    pub(super) fn mask_rank(&self, i: usize, pc: u32, rank: u32) -> Result<()> {
+        let n = self.cluster_nctarank();
+        if rank >= n {
+            return Err(self.rt_err(
+                i,
+                pc,
+                format!(
+                    "bit {rank} of ctaMask is set, but the cluster has {n} CTA{} (ranks 0 to {}): each bit of ctaMask names a destination CTA of the cluster (L14533, L15008)",
+                    if n == 1 { "" } else { "s" },
+                    n - 1
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The area and offset of the `n` bytes at `addr` in `space`, which must not overflow it
@@ -427,10 +503,8 @@ impl Cta<'_, '_> {
             }
         }
         // Its shared destination may not hold a live mbarrier object (L18374).
-        if let Place::Shared { rank, off } = dst_place {
-            if rank == self.cluster_rank() && !self.mbar.is_empty() {
-                self.mbarrier_access(i, pc, off, n, "bulk copy to")?;
-            }
+        if let (Place::Shared { rank, off }, None) = (dst_place, cta_mask) {
+            self.bulk_dst_checks(i, pc, rank, off, n, "bulk copy to")?;
         }
         // The copy reads a shared source through the async proxy (L14239): generic writes to it
         // need a `fence.proxy.async` before the copy (L14241, L17278).
@@ -457,7 +531,8 @@ impl Cta<'_, '_> {
         };
         let mbar_at = match mbar_addr {
             Some(a) => {
-                // The mbarrier is in the destination's CTA: a `.shared::cluster` address then.
+                // A `.shared::cluster` address when the destination is one (another CTA's
+                // object: the complete-tx goes to the object mbar names).
                 let space = match dspace {
                     BulkSpace::SharedCluster => Space::SharedCluster,
                     _ => Space::Shared,
@@ -471,15 +546,21 @@ impl Cta<'_, '_> {
                 Place::Shared { off, .. } => Place::Shared { rank, off },
                 g => g,
             };
-            if rank >= self.cluster_nctarank() {
-                return Err(self.other_cta(i, pc, rank));
+            if let (Some(_), Place::Shared { off, .. }) = (cta_mask, dst) {
+                self.mask_rank(i, pc, rank)?;
+                self.bulk_dst_checks(i, pc, rank, off, n, "bulk copy to")?;
             }
             let track = match mbar_at {
-                Some((_, off)) => Track::Mbar {
-                    rank,
-                    off,
-                    phase: self.cluster_mbar_phase(i, pc, rank, off)?,
-                },
+                Some((mrank, off)) => {
+                    // Multicast: the signal goes to the object at mbar's offset in each
+                    // destination CTA (L14533); else to the object mbar names.
+                    let rank = if cta_mask.is_some() { rank } else { mrank };
+                    Track::Mbar {
+                        rank,
+                        off,
+                        phase: self.cluster_mbar_phase((self.cluster_rank(), i, pc), rank, off)?,
+                    }
+                }
                 None => Track::Group,
             };
             self.bulk_issue(i, pc, dst, Source::At(src_place), n, reduce, byte_mask, track);
@@ -500,13 +581,15 @@ impl Cta<'_, '_> {
         byte_mask: Option<u16>,
         track: Track,
     ) {
-        let id = self.bulk.next;
-        self.bulk.next += 1;
+        let id = self.cluster.flight.next;
+        self.cluster.flight.next += 1;
         if track == Track::Group {
             self.bulk.uncommitted[i].push(id);
         }
-        self.bulk.ops.push(Pending {
+        let cta = self.cluster_rank();
+        self.cluster.flight.ops.push(Pending {
             id,
+            cta,
             thread: i,
             pc,
             dst,
@@ -606,10 +689,11 @@ impl Cta<'_, '_> {
             return Err(self.rt_err(
                 i,
                 pc,
-                format!("[a] {a:#x} is the executing CTA's own shared memory: {rule}, undefined otherwise ({line}); the oracle runs clusters of one CTA"),
+                format!("[a] {a:#x} is the executing CTA's own shared memory: {rule}, undefined otherwise ({line})"),
             ));
         }
-        let phase = self.cluster_mbar_phase(i, pc, rank, moff)?;
+        self.bulk_dst_checks(i, pc, rank, off, n, &format!("{name} to"))?;
+        let phase = self.cluster_mbar_phase((self.cluster_rank(), i, pc), rank, moff)?;
         self.bulk_issue(
             i,
             pc,
@@ -672,30 +756,32 @@ impl Cta<'_, '_> {
 
     /// The pending operation `id` reads its source (once).
     fn bulk_read(&mut self, id: u64) {
-        let Some(k) = self.bulk.ops.iter().position(|p| p.id == id) else {
+        let ops = &self.cluster.flight.ops;
+        let Some(k) = ops.iter().position(|p| p.id == id) else {
             return;
         };
-        if self.bulk.ops[k].read.is_some() {
+        if ops[k].read.is_some() {
             return;
         }
-        let p = &self.bulk.ops[k];
+        let p = &ops[k];
         let bytes = match &p.src {
             Source::Data(d) => d.clone(),
-            Source::At(Place::Shared { off, .. }) => self.shared[*off..*off + p.size].to_vec(),
+            Source::At(Place::Shared { rank, off }) => self.shared_in(*rank)[*off..*off + p.size].to_vec(),
             Source::At(Place::Global { k, off }) => self.m.global.regions[*k].data[*off..*off + p.size].to_vec(),
         };
-        self.bulk.ops[k].read = Some(bytes);
+        self.cluster.flight.ops[k].read = Some(bytes);
     }
 
     /// Completes the pending operation `id`: reads its source, writes its destination (an
     /// element-wise reduction for `cp.reduce.async.bulk`/`red.async`) and, when `signal`, makes
-    /// its complete-tx. Thread `i` at `pc` is the instruction that observes it.
+    /// its complete-tx. Thread `i` of the running CTA at `pc` is the instruction that observes
+    /// it; the operation may come from another CTA of the cluster and write a third's memory.
     fn bulk_complete(&mut self, i: usize, pc: u32, id: u64, signal: bool) -> Result<()> {
         self.bulk_read(id);
-        let Some(k) = self.bulk.ops.iter().position(|p| p.id == id) else {
+        let Some(k) = self.cluster.flight.ops.iter().position(|p| p.id == id) else {
             return Ok(());
         };
-        let p = self.bulk.ops.remove(k);
+        let p = self.cluster.flight.ops.remove(k);
         let data = p.read.clone().unwrap_or_default();
         let n = p.size;
         let write = |mem: &mut [u8]| match p.reduce {
@@ -726,38 +812,40 @@ impl Cta<'_, '_> {
             },
         };
         match p.dst {
-            Place::Shared { rank, off } => self.cluster_store(p.thread, p.pc, rank, off, n, write)?,
+            Place::Shared { rank, off } => self.cluster_store(rank, off, n, write),
             Place::Global { k, off } => {
                 write(&mut self.m.global.regions[k].data[off..off + n]);
                 self.mutations += 1;
             }
         }
         if let (Track::Mbar { rank, off, phase }, true) = (p.track, signal) {
-            let now = self.cluster_mbar_phase(p.thread, p.pc, rank, off)?;
+            let now = self.cluster_mbar_phase((p.cta, p.thread, p.pc), rank, off)?;
             if now != phase {
                 let at = &self.m.prog.code[pc as usize];
-                return Err(self.rt_err(
-                    p.thread,
-                    p.pc,
+                return Err(self.issuer_err(
+                    &p,
                     format!(
-                        "this `{}` of {n} bytes was issued in phase {phase} of the mbarrier object at shared {off:#x}, which completed without it (observed at line {} by {}): its complete-tx would count toward phase {now}. The tx-count of a phase must be set to the total of the asynchronous operations it tracks (L18462): an expect-tx counted fewer bytes than the operations",
+                        "this `{}` of {n} bytes was issued in phase {phase} of the mbarrier object at shared {off:#x}{}, which completed without it (observed at line {} by {}): its complete-tx would count toward phase {now}. The tx-count of a phase must be set to the total of the asynchronous operations it tracks (L18462): an expect-tx counted fewer bytes than the operations",
                         self.op_name(&p),
+                        self.of_cta(rank),
                         at.loc.line,
-                        self.thread_name(i)
+                        self.thread_name_in(self.cluster_rank(), i)
                     ),
                 ));
             }
-            self.cluster_complete_tx(p.thread, p.pc, rank, off, n)?;
+            self.cluster_complete_tx(&p, rank, off, n)?;
         }
         Ok(())
     }
 
-    /// Before a `test_wait`/`try_wait` by thread `i` on the object at `off` returns False: the
-    /// pending operations that signal it complete, in issue order.
+    /// Before a `test_wait`/`try_wait` by thread `i` on the running CTA's object at `off`
+    /// returns False: the pending operations that signal it, whichever CTA issued them,
+    /// complete in issue order.
     pub(super) fn bulk_settle(&mut self, i: usize, pc: u32, off: usize) -> Result<bool> {
         let rank = self.cluster_rank();
         let ids: Vec<u64> = self
-            .bulk
+            .cluster
+            .flight
             .ops
             .iter()
             .filter(|p| matches!(p.track, Track::Mbar { rank: r, off: o, .. } if r == rank && o == off))
@@ -769,39 +857,75 @@ impl Cta<'_, '_> {
         Ok(!ids.is_empty())
     }
 
-    /// When every thread has exited: what is still pending completes (its mbarrier signals are
-    /// dropped, no thread is left to observe them).
+    /// When every thread of the cluster has exited: what the running CTA issued and is still
+    /// pending completes (its mbarrier signals are dropped, no thread is left to observe them).
+    /// The runner calls it for each CTA in turn, so that errors name the issuing thread.
     pub(super) fn bulk_drain(&mut self) -> Result<()> {
-        while let Some(p) = self.bulk.ops.first() {
+        let me = self.cluster_rank();
+        while let Some(p) = self.cluster.flight.ops.iter().find(|p| p.cta == me) {
             let (t, pc, id) = (p.thread, p.pc, p.id);
             self.bulk_complete(t, pc, id, false)?;
         }
         Ok(())
     }
 
+    /// The running CTA's threads have all exited: an operation another CTA issued into its
+    /// shared memory (destination or mbarrier) that has not completed is a violation of L89,
+    /// reported at the issuing thread. Its own operations are completed at the cluster's end
+    /// as in a lone CTA: nothing else can observe their absence.
+    pub(super) fn bulk_exit(&self) -> Result<()> {
+        let me = self.cluster_rank();
+        let into_me = |p: &&Pending| {
+            p.cta != me
+                && (matches!(p.dst, Place::Shared { rank, .. } if rank == me)
+                    || matches!(p.track, Track::Mbar { rank, .. } if rank == me))
+        };
+        match self.cluster.flight.ops.iter().find(into_me) {
+            Some(p) => Err(self.issuer_err(
+                p,
+                format!(
+                    "the `{}` to the shared memory of CTA rank {me} of the cluster (block ({},{},{})) has not completed when that CTA's threads have all exited (its last thread did not observe the completion on the mbarrier): a CTA must not exit before its peers' shared-memory operations on it complete (L89)",
+                    self.op_name(p),
+                    self.env.ctaid[0],
+                    self.env.ctaid[1],
+                    self.env.ctaid[2]
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// An access of `n` bytes at `off` in `area` by thread `i` at `pc` while bulk operations
-    /// are pending: the destination of one (read or written) before its completion is
-    /// observed, or the source of one (written) that has not read it.
+    /// are pending ([`Cta::bulk_conflict`]).
     pub(super) fn bulk_access(&self, i: usize, pc: u32, area: Area, off: usize, n: usize, write: bool) -> Result<()> {
         let place = match area {
             Area::Shared => Place::Shared {
                 rank: self.cluster_rank(),
                 off,
             },
+            Area::Peer(rank) => Place::Shared { rank, off },
             Area::Global(k) => Place::Global { k, off },
             _ => return Ok(()),
         };
+        self.bulk_conflict(i, pc, place, n, write)
+    }
+
+    /// An access of `n` bytes at `place` (in any CTA of the cluster) by thread `i` of the
+    /// running CTA at `pc`: the destination of a pending operation (read or written) before
+    /// its completion is observed, or the source of one (written) that has not read it.
+    fn bulk_conflict(&self, i: usize, pc: u32, place: Place, n: usize, write: bool) -> Result<()> {
         let access = if write { "write" } else { "read" };
-        let space = match place {
-            Place::Shared { .. } => "shared memory",
-            Place::Global { .. } => "global memory",
+        let (space, off) = match place {
+            Place::Shared { rank, off } => (format!("shared memory{}", self.of_cta(rank)), off),
+            Place::Global { off, .. } => ("global memory".to_string(), off),
         };
-        for p in &self.bulk.ops {
+        for p in &self.cluster.flight.ops {
             let line = self.m.prog.code[p.pc as usize].loc.line;
             if p.dst.overlaps(p.size, place, n) {
                 let how = match p.track {
-                    Track::Mbar { off, phase, .. } => format!(
-                        "its results may be accessed only after the phase it signals completes, as `mbarrier.test_wait`/`try_wait` on the object at shared {off:#x} returning True for phase {phase} observes (L14223-14225, L14243)"
+                    Track::Mbar { rank, off, phase } => format!(
+                        "its results may be accessed only after the phase it signals completes, as `mbarrier.test_wait`/`try_wait` on the object at shared {off:#x}{} returning True for phase {phase} observes (L14223-14225, L14243)",
+                        self.of_cta(rank)
                     ),
                     Track::Group if p.read.is_some() => "`cp.async.bulk.wait_group.read` waited only for its source to be read, not for the write of its destination (L15362); `cp.async.bulk.wait_group` without `.read` waits for the write (L15350-15360)".to_string(),
                     Track::Group => "its results may be accessed only after the issuing thread's `cp.async.bulk.commit_group` and `cp.async.bulk.wait_group` complete its bulk async-group (L15350-15360, L14243)".to_string(),
@@ -814,7 +938,7 @@ impl Cta<'_, '_> {
                         "{access} of {space} [{off:#x}, {:#x}), the destination of the `{}` at line {line} by {}, which has not completed: {how}",
                         off + n,
                         self.op_name(p),
-                        self.thread_name(p.thread)
+                        self.issuer_name(p)
                     ),
                 ));
             }
@@ -827,7 +951,7 @@ impl Cta<'_, '_> {
                             "write to {space} [{off:#x}, {:#x}), the source of the `{}` at line {line} by {}, which has not read it yet: the source may be reused only after `cp.async.bulk.wait_group.read` (L15362) or the operation's completion (L14223)",
                             off + n,
                             self.op_name(p),
-                            self.thread_name(p.thread)
+                            self.issuer_name(p)
                         ),
                     ));
                 }
@@ -842,7 +966,7 @@ impl Cta<'_, '_> {
         let rank = self.cluster_rank();
         let mut note = String::new();
         for (off, o) in self.mbar.objects() {
-            if o.tx != 0 && !self.bulk.tracks(rank, off) {
+            if o.tx != 0 && !self.cluster.flight.tracks(rank, off) {
                 let why = if o.tx > 0 {
                     "more bytes were expected (expect-tx) than its asynchronous operations deliver"
                 } else {

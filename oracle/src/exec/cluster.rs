@@ -3,10 +3,12 @@
 //!
 //! The CTAs of a cluster run together: their warps take turns round-robin, CTA by CTA in rank
 //! order, each warp its slice; clusters run one after another. [`Cta`] is the runner: its
-//! per-CTA fields (threads, shared memory, barriers, mbarrier book, pending copies) are those
-//! of the CTA whose turn it is, the others are parked in [`Cluster`] as [`Parked`] and swapped
-//! in for their turn ([`Cta::switch_to`]), so the single-CTA paths of the interpreter are
-//! unchanged. A field added to [`Cta`] must be put on one side or the other in
+//! per-CTA fields (threads, shared memory, barriers, mbarrier book, pending `cp.async` copies,
+//! bulk async-groups) are those of the CTA whose turn it is, the others are parked in
+//! [`Cluster`] as [`Parked`] and swapped in for their turn ([`Cta::switch_to`]), so the
+//! single-CTA paths of the interpreter are unchanged. The pending bulk operations are the
+//! cluster's, [`Cluster`]'s `flight`, never swapped: one CTA's operation may write another's
+//! shared memory and is completed by that one's wait (`exec/bulk.rs`). A field added to [`Cta`] must be put on one side or the other in
 //! [`Cta::swap_state`], which destructures the runner exhaustively so that the compiler asks.
 //!
 //! The internal API for instructions that reach another CTA's shared memory (distributed
@@ -150,6 +152,10 @@ pub(super) struct Cluster {
     exposed: Vec<RefCell<BTreeMap<(u32, u32), Access>>>,
     /// By rank: phases of which a thread of the CTA completed the wait.
     passed: Vec<u64>,
+    /// The pending bulk asynchronous operations of every CTA of the cluster: not parked with a
+    /// CTA, since an operation one CTA issues may write another's shared memory and is
+    /// completed by that one's wait (`exec/bulk.rs`).
+    pub(super) flight: bulk::Flight,
 }
 
 impl Cluster {
@@ -175,6 +181,7 @@ impl Cluster {
             barrier: None,
             exposed: (0..n).map(|_| RefCell::new(BTreeMap::new())).collect(),
             passed: vec![0; n],
+            flight: bulk::Flight::new(),
         }
     }
 
@@ -403,6 +410,77 @@ impl Cta<'_, '_> {
         }
     }
 
+    /// The mbarrier book of the CTA of rank `r`, to read.
+    pub(super) fn mbar_in(&self, r: u32) -> &mbarrier::Book {
+        if r == self.cluster.rank {
+            &self.mbar
+        } else {
+            &self.peer(r).mbar
+        }
+    }
+
+    /// The shared memory of the CTA of rank `r` (for the bulk operations, which read it
+    /// through the async proxy when they complete, with their own checks).
+    pub(super) fn shared_in(&self, r: u32) -> &[u8] {
+        if r == self.cluster.rank {
+            &self.shared
+        } else {
+            &self.peer(r).shared
+        }
+    }
+
+    /// The shared memory of the CTA of rank `r` and its proxy book, to write (the bulk
+    /// operations' completion, `Cta::cluster_store`).
+    pub(super) fn cta_shared_mut(&mut self, r: u32) -> (&mut [u8], Option<&mut proxy::Book>) {
+        if r == self.cluster.rank {
+            (&mut self.shared, self.proxy.as_mut())
+        } else {
+            let p = self.peer_mut(r);
+            (&mut p.shared, p.proxy.as_mut())
+        }
+    }
+
+    /// Whether every thread of the CTA of rank `r` has exited.
+    pub(super) fn cta_exited(&self, r: u32) -> bool {
+        self.cluster.ended[r as usize]
+    }
+
+    /// Thread `j` (linear index) of the CTA of rank `r`, for messages: "thread (x, y, z)", with
+    /// its block in a cluster of more than one CTA (the message may be reported at a thread of
+    /// another CTA).
+    pub(super) fn thread_name_in(&self, r: u32, j: usize) -> String {
+        if self.cluster.size() == 1 {
+            return self.thread_name(j);
+        }
+        let (t, env) = if r == self.cluster.rank {
+            (&self.threads[j], &self.env)
+        } else {
+            (&self.peer(r).threads[j], &self.peer(r).env)
+        };
+        let [x, y, z] = t.tid;
+        format!("thread ({x}, {y}, {z}) of block {}", fmt3(env.ctaid))
+    }
+
+    /// A runtime error at thread `j` of the CTA of rank `r`, at `pc` (`rt_err` for a thread of
+    /// any CTA of the cluster: a bulk operation completed by another CTA names its issuer).
+    pub(super) fn thread_err_in(&self, r: u32, j: usize, pc: u32, msg: impl std::fmt::Display) -> Error {
+        if r == self.cluster.rank {
+            return self.rt_err(j, pc, msg);
+        }
+        let p = self.peer(r);
+        let inst = &self.m.prog.code[pc as usize];
+        Error::at(
+            ErrorKind::Runtime,
+            inst.loc,
+            format!(
+                "`{}`: thread {} of block {}: {msg}",
+                inst.text,
+                fmt3(p.threads[j].tid),
+                fmt3(p.env.ctaid)
+            ),
+        )
+    }
+
     /// The mbarrier object at `.shared::cluster` address `a` for thread `i` at `pc`: its CTA's
     /// rank and its offset there (8 bytes, 8-aligned, L18386-18392), the access to a peer
     /// recorded for the exit rule (L89). Use [`Cta::mbar_of`] for the book.
@@ -516,6 +594,10 @@ impl Cta<'_, '_> {
                     off + n
                 ),
             ));
+        }
+        // The destination or source of a pending bulk operation (`exec/bulk.rs`).
+        if !self.cluster.flight.is_idle() {
+            self.bulk_access(i, pc, Area::Peer(r), off, n, what == "write")?;
         }
         Ok(())
     }
@@ -926,6 +1008,8 @@ impl Cta<'_, '_> {
     fn cta_ended(&mut self, pc: u32) -> Result<()> {
         let me = self.cluster.rank as usize;
         self.cluster.ended[me] = true;
+        // A peer's bulk operation into this CTA that has not completed (`exec/bulk.rs`).
+        self.bulk_exit()?;
         let passed = self.cluster.passed[me];
         let Some(a) = self.cluster.exposed[me]
             .borrow()

@@ -15,16 +15,19 @@
 //!   out-of-bounds one with the fill (`spec::tma::fill_bits`); its runs' complete-tx bytes add
 //!   up to the whole box, filled elements included ("the amount of data copied", L14966).
 //!   `.multicast::cluster` issues the runs to each CTA of ctaMask at the same offsets of dstMem
-//!   and mbar (L15008); a CTA other than the executing one is refused by the bulk engine until
-//!   the oracle runs clusters.
+//!   and mbar (L15008), other CTAs of the cluster included (the cluster's pending list,
+//!   `exec/bulk.rs`).
 //! - A store (`.shared::cta` → global, `.bulk_group`) writes only the in-bounds elements;
 //!   `cp.reduce.async.bulk.tensor` reduces each with the element operation of the map's type,
 //!   the one `cp.reduce.async.bulk` uses (`spec::atom::apply`), and refuses the combinations
 //!   the table of L15131-15140 does not list.
 //! - A prefetch plans the box (so the map and the coordinates are checked) and has no effect.
 //!
-//! `.L2::cache_hint` (a hint, L15016) and `.cta_group` (which CTA of a pair the mbarrier may be
-//! in, L14968: with clusters of one CTA it is the destination's) change nothing here.
+//! `.L2::cache_hint` (a hint, L15016) changes nothing here. `.cta_group` is not carried by the
+//! decoded instruction: every copy runs as `.cta_group::1` (mbar in the destination's CTA,
+//! L14968; the multicast signal to mbar's offset in each CTA of ctaMask). `.cta_group::2`
+//! (mbar in the pair's peer, the signal to the odd or even CTA of each pair, L15012) is not
+//! modelled yet.
 //!
 //! **The tensormap proxy.** A tensor copy reads its map through the tensormap proxy (L14904).
 //! A map written through the generic proxy (`st`, `tensormap.replace` on global memory,
@@ -411,10 +414,14 @@ impl Cta<'_, '_> {
             None => vec![rank],
         };
         for rank in ranks {
-            if rank >= self.cluster_nctarank() {
-                return Err(self.other_cta(i, pc, rank));
+            if mask.is_some() {
+                // Another CTA's memory: its checks (`Cta::bulk_dst_checks`).
+                self.mask_rank(i, pc, rank)?;
+                for r in &runs {
+                    self.bulk_dst_checks(i, pc, rank, r.smem, r.len, "tensor copy to")?;
+                }
             }
-            let phase = self.cluster_mbar_phase(i, pc, rank, moff)?;
+            let phase = self.cluster_mbar_phase((self.cluster_rank(), i, pc), rank, moff)?;
             for r in &runs {
                 let src = match r.from {
                     From::Global(k, off) => Source::At(Place::Global { k, off }),
