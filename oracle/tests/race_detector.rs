@@ -1,19 +1,48 @@
-//! The oracle's race detector for asynchronous operations: one canonical test per misuse class
-//! it reports, each asserting the whole located message (the instruction and its line and
-//! column, the thread and block, the address where there is one, and the manual's rule with its
-//! line). The classes, with the other tests that cover them (by a part of the message):
-//! - `cp.async` (§9.7.9.25.3, L14291, L14353, L14398-14402): its shared destination read or
-//!   written before the issuing thread's wait, its global source written before the copy
-//!   completed, two pending copies to the same bytes (`cp_async.rs`);
-//! - `wgmma.mma_async` (§9.7.15, L26392-26398, L26478): a pending accumulator accessed before
-//!   `wgmma.wait_group`, no `wgmma.fence` before the first `wgmma`, a register accessed since
-//!   the last fence, a generic-proxy write of its shared matrices with no `fence.proxy.async`
-//!   (`wgmma.rs`);
-//! - mbarrier (§9.7.13.15, L18374-19222): an operation on no object, a plain access to an
-//!   object's bytes, `init` of a live object, an arrive beyond the pending count, a
-//!   `.noComplete` arrive that completes the phase, an arrive before the previous phase was
-//!   observed, a wait on a foreign or stale state, a parity that is neither 0 nor 1,
-//!   `pending_count` of a state no `.noComplete` arrive returned (`mbarrier.rs`).
+//! The oracle's race detector for asynchronous operations: the one table of the misuse classes
+//! it reports, with one canonical test each, asserting the whole located message (the
+//! instruction and its line and column, the thread and block, the address where there is one,
+//! and the manual's rule with its line). Other suites hold further scenarios of a class (named
+//! in parentheses), never a second canonical test.
+//!
+//! | class | rule | test |
+//! |---|---|---|
+//! | `cp.async` destination read before the issuing thread's wait | L14398-14402 | `cp_async_destination_read_before_its_wait` |
+//! | `cp.async` destination written before the wait | L14398-14402 | `cp_async_destination_written_before_its_wait` |
+//! | `cp.async` global source written before the copy completed | L14291, L14398 | `cp_async_source_written_before_the_copy_completed` |
+//! | two pending `cp.async` to the same bytes | L14353, L14404 | `cp_async_two_pending_copies_to_the_same_bytes` (`cp_async.rs`) |
+//! | `wgmma` accumulator accessed before `wgmma.wait_group` | L26478 | `wgmma_accumulator_read_before_its_wait_group` |
+//! | no `wgmma.fence` before the first `wgmma` | L26392, L26396 | `wgmma_without_a_fence_before_the_first` |
+//! | `wgmma` register accessed since the last fence | L26394 | `wgmma_accumulator_written_since_the_fence` |
+//! | `wgmma` reads a generic write with no `fence.proxy.async` | L26398 | `wgmma_reads_a_generic_write_without_a_proxy_fence` (`wgmma.rs`) |
+//! | mbarrier operation on no object | L18374, L18616 | `mbarrier_operation_on_no_object` |
+//! | plain access to an mbarrier object's bytes | L18374, L18444 | `mbarrier_object_bytes_accessed_as_memory` |
+//! | `mbarrier.init` of a live object | L18574 | `mbarrier_init_of_a_live_object` |
+//! | arrive beyond the pending count | L18424-18428 | `mbarrier_arrive_beyond_the_pending_count` |
+//! | `.noComplete` arrive that completes the phase | L18767, L18873 | `mbarrier_no_complete_arrive_that_completes_the_phase` |
+//! | arrive before the previous phase was observed | L18456 | `mbarrier_arrive_before_the_previous_phase_was_observed` |
+//! | wait on another object's state | L19049 | `mbarrier_wait_on_another_objects_state` |
+//! | wait on a stale phase | L19057-19061 | `mbarrier_wait_on_a_stale_phase` |
+//! | parity neither 0 nor 1 | L19053 | `mbarrier_parity_neither_0_nor_1` |
+//! | `pending_count` of a state no `.noComplete` arrive returned | L19222 | `mbarrier_pending_count_of_a_state_no_no_complete_arrive_returned` (`mbarrier.rs`) |
+//! | bulk copy destination read before its phase completes | L14223-14225, L14243 | `bulk_destination_read_before_its_phase_completes` (`bulk.rs`: `a_wait_on_the_wrong_parity_observes_nothing`) |
+//! | bulk copy destination written before its phase completes | L14223-14225, L14243 | `bulk_destination_written_before_its_phase_completes` |
+//! | bulk copy shared source overwritten before it was read | L15362, L14223 | `bulk_shared_source_overwritten_before_it_was_read` (`tma.rs`: `the_store_source_is_not_reused_before_wait_group_read`) |
+//! | bulk copy global source overwritten before it was read | L15362, L14223 | `bulk_global_source_overwritten_before_it_was_read` |
+//! | generic write to a bulk copy's shared source without `fence.proxy.async` | L14239-14241, L17278 | `bulk_shared_source_written_through_the_generic_proxy_without_a_fence` |
+//! | tx-count that counts too few bytes | L18462 | `bulk_tx_count_that_counts_too_few_bytes` (`bulk.rs`: `a_tx_count_left_below_zero`) |
+//! | tx-count that counts too many bytes (a deadlock naming the object) | L18462, L18486-18490 | `bulk_tx_count_that_counts_too_many_bytes` |
+//! | bulk copy over a live mbarrier object | L18374, L18444 | `bulk_copy_over_a_live_mbarrier_object` |
+//! | tensor copy destination read before its phase completes | L14223-14225, L14243 | `tensor_copy_destination_read_before_its_phase_completes` |
+//! | tensor map written through the generic proxy, used without the tensormap-proxy fences | L14904, L17280, L17266 | `tensor_map_written_through_the_generic_proxy_used_without_the_fences` (`tma.rs`: release without acquire) |
+//! | `barrier.cluster.arrive` twice before the wait | L17175 | `cluster_barrier_arrived_twice` |
+//! | `barrier.cluster.wait` without an arrive | L17171 | `cluster_barrier_waited_without_an_arrive` (`clusters.rs`: waiting twice) |
+//! | divergent `.aligned` `barrier.cluster` | L17185 | `cluster_barrier_aligned_but_divergent` |
+//! | distributed shared memory of an exited CTA accessed | L89 | `distributed_shared_memory_of_an_exited_cta_accessed` |
+//! | a CTA exiting while a peer's access to its shared memory is unordered before the exit | L89 | `cta_exited_while_a_peer_accesses_its_shared_memory` |
+//! | `setmaxnreg.inc` from above the warp's count | L31755 | `setmaxnreg_inc_from_above_the_count` (`control.rs`: `.dec` from below, L31753) |
+//! | `setmaxnreg` by part of a warpgroup | L31759 | `setmaxnreg_by_part_of_a_warpgroup` (`control.rs`: another instruction in one warp, L31745) |
+//! | two `setmaxnreg` with no barrier between | L31745 | `setmaxnreg_twice_without_a_barrier_between` |
+//! | bytes read after `discard` before they are written | L13374 | `discarded_bytes_read_before_they_are_written` (`control.rs`: by an atomic, by a `cp.async`) |
 //!
 //! The messages' addresses and lines are worked out from the kernel text: `bar` is at shared 0,
 //! `sh` at 0x10 (its 16-byte alignment after 8 bytes), `tile` at 0x400 (1024-aligned); a line is

@@ -596,7 +596,10 @@ impl Cuda {
                     let r = launch_kernel_ex(&config, func, params, std::ptr::null_mut());
                     self.check("cuLaunchKernelEx", r)?;
                 }
-                _ => {
+                // `launch_ex::missing` refused the job before the device was used; a launch
+                // without the clusters asked for would answer another question.
+                (Some(_), None) => return Err(self.rejected("cuLaunchKernelEx", CUDA_ERROR_NOT_SUPPORTED)),
+                (None, _) => {
                     let [gx, gy, gz] = job.grid;
                     let [bx, by, bz] = job.block;
                     let r = (api.cuLaunchKernel)(
