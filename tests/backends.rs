@@ -670,7 +670,7 @@ fn fake_record(c: &Cuda, job: &Job) -> (Vec<u32>, u64, Vec<u32>) {
 #[test]
 fn cuda_plain_launch_goes_through_cu_launch_kernel() {
     let c = open_fake(false);
-    let (w, _, _) = fake_record(&c, &fake_job("k", [3, 1, 1], None, 1024, serde_json::json!([])));
+    let (w, _, _) = fake_record(c, &fake_job("k", [3, 1, 1], None, 1024, serde_json::json!([])));
     // cuLaunchKernel (1), grid 3x1x1, block 64x1x1, 1024 bytes, no attribute set.
     assert_eq!(w, [1, 3, 1, 1, 64, 1, 1, 1024, 0, 0, 0, 0, 0, 0, 0]);
 }
@@ -683,11 +683,11 @@ fn cuda_plain_launch_goes_through_cu_launch_kernel() {
 fn cuda_cluster_launch_goes_through_cu_launch_kernel_ex() {
     let c = open_fake(false);
     let (w, _, _) = fake_record(
-        &c,
+        c,
         &fake_job("k", [8, 2, 2], Some([4, 2, 2]), 65536, serde_json::json!([])),
     );
     assert_eq!(w, [2, 8, 2, 2, 64, 1, 1, 65536, 1, 4, 4, 2, 2, 65536, 1]);
-    let (w, _, _) = fake_record(&c, &fake_job("k", [4, 1, 1], Some([2, 1, 1]), 0, serde_json::json!([])));
+    let (w, _, _) = fake_record(c, &fake_job("k", [4, 1, 1], Some([2, 1, 1]), 0, serde_json::json!([])));
     assert_eq!(w, [2, 4, 1, 1, 64, 1, 1, 0, 1, 4, 2, 1, 1, 0, 0]);
 }
 
@@ -701,7 +701,7 @@ fn cuda_tensor_maps_are_encoded_by_the_driver() {
     let tiled = serde_json::json!([{"tensor_map": {"encode": "tiled", "data_type": "f32", "buffer": "out",
         "offset": 64, "global_dim": [16, 4], "global_strides": [64], "box_dim": [8, 2],
         "element_strides": [1, 2], "swizzle": "64B", "l2_promotion": "128B", "oob_fill": "nan_request_zero_fma"}}]);
-    let (w, out, m) = fake_record(&c, &fake_job("tmap_k", [1, 1, 1], None, 0, tiled));
+    let (w, out, m) = fake_record(c, &fake_job("tmap_k", [1, 1, 1], None, 0, tiled));
     assert_eq!(w[0], 1);
     let address = out + 64;
     #[rustfmt::skip]
@@ -713,7 +713,7 @@ fn cuda_tensor_maps_are_encoded_by_the_driver() {
     let im2col = serde_json::json!([{"tensor_map": {"encode": "im2col", "data_type": "f16", "buffer": "out",
         "global_dim": [8, 10, 2], "global_strides": [16, 160], "pixel_box_lower_corner": [-1],
         "pixel_box_upper_corner": [1], "channels_per_pixel": 8, "pixels_per_column": 16}}]);
-    let (_, out, m) = fake_record(&c, &fake_job("tmap_k", [1, 1, 1], Some([1, 1, 1]), 0, im2col));
+    let (_, out, m) = fake_record(c, &fake_job("tmap_k", [1, 1, 1], Some([1, 1, 1]), 0, im2col));
     #[rustfmt::skip]
     let want = [
         2, 6, 3, 0, 0, 0, 0, 0, out as u32, (out >> 32) as u32,
@@ -766,7 +766,7 @@ fn cuda_a_driver_before_12_0_refuses_clusters_and_tensor_maps_by_name() {
             "CUDA driver {lib} (CUDA 11.8) does not export cuTensorMapEncodeTiled (CUDA 12.0), which parameter 1, a tiled tensor map needs"
         )))
     );
-    let (w, _, _) = fake_record(&c, &fake_job("k", [1, 1, 1], None, 65536, serde_json::json!([])));
+    let (w, _, _) = fake_record(c, &fake_job("k", [1, 1, 1], None, 65536, serde_json::json!([])));
     assert_eq!(w[..9], [1, 1, 1, 1, 64, 1, 1, 65536, 0]);
     assert_eq!(w[13], 65536, "the 64 KiB maximum raised first");
 }
