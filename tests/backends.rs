@@ -6,6 +6,7 @@ use ptxconf::backend::cuda::{self, Cuda};
 use ptxconf::backend::{Backend, Failure, Job, JobBuffer, JobParam, Options};
 use spec::catalog::PtxVersion;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// `c[i] = a[i] + b[i]` for `i < n`, one thread per element; threads past `n` store nothing.
@@ -590,4 +591,182 @@ fn cuda_scalar_parameters_are_little_endian_bits_of_their_size() {
     ] {
         assert!(cuda::scalar_bytes(t, v).is_err(), "{t} {v}");
     }
+}
+
+// ---- the cuda backend on a fake driver (tests/fake_cuda.c) ----------------------------------
+
+/// Builds tests/fake_cuda.c as a shared library (`old`: the CUDA 11.8 variant) once per test
+/// process, with the C compiler the dev-dependencies already need (`$CC`, else `cc`).
+fn fake_driver(old: bool) -> &'static str {
+    static LIBS: [OnceLock<String>; 2] = [OnceLock::new(), OnceLock::new()];
+    LIBS[old as usize].get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("ptxconf-fake-cuda-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lib = dir.join(if old { "libcuda-11.8.so" } else { "libcuda-12.8.so" });
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fake_cuda.c");
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let mut cmd = std::process::Command::new(&cc);
+        cmd.args(["-shared", "-fPIC", "-O1", "-o"]).arg(&lib).arg(&src);
+        if old {
+            cmd.arg("-DOLD_DRIVER");
+        }
+        let out = cmd.output().unwrap_or_else(|e| panic!("{cc}: {e}"));
+        assert!(out.status.success(), "{cc}: {}", String::from_utf8_lossy(&out.stderr));
+        lib.to_str().unwrap().to_string()
+    })
+}
+
+/// The backend on the fake driver, one per variant: the fake keeps its function attributes in
+/// globals, which the backend's one-launch-at-a-time lock keeps consistent.
+fn open_fake(old: bool) -> &'static Cuda {
+    static FAKES: [OnceLock<Cuda>; 2] = [OnceLock::new(), OnceLock::new()];
+    FAKES[old as usize].get_or_init(|| Cuda::open(Some(fake_driver(old))).unwrap_or_else(|f| panic!("{f}")))
+}
+
+/// A job on the fake driver: `out` (256 zero bytes) first, then `params`; the PTX is never
+/// compiled.
+fn fake_job(
+    entry: &str,
+    grid: [u32; 3],
+    cluster: Option<[u32; 3]>,
+    shared_bytes: u32,
+    params: serde_json::Value,
+) -> Job {
+    let mut all = vec![serde_json::json!({"buffer": "out"})];
+    all.extend(params.as_array().unwrap().iter().cloned());
+    Job {
+        ptx: ".version 8.0\n.target sm_90\n.address_size 64\n".into(),
+        entry: entry.into(),
+        grid,
+        block: [64, 1, 1],
+        buffers: vec![JobBuffer {
+            name: "out".into(),
+            hex: None,
+            size: Some(256),
+        }],
+        params: serde_json::from_value(serde_json::Value::Array(all)).unwrap(),
+        shared_bytes,
+        cluster,
+    }
+}
+
+/// The launch record the fake driver wrote (tests/fake_cuda.c): its 32-bit words, the
+/// buffer's address, and the 32 words of the tensor map passed as the second parameter.
+fn fake_record(c: &Cuda, job: &Job) -> (Vec<u32>, u64, Vec<u32>) {
+    let bufs = c.run(job).unwrap_or_else(|f| panic!("{f}"));
+    let b = &bufs[0].1;
+    let words = |r: std::ops::Range<usize>| -> Vec<u32> {
+        b[r].chunks(4)
+            .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+            .collect()
+    };
+    (
+        words(0..60),
+        u64::from_le_bytes(b[64..72].try_into().unwrap()),
+        words(128..256),
+    )
+}
+
+#[test]
+fn cuda_plain_launch_goes_through_cu_launch_kernel() {
+    let c = open_fake(false);
+    let (w, _, _) = fake_record(c, &fake_job("k", [3, 1, 1], None, 1024, serde_json::json!([])));
+    // cuLaunchKernel (1), grid 3x1x1, block 64x1x1, 1024 bytes, no attribute set.
+    assert_eq!(w, [1, 3, 1, 1, 64, 1, 1, 1024, 0, 0, 0, 0, 0, 0, 0]);
+}
+
+/// A cluster launch: `cuLaunchKernelEx` with one attribute, id 4
+/// (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`), the cluster's dimensions; 16 CTAs need the
+/// non-portable opt-in (attribute 14 set to 1), 64 KiB of dynamic shared memory the raised
+/// maximum (attribute 8).
+#[test]
+fn cuda_cluster_launch_goes_through_cu_launch_kernel_ex() {
+    let c = open_fake(false);
+    let (w, _, _) = fake_record(
+        c,
+        &fake_job("k", [8, 2, 2], Some([4, 2, 2]), 65536, serde_json::json!([])),
+    );
+    assert_eq!(w, [2, 8, 2, 2, 64, 1, 1, 65536, 1, 4, 4, 2, 2, 65536, 1]);
+    let (w, _, _) = fake_record(c, &fake_job("k", [4, 1, 1], Some([2, 1, 1]), 0, serde_json::json!([])));
+    assert_eq!(w, [2, 4, 1, 1, 64, 1, 1, 0, 1, 4, 2, 1, 1, 0, 0]);
+}
+
+/// The tensor map the kernel receives is the driver's encoding of the launch file's fields:
+/// the buffer's device address plus the offset, the driver's enum values (f32 = 7, 64-byte
+/// swizzle = 2, 128-byte L2 promotion = 2, NaN fill = 1), the arrays as given (im2col corners W
+/// first).
+#[test]
+fn cuda_tensor_maps_are_encoded_by_the_driver() {
+    let c = open_fake(false);
+    let tiled = serde_json::json!([{"tensor_map": {"encode": "tiled", "data_type": "f32", "buffer": "out",
+        "offset": 64, "global_dim": [16, 4], "global_strides": [64], "box_dim": [8, 2],
+        "element_strides": [1, 2], "swizzle": "64B", "l2_promotion": "128B", "oob_fill": "nan_request_zero_fma"}}]);
+    let (w, out, m) = fake_record(c, &fake_job("tmap_k", [1, 1, 1], None, 0, tiled));
+    assert_eq!(w[0], 1);
+    let address = out + 64;
+    #[rustfmt::skip]
+    let want = [
+        1, 7, 2, 0, 2, 2, 1, 0, address as u32, (address >> 32) as u32,
+        16, 4, 0, 0, 0,  64, 0, 0, 0,  8, 2, 0, 0, 0,  0, 0, 0,  1, 2, 0, 0, 0,
+    ];
+    assert_eq!(m, want);
+    let im2col = serde_json::json!([{"tensor_map": {"encode": "im2col", "data_type": "f16", "buffer": "out",
+        "global_dim": [8, 10, 2], "global_strides": [16, 160], "pixel_box_lower_corner": [-1],
+        "pixel_box_upper_corner": [1], "channels_per_pixel": 8, "pixels_per_column": 16}}]);
+    let (_, out, m) = fake_record(c, &fake_job("tmap_k", [1, 1, 1], Some([1, 1, 1]), 0, im2col));
+    #[rustfmt::skip]
+    let want = [
+        2, 6, 3, 0, 0, 0, 0, 0, out as u32, (out >> 32) as u32,
+        8, 10, 2, 0, 0,  16, 160, 0, 0,  -1i32 as u32, 0, 0,  1, 0, 0,  8, 16,  1, 1, 1, 0, 0,
+    ];
+    assert_eq!(m, want);
+}
+
+#[test]
+fn cuda_a_tensor_map_the_driver_refuses_is_a_launch_error() {
+    let c = open_fake(false);
+    let bad = serde_json::json!([{"tensor_map": {"encode": "tiled", "data_type": "u8", "buffer": "out",
+        "global_dim": [999], "global_strides": [], "box_dim": [8]}}]);
+    assert_eq!(
+        c.run(&fake_job("tmap_k", [1, 1, 1], None, 0, bad)),
+        Err(Failure::Rejected {
+            kind: "launch".into(),
+            message: "parameter 1: cuTensorMapEncodeTiled refused the tensor map: CUDA_ERROR_INVALID_VALUE: fake"
+                .into()
+        })
+    );
+    let unknown = serde_json::json!([{"tensor_map": {"encode": "tiled", "data_type": "u8", "buffer": "B",
+        "global_dim": [8], "global_strides": [], "box_dim": [8]}}]);
+    match c.run(&fake_job("tmap_k", [1, 1, 1], None, 0, unknown)) {
+        Err(Failure::Rejected { kind, message }) => {
+            assert_eq!(kind, "launch");
+            assert!(message.contains("buffer `B`"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A CUDA 11.8 driver has no `cuLaunchKernelEx` and no tensor-map encoders: such jobs are
+/// `Unavailable` (skipped) in one line naming the entry point; other jobs still run.
+#[test]
+fn cuda_a_driver_before_12_0_refuses_clusters_and_tensor_maps_by_name() {
+    let c = open_fake(true);
+    let lib = fake_driver(true);
+    assert_eq!(
+        c.run(&fake_job("k", [2, 1, 1], Some([2, 1, 1]), 0, serde_json::json!([]))),
+        Err(Failure::Unavailable(format!(
+            "CUDA driver {lib} (CUDA 11.8) does not export cuLaunchKernelEx (CUDA 12.0), which a launch with clusters of 2x1x1 CTAs needs"
+        )))
+    );
+    let tiled = serde_json::json!([{"tensor_map": {"encode": "tiled", "data_type": "u8", "buffer": "out",
+        "global_dim": [8], "global_strides": [], "box_dim": [8]}}]);
+    assert_eq!(
+        c.run(&fake_job("tmap_k", [1, 1, 1], None, 0, tiled)),
+        Err(Failure::Unavailable(format!(
+            "CUDA driver {lib} (CUDA 11.8) does not export cuTensorMapEncodeTiled (CUDA 12.0), which parameter 1, a tiled tensor map needs"
+        )))
+    );
+    let (w, _, _) = fake_record(c, &fake_job("k", [1, 1, 1], None, 65536, serde_json::json!([])));
+    assert_eq!(w[..9], [1, 1, 1, 1, 64, 1, 1, 65536, 0]);
+    assert_eq!(w[13], 65536, "the 64 KiB maximum raised first");
 }

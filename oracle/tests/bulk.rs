@@ -1,9 +1,10 @@
 //! The bulk asynchronous operations (§9.7.9.25.4, §9.7.9.25.6, §9.7.9.12-13, §9.7.13.7) on small
 //! kernels: each direction of `cp.async.bulk` with the bytes the test computes itself, the
 //! reductions of `cp.reduce.async.bulk` against arithmetic written out here, `wait_group` against
-//! `wait_group.read`, `st.bulk`, the `.release` forms of `st.async`/`red.async`, and one test per
-//! class of error the oracle reports (a located runtime error naming the thread, the instruction,
-//! the address and the rule's manual line).
+//! `wait_group.read`, `st.bulk`, the `.release` forms of `st.async`/`red.async`, and the operand
+//! errors. The race detector's classes for bulk copies each have their canonical test in
+//! race_detector.rs; here, two more scenarios of them (a wait on the wrong parity, a tx-count
+//! left below zero).
 
 use oracle::error::{Error, ErrorKind};
 use oracle::launch::{self, LaunchFile};
@@ -549,34 +550,7 @@ fn sizes_and_alignment_are_checked() {
     );
 }
 
-// ---- the race detector ----
-
-/// Reading a bulk copy's destination before its mbarrier phase completes.
-#[test]
-fn reading_the_destination_before_the_phase_completes() {
-    let body = format!(
-        "{}@%p7 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], 256;\n\
-         @%p7 cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r3], [%rd2], 256, [%r1];\n\
-         @%p7 ld.shared.u32 %r27, [%r3+32];\nret;",
-        init(1)
-    );
-    let e = assert_fault(
-        &body,
-        32,
-        "ld.shared.u32 %r27",
-        &[
-            "thread (0,0,0)",
-            "read of shared memory [0x",
-            "destination of the `cp.async.bulk`",
-            "L14223-14225",
-        ],
-    );
-    let copy_line = line_of(&body, "cp.async.bulk.shared::cta");
-    assert!(
-        e.message.contains(&format!("at line {copy_line} by thread (0, 0, 0)")),
-        "{e}"
-    );
-}
+// ---- the race detector (the canonical test of each class is in race_detector.rs) ----
 
 /// A wait on the wrong phase (the parity of the phase "before" the first, complete at once)
 /// does not observe the copy: the read after it is reported.
@@ -595,120 +569,6 @@ fn a_wait_on_the_wrong_parity_observes_nothing() {
         32,
         "ld.shared.u32 %r22",
         &["destination of the `cp.async.bulk`", "has not completed"],
-    );
-}
-
-/// Overwriting a shared::cta source before `wait_group.read`.
-#[test]
-fn overwriting_the_source_before_wait_group_read() {
-    let body = format!(
-        "{}@%p7 cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r3], 64;\n@%p7 cp.async.bulk.commit_group;\n\
-         mov.u32 %r26, 1;\n@%p7 st.shared.u32 [%r3+60], %r26;\n@%p7 cp.async.bulk.wait_group.read 0;\nret;",
-        fill_shared("%r3", 16, true)
-    );
-    assert_fault(
-        &body,
-        32,
-        "st.shared.u32 [%r3+60]",
-        &[
-            "thread (0,0,0)",
-            "write to shared memory [0x",
-            "source of the `cp.async.bulk`",
-            "L15362",
-        ],
-    );
-}
-
-/// Generic stores to a bulk copy's shared source with no `fence.proxy.async` before the copy
-/// (a CTA barrier alone is not a proxy fence).
-#[test]
-fn an_unfenced_generic_write_to_the_source() {
-    let body = format!(
-        "{}@%p7 cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r3], 64;\nret;",
-        fill_shared("%r3", 16, false)
-    );
-    assert_fault(
-        &body,
-        32,
-        "bulk_group [%rd1]",
-        &[
-            "thread (0,0,0)",
-            "async proxy",
-            "by thread (0, 0, 0)",
-            "fence.proxy.async",
-            "L14239-14241",
-        ],
-    );
-}
-
-/// Two 128-byte copies on a phase whose expect-tx counts 128 bytes: the phase completes with
-/// the first, and the second's complete-tx would land in the next phase (L18462).
-#[test]
-fn a_tx_count_that_counts_too_few_bytes() {
-    let body = format!(
-        "{}@%p7 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], 128;\n\
-         @%p7 cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r3], [%rd2], 128, [%r1];\n\
-         @%p7 cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r10], [%rd2], 128, [%r1];\n{ARRIVE_WAIT}ret;",
-        init(32)
-    );
-    assert_fault(
-        &body,
-        32,
-        "[%r10], [%rd2], 128",
-        &["thread (0,0,0)", "issued in phase 0", "completed without it", "L18462"],
-    );
-}
-
-/// An expect-tx of more bytes than the copies deliver: the phase never completes, and the
-/// deadlock names the object and its tx-count.
-#[test]
-fn a_tx_count_that_counts_too_many_bytes() {
-    let body = format!(
-        "{}@%p7 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], 512;\n\
-         @%p7 cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r3], [%rd2], 256, [%r1];\n{ARRIVE_WAIT}ret;",
-        init(32)
-    );
-    let e = run(&body, 32, &[0; 1024], &pattern(1024)).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
-    assert!(e.message.contains("deadlock"), "{e}");
-    assert!(e.message.contains("tx-count 256"), "{e}");
-    assert!(e.message.contains("more bytes were expected"), "{e}");
-}
-
-/// A bulk copy over a live mbarrier object (its own) is undefined (L18374).
-#[test]
-fn a_copy_over_a_live_mbarrier_object() {
-    let body = format!(
-        "{}@%p7 cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r1], [%rd2], 16, [%r1];\nret;",
-        init(1)
-    );
-    assert_fault(
-        &body,
-        32,
-        "cp.async.bulk.shared::cta",
-        &["thread (0,0,0)", "bulk copy to shared memory [0x0, 0x10)", "L18374"],
-    );
-}
-
-/// Writing the global source of a copy that has not read it (its mbarrier phase not observed).
-#[test]
-fn overwriting_a_global_source_before_the_copy_completes() {
-    let body = format!(
-        "{}@%p7 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], 64;\n\
-         @%p7 cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r3], [%rd2], 64, [%r1];\n\
-         mov.u32 %r26, 1;\n@%p7 st.global.u32 [%rd2+4], %r26;\n{ARRIVE_WAIT}ret;",
-        init(32)
-    );
-    assert_fault(
-        &body,
-        32,
-        "st.global.u32 [%rd2+4]",
-        &[
-            "thread (0,0,0)",
-            "write to global memory [0x",
-            "source of the `cp.async.bulk`",
-            "has not read it yet",
-        ],
     );
 }
 

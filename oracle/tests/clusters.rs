@@ -266,76 +266,35 @@ fn back_to_back_cluster_syncs() {
     assert_eq!(out[..4], [5, 5, 5, 5]);
 }
 
-/// Each thread must arrive once before the barrier completes (L17175).
+/// A thread may not wait twice for one arrive (L17171; a wait with no arrive at all is
+/// race_detector.rs's `cluster_barrier_waited_without_an_arrive`).
 #[test]
-fn arriving_twice_is_an_error() {
-    let body = "barrier.cluster.arrive;\nbarrier.cluster.arrive.relaxed;\nbarrier.cluster.wait;\nret;";
-    assert_fault("", body, [2, 1, 1], 32, Some([2, 1, 1]), "arrive.relaxed", "L17175");
-}
-
-/// A wait with no arrive before it waits for the thread itself (L17171).
-#[test]
-fn waiting_without_arriving_is_an_error() {
-    let body = "barrier.cluster.wait;\nret;";
-    assert_fault(
-        "",
-        body,
-        [2, 1, 1],
-        32,
-        Some([2, 1, 1]),
-        "barrier.cluster.wait",
-        "L17171",
-    );
-    // Nor may a thread wait twice for one arrive.
+fn waiting_twice_for_one_arrive_is_an_error() {
     let body = "barrier.cluster.arrive;\nbarrier.cluster.wait;\nbarrier.cluster.wait.acquire;\nret;";
     assert_fault("", body, [2, 1, 1], 32, Some([2, 1, 1]), "wait.acquire", "L17171");
 }
 
-/// `.aligned`: every thread of the warp executes the same instruction (L17185).
+/// Without `.aligned` the lanes of a warp may arrive at different instructions (divergent
+/// `.aligned` ones are race_detector.rs's `cluster_barrier_aligned_but_divergent`, L17185).
 #[test]
-fn a_divergent_aligned_cluster_barrier_is_an_error() {
-    let body = "setp.lt.u32 %p1, %r1, 16;\n@%p1 barrier.cluster.arrive.aligned;\nbarrier.cluster.wait;\nret;";
-    assert_fault("", body, [1, 1, 1], 32, Some([1, 1, 1]), "@%p1 barrier", "L17185");
-    // Without `.aligned` the lanes may arrive at different instructions.
+fn unaligned_cluster_barriers_may_diverge() {
     let body = "setp.lt.u32 %p1, %r1, 16;\n@%p1 bra A;\nbarrier.cluster.arrive;\nbra W;\n\
                 A:\nbarrier.cluster.arrive.relaxed;\nW:\nbarrier.cluster.wait;\n\
                 mov.u32 %r4, 9;\nst.global.u32 [%rd1], %r4;\nret;";
     assert_eq!(run("", body, [2, 1, 1], 32, Some([2, 1, 1])).unwrap()[0], 9);
 }
 
-/// Rank 1 reads rank 0's shared memory after a cluster barrier, and rank 0 exits with no second
-/// barrier: its exit is not ordered after the read (L89), reported at the read.
+/// Rank 1 reads rank 0's shared memory between two cluster barriers, and rank 0 exits after
+/// the second: the exit is ordered after the read (L89; without the second barrier it is not,
+/// race_detector.rs's `cta_exited_while_a_peer_accesses_its_shared_memory`).
 #[test]
-fn exiting_while_a_peer_reads_is_an_error() {
-    let body = "barrier.cluster.arrive;\nbarrier.cluster.wait;\n\
-                setp.eq.u32 %p1, %r2, 0;\n@%p1 exit;\n\
-                mov.u32 %r4, sh;\nmapa.shared::cluster.u32 %r5, %r4, 0;\n\
-                ld.shared::cluster.u32 %r6, [%r5];\nst.global.u32 [%rd1], %r6;\nret;";
-    assert_fault("", body, [2, 1, 1], 32, Some([2, 1, 1]), "ld.shared::cluster", "L89");
-    // With a second barrier before rank 0 exits, the same reads are fine.
+fn a_second_cluster_barrier_orders_a_peers_reads_before_the_exit() {
     let body = "barrier.cluster.arrive;\nbarrier.cluster.wait;\n\
                 mov.u32 %r4, sh;\nmapa.shared::cluster.u32 %r5, %r4, 0;\n\
                 setp.ne.u32 %p1, %r2, 0;\n@%p1 ld.shared::cluster.u32 %r6, [%r5];\n\
                 barrier.cluster.arrive;\nbarrier.cluster.wait;\n\
                 @%p1 st.global.u32 [%rd1], %r6;\nret;";
     assert!(run("", body, [2, 1, 1], 32, Some([2, 1, 1])).is_ok());
-}
-
-/// Rank 0 exits at once; rank 1 then reads its shared memory (L89).
-#[test]
-fn accessing_an_exited_peer_is_an_error() {
-    let body = "setp.eq.u32 %p1, %r2, 0;\n@%p1 exit;\n\
-                mov.u32 %r4, sh;\nmapa.shared::cluster.u32 %r5, %r4, 0;\n\
-                st.shared::cluster.u32 [%r5], %r4;\nret;";
-    assert_fault(
-        "",
-        body,
-        [2, 1, 1],
-        32,
-        Some([2, 1, 1]),
-        "st.shared::cluster",
-        "whose threads have all exited",
-    );
 }
 
 /// A rank past the cluster, a misaligned address, a peer's address in a `.shared::cta` access or

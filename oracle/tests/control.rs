@@ -132,18 +132,8 @@ fn setmaxnreg_counts_are_checked_as_ptxas_checks_them() {
 
 #[test]
 fn setmaxnreg_against_the_warps_count_is_undefined() {
-    // `.inc` from 128 to 64: the count before must be at most imm-reg-count (L31755).
-    let ptx = kernel("sm_90a", ".maxnreg 128", "setmaxnreg.inc.sync.aligned.u32 64;\nret;");
-    let e = launch(&ptx, 128).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
-    assert_eq!(e.loc.map(|l| l.0), Some(line_of(&ptx, "setmaxnreg.inc")), "{e}");
-    assert!(
-        e.message.contains("thread (0,0,0) of block (0,0,0)")
-            && e.message.contains("to 64 registers per thread, while warp 0 has 128")
-            && e.message.contains("L31755"),
-        "{e}"
-    );
-    // `.dec` to 96, then (after a barrier) `.dec` to 120: at least 120 before (L31753).
+    // (`.inc` from above the count, L31755: race_detector.rs's
+    // `setmaxnreg_inc_from_above_the_count`.) `.dec` to 96, then (after a barrier) `.dec` to 120: at least 120 before (L31753).
     let ptx = kernel(
         "sm_90a",
         ".maxnreg 128",
@@ -164,16 +154,9 @@ fn setmaxnreg_against_the_warps_count_is_undefined() {
 }
 
 #[test]
-fn setmaxnreg_needs_the_whole_warpgroup_and_a_barrier_between_two() {
-    // A block of 64 threads has half a warpgroup (`.aligned`, L31759).
-    let ptx = kernel("sm_90a", "", "setmaxnreg.dec.sync.aligned.u32 40;\nret;");
-    let e = launch(&ptx, 64).unwrap_err();
-    assert!(
-        e.message
-            .contains("needs all 128 threads of the warpgroup (warps 0..4)")
-            && e.message.contains("L31759"),
-        "{e}"
-    );
+fn setmaxnreg_needs_one_instruction_for_the_warpgroup_and_runs_twice_with_a_barrier() {
+    // (Half a warpgroup, L31759, and two without a barrier between, L31745: race_detector.rs's
+    // `setmaxnreg_by_part_of_a_warpgroup`, `setmaxnreg_twice_without_a_barrier_between`.)
     // Warp 1 goes to another `setmaxnreg` (L31745: the same instruction in all warps).
     let ptx = kernel(
         "sm_90a",
@@ -186,22 +169,8 @@ fn setmaxnreg_needs_the_whole_warpgroup_and_a_barrier_between_two() {
         e.message.contains("all threads of the warpgroup must execute the same"),
         "{e}"
     );
-    // Two in a row with no barrier between (L31745); without `.maxnreg` the counts are not
-    // known (ptxas 12.9 ignores the instruction, C7508), the rule still holds.
-    let ptx = kernel(
-        "sm_90a",
-        "",
-        "setmaxnreg.dec.sync.aligned.u32 40;\nsetmaxnreg.inc.sync.aligned.u32 64;\nret;",
-    );
-    let e = launch(&ptx, 128).unwrap_err();
-    assert_eq!(e.loc.map(|l| l.0), Some(line_of(&ptx, "setmaxnreg.inc")), "{e}");
-    assert!(
-        e.message.contains(&format!(
-            "since its `setmaxnreg` at {}:",
-            line_of(&ptx, "setmaxnreg.dec")
-        )) && e.message.contains("L31745"),
-        "{e}"
-    );
+    // With a barrier between, two in a row run; without `.maxnreg` the counts are not known
+    // (ptxas 12.9 ignores the instruction, C7508).
     let ptx = kernel(
         "sm_90a",
         "",
@@ -311,23 +280,7 @@ fn stack_misuse_is_located() {
 
 #[test]
 fn discarded_bytes_are_undefined_until_written() {
-    let body = "mov.u32 %r1, 5;\nst.global.u32 [%rd1+4], %r1;\n\
-                discard.global.L2 [%rd1], 128;\n\
-                st.global.u32 [%rd1], %r1;\nld.global.u32 %r2, [%rd1];\n\
-                ld.global.u32 %r3, [%rd1+4];\nret;";
-    let ptx = kernel("sm_90", "", body);
-    let e = launch(&ptx, 1).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
-    // The write after the discard defines bytes 0..4 again; byte 4 stays undefined.
-    assert_eq!(e.loc.map(|l| l.0), Some(line_of(&ptx, "ld.global.u32 %r3")), "{e}");
-    let discard = line_of(&ptx, "discard.global.L2");
-    assert_eq!(
-        e.message,
-        format!(
-            "`ld.global.u32 %r3, [%rd1+4];`: thread (0,0,0) of block (0,0,0): reads global address {:#x}, whose contents are undefined: `discard.global.L2 [%rd1], 128;` at {discard}:1 by thread (0,0,0) of block (0,0,0) discarded them and nothing has written them since (\"the data at the address range has undefined values\" after a discard, L13374)",
-            OUT + 4
-        )
-    );
+    // (A load of them: race_detector.rs's `discarded_bytes_read_before_they_are_written`.)
     // An atomic reads them too; bytes 128.. were not discarded.
     let e = run("discard.L2 [%rd1], 128;\natom.global.add.u32 %r1, [%rd1+124], 1;\nret;").unwrap_err();
     assert!(e.message.contains(&format!("{:#x}", OUT + 124)), "{e}");

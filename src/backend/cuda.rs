@@ -9,12 +9,21 @@
 //! backend therefore resolves only the entry points it calls, through libloading, and uses
 //! cudarc for the driver API's types and enum values. Nothing here panics when the library is
 //! absent or incomplete: [`Cuda::open`] says why in one line.
+//!
+//! Launches: a job with `cluster` goes through `cuLaunchKernelEx` with a cluster-dimension
+//! attribute, a tensor-map parameter is the driver's own 128-byte encoding of the launch file's
+//! fields ([`tensor_map`]), and dynamic shared memory above 48 KiB is enabled per kernel first
+//! ([`launch_ex`]). Those entry points are optional: a driver without one (older than CUDA 12.0)
+//! still runs every other job, and a job that needs it is `Unavailable`, naming it.
 
 use super::{Backend, Buffers, Caps, Failure, Job, JobParam};
-use cudarc::driver::sys::{CUdevice_attribute, CUjit_option};
+use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute, CUjit_option, CUlaunchConfig, CUtensorMap};
 use spec::catalog::{PtxVersion, Target};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use std::sync::Mutex;
+
+pub mod launch_ex;
+pub mod tensor_map;
 
 /// `CUresult`, kept as a plain integer: a driver may return codes newer than the bindings' enum,
 /// which would be undefined behaviour to read as a Rust enum.
@@ -24,6 +33,8 @@ type CuDevicePtr = u64;
 type Handle = *mut c_void;
 
 const CUDA_SUCCESS: CuResult = 0;
+/// `CUDA_ERROR_NOT_SUPPORTED` (cuda.h): what an entry point the library lacks amounts to.
+const CUDA_ERROR_NOT_SUPPORTED: CuResult = 801;
 
 /// The newest PTX ISA version the suite's vectors use: a newer driver is capped here.
 const MAX_PTX: PtxVersion = PtxVersion(8, 7);
@@ -37,15 +48,25 @@ const JIT_LOG_BYTES: usize = 64 * 1024;
 const DEFAULT_LIBS: &[&str] = &["libcuda.so.1", "libcuda.so", "libcuda.so.12"];
 
 macro_rules! driver_api {
-    ($($name:ident: fn($($arg:ty),*);)*) => {
-        /// The driver entry points this backend calls.
+    (
+        required {
+            $($name:ident: fn($($arg:ty),*);)*
+        }
+        optional {
+            $($opt:ident: fn($($oarg:ty),*);)*
+        }
+    ) => {
+        /// The driver entry points this backend calls: those every launch calls, and those only
+        /// some jobs need (`None` where the library lacks them: a driver older than CUDA 12.0
+        /// has no `cuLaunchKernelEx`; [`launch_ex::missing`] names it for the job).
         #[allow(non_snake_case)]
         struct Api {
             $($name: unsafe extern "C" fn($($arg),*) -> CuResult,)*
+            $($opt: Option<unsafe extern "C" fn($($oarg),*) -> CuResult>,)*
         }
 
         impl Api {
-            /// Resolves every entry point, or names the first one missing.
+            /// Resolves every entry point, or names the first required one missing.
             fn load(lib: &dl::Library) -> Result<Api, &'static str> {
                 Ok(Api {
                     $($name: {
@@ -56,35 +77,58 @@ macro_rules! driver_api {
                             std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($arg),*) -> CuResult>(sym)
                         }
                     },)*
+                    $($opt: lib.sym(concat!(stringify!($opt), "\0")).map(|sym| {
+                        // SAFETY: as above.
+                        unsafe {
+                            std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($oarg),*) -> CuResult>(sym)
+                        }
+                    }),)*
                 })
+            }
+
+            /// Whether the library exports the optional entry point `name`.
+            fn has(&self, name: &str) -> bool {
+                match name {
+                    $(stringify!($opt) => self.$opt.is_some(),)*
+                    _ => false,
+                }
             }
         }
     };
 }
 
 driver_api! {
-    cuInit: fn(c_uint);
-    cuDriverGetVersion: fn(*mut c_int);
-    cuGetErrorName: fn(CuResult, *mut *const c_char);
-    cuGetErrorString: fn(CuResult, *mut *const c_char);
-    cuDeviceGetCount: fn(*mut c_int);
-    cuDeviceGet: fn(*mut CuDevice, c_int);
-    cuDeviceGetName: fn(*mut c_char, c_int, CuDevice);
-    cuDeviceGetAttribute: fn(*mut c_int, c_int, CuDevice);
-    cuDevicePrimaryCtxRetain: fn(*mut Handle, CuDevice);
-    cuDevicePrimaryCtxRelease_v2: fn(CuDevice);
-    cuDevicePrimaryCtxReset_v2: fn(CuDevice);
-    cuCtxSetCurrent: fn(Handle);
-    cuCtxSynchronize: fn();
-    cuModuleLoadDataEx: fn(*mut Handle, *const c_void, c_uint, *mut c_int, *mut *mut c_void);
-    cuModuleGetFunction: fn(*mut Handle, Handle, *const c_char);
-    cuModuleUnload: fn(Handle);
-    cuMemAlloc_v2: fn(*mut CuDevicePtr, usize);
-    cuMemFree_v2: fn(CuDevicePtr);
-    cuMemcpyHtoD_v2: fn(CuDevicePtr, *const c_void, usize);
-    cuMemcpyDtoH_v2: fn(*mut c_void, CuDevicePtr, usize);
-    cuMemsetD8_v2: fn(CuDevicePtr, u8, usize);
-    cuLaunchKernel: fn(Handle, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, Handle, *mut *mut c_void, *mut *mut c_void);
+    required {
+        cuInit: fn(c_uint);
+        cuDriverGetVersion: fn(*mut c_int);
+        cuGetErrorName: fn(CuResult, *mut *const c_char);
+        cuGetErrorString: fn(CuResult, *mut *const c_char);
+        cuDeviceGetCount: fn(*mut c_int);
+        cuDeviceGet: fn(*mut CuDevice, c_int);
+        cuDeviceGetName: fn(*mut c_char, c_int, CuDevice);
+        cuDeviceGetAttribute: fn(*mut c_int, c_int, CuDevice);
+        cuDevicePrimaryCtxRetain: fn(*mut Handle, CuDevice);
+        cuDevicePrimaryCtxRelease_v2: fn(CuDevice);
+        cuDevicePrimaryCtxReset_v2: fn(CuDevice);
+        cuCtxSetCurrent: fn(Handle);
+        cuCtxSynchronize: fn();
+        cuModuleLoadDataEx: fn(*mut Handle, *const c_void, c_uint, *mut c_int, *mut *mut c_void);
+        cuModuleGetFunction: fn(*mut Handle, Handle, *const c_char);
+        cuModuleUnload: fn(Handle);
+        cuMemAlloc_v2: fn(*mut CuDevicePtr, usize);
+        cuMemFree_v2: fn(CuDevicePtr);
+        cuMemcpyHtoD_v2: fn(CuDevicePtr, *const c_void, usize);
+        cuMemcpyDtoH_v2: fn(*mut c_void, CuDevicePtr, usize);
+        cuMemsetD8_v2: fn(CuDevicePtr, u8, usize);
+        cuLaunchKernel: fn(Handle, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, Handle, *mut *mut c_void, *mut *mut c_void);
+    }
+    optional {
+        cuFuncSetAttribute: fn(Handle, c_int, c_int);
+        cuLaunchKernelEx: fn(*const CUlaunchConfig, Handle, *mut *mut c_void, *mut *mut c_void);
+        // The enum arguments are `repr(u32)` C enums in cuda.h: passed as `c_uint`.
+        cuTensorMapEncodeTiled: fn(*mut CUtensorMap, c_uint, c_uint, *mut c_void, *const u64, *const u64, *const u32, *const u32, c_uint, c_uint, c_uint, c_uint);
+        cuTensorMapEncodeIm2col: fn(*mut CUtensorMap, c_uint, c_uint, *mut c_void, *const u64, *const u64, *const c_int, *const c_int, c_uint, c_uint, *const u32, c_uint, c_uint, c_uint, c_uint);
+    }
 }
 
 /// The library, through libloading; it stays loaded for the life of the process (a driver is
@@ -467,14 +511,23 @@ impl Cuda {
                 JobParam::Scalar { ty, value } => {
                     scalar_bytes(ty, value).map_err(|m| launch_err(format!("parameter {k}: {m}")))?
                 }
-                // The driver's own encoding would come from cuTensorMapEncodeTiled/Im2col, which
-                // this backend does not call yet.
-                JobParam::TensorMap { .. } => {
-                    return Err(launch_err(format!(
-                        "parameter {k}: tensor-map parameters are not supported by the cuda backend yet"
-                    )))
+                // The driver encodes the map once the buffer has its device address (below);
+                // the fields are read now, so a malformed one fails before the device is used.
+                JobParam::TensorMap { tensor_map } => {
+                    if !job.buffers.iter().any(|b| b.name == tensor_map.buffer) {
+                        return Err(launch_err(format!(
+                            "parameter {k}: the tensor map names buffer `{}`, which the launch does not list",
+                            tensor_map.buffer
+                        )));
+                    }
+                    tensor_map::encode_args(tensor_map, 0)
+                        .map_err(|m| launch_err(format!("parameter {k}: tensor map: {m}")))?;
+                    Vec::new()
                 }
             });
+        }
+        if let Some(f) = launch_ex::missing(job, |n| api.has(n), &self.lib, &version_text(self.version)) {
+            return Err(f);
         }
 
         // SAFETY (all driver calls below): handles come from the driver in this context; host
@@ -495,6 +548,7 @@ impl Cuda {
                     r,
                 ));
             }
+            self.set_attributes(func, job)?;
             for (b, (data, len)) in job.buffers.iter().zip(&host) {
                 let len = *len;
                 let mut p: CuDevicePtr = 0;
@@ -512,34 +566,64 @@ impl Cuda {
                     None => self.check("cuMemsetD8", (api.cuMemsetD8_v2)(p, 0, len.max(1)))?,
                 }
             }
-            for (p, a) in job.params.iter().zip(args.iter_mut()) {
-                if let JobParam::Buffer { buffer } = p {
-                    let k = job.buffers.iter().position(|b| &b.name == buffer).unwrap_or(0);
-                    *a = res.allocs[k].0.to_le_bytes().to_vec();
+            let address = |name: &str| {
+                let k = job.buffers.iter().position(|b| b.name == name).unwrap_or(0);
+                res.allocs[k].0
+            };
+            for (k, (p, a)) in job.params.iter().zip(args.iter_mut()).enumerate() {
+                match p {
+                    JobParam::Buffer { buffer } => *a = address(buffer).to_le_bytes().to_vec(),
+                    JobParam::TensorMap { tensor_map } => {
+                        let e = tensor_map::encode_args(tensor_map, address(&tensor_map.buffer))
+                            .map_err(|m| launch_err(format!("parameter {k}: tensor map: {m}")))?;
+                        *a = self.encode(&e).map_err(|r| Failure::Rejected {
+                            kind: "launch".into(),
+                            message: format!(
+                                "parameter {k}: {} refused the tensor map: {}",
+                                e.function(),
+                                error_text(api, r)
+                            ),
+                        })?;
+                    }
+                    JobParam::Scalar { .. } => {}
                 }
             }
             let mut ptrs: Vec<*mut c_void> = args.iter_mut().map(|a| a.as_mut_ptr().cast()).collect();
-            let [gx, gy, gz] = job.grid;
-            let [bx, by, bz] = job.block;
+            let params = if ptrs.is_empty() {
+                std::ptr::null_mut()
+            } else {
+                ptrs.as_mut_ptr()
+            };
             *launched = true;
-            let r = (api.cuLaunchKernel)(
-                func,
-                gx,
-                gy,
-                gz,
-                bx,
-                by,
-                bz,
-                job.shared_bytes,
-                std::ptr::null_mut(),
-                if ptrs.is_empty() {
-                    std::ptr::null_mut()
-                } else {
-                    ptrs.as_mut_ptr()
-                },
-                std::ptr::null_mut(),
-            );
-            self.check("cuLaunchKernel", r)?;
+            match (job.cluster, api.cuLaunchKernelEx) {
+                (Some(c), Some(launch_kernel_ex)) => {
+                    let mut attrs = [launch_ex::cluster_attribute(c)];
+                    let config = launch_ex::launch_config(job, &mut attrs);
+                    let r = launch_kernel_ex(&config, func, params, std::ptr::null_mut());
+                    self.check("cuLaunchKernelEx", r)?;
+                }
+                // `launch_ex::missing` refused the job before the device was used; a launch
+                // without the clusters asked for would answer another question.
+                (Some(_), None) => return Err(self.rejected("cuLaunchKernelEx", CUDA_ERROR_NOT_SUPPORTED)),
+                (None, _) => {
+                    let [gx, gy, gz] = job.grid;
+                    let [bx, by, bz] = job.block;
+                    let r = (api.cuLaunchKernel)(
+                        func,
+                        gx,
+                        gy,
+                        gz,
+                        bx,
+                        by,
+                        bz,
+                        job.shared_bytes,
+                        std::ptr::null_mut(),
+                        params,
+                        std::ptr::null_mut(),
+                    );
+                    self.check("cuLaunchKernel", r)?;
+                }
+            }
             self.check("cuCtxSynchronize (running the kernel)", (api.cuCtxSynchronize)())?;
             let mut out = Vec::with_capacity(job.buffers.len());
             for (b, &(p, len)) in job.buffers.iter().zip(&res.allocs) {
@@ -554,6 +638,96 @@ impl Cuda {
             }
             Ok(out)
         }
+    }
+
+    /// Raises the kernel's limits the job needs ([`launch_ex::needs`]): its dynamic shared
+    /// memory above 48 KiB, a cluster above the portable 8 CTAs.
+    unsafe fn set_attributes(&self, func: Handle, job: &Job) -> Result<(), Failure> {
+        let Some(set) = self.api.cuFuncSetAttribute else {
+            return Ok(()); // not needed: `launch_ex::missing` refused the job otherwise
+        };
+        if job.shared_bytes > launch_ex::DEFAULT_DYNAMIC_SHARED_BYTES {
+            let r = set(
+                func,
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as c_int,
+                job.shared_bytes.min(c_int::MAX as u32) as c_int,
+            );
+            self.check(
+                &format!(
+                    "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, {})",
+                    job.shared_bytes
+                ),
+                r,
+            )?;
+        }
+        if job
+            .cluster
+            .is_some_and(|c| launch_ex::ctas(c) > launch_ex::PORTABLE_CLUSTER_CTAS)
+        {
+            let r = set(
+                func,
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED as c_int,
+                1,
+            );
+            self.check("cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)", r)?;
+        }
+        Ok(())
+    }
+
+    /// The driver's 128-byte `CUtensorMap` for `e`, or its error code.
+    unsafe fn encode(&self, e: &tensor_map::Encode) -> Result<Vec<u8>, CuResult> {
+        // The driver requires the map's host address 64-byte aligned; `CUtensorMap` is
+        // `repr(align(64))`.
+        let mut map = CUtensorMap { opaque: [0; 16] };
+        let address = std::ptr::without_provenance_mut(e.global_address as usize);
+        let r = match e.bounds {
+            tensor_map::Bounds::Tiled(box_dim) => match self.api.cuTensorMapEncodeTiled {
+                Some(f) => f(
+                    &mut map,
+                    e.data_type,
+                    e.rank,
+                    address,
+                    e.global_dim.as_ptr(),
+                    e.global_strides.as_ptr(),
+                    box_dim.as_ptr(),
+                    e.element_strides.as_ptr(),
+                    e.interleave,
+                    e.swizzle,
+                    e.l2_promotion,
+                    e.oob_fill,
+                ),
+                None => return Err(CUDA_ERROR_NOT_SUPPORTED),
+            },
+            tensor_map::Bounds::Im2col {
+                lower,
+                upper,
+                channels_per_pixel,
+                pixels_per_column,
+            } => match self.api.cuTensorMapEncodeIm2col {
+                Some(f) => f(
+                    &mut map,
+                    e.data_type,
+                    e.rank,
+                    address,
+                    e.global_dim.as_ptr(),
+                    e.global_strides.as_ptr(),
+                    lower.as_ptr(),
+                    upper.as_ptr(),
+                    channels_per_pixel,
+                    pixels_per_column,
+                    e.element_strides.as_ptr(),
+                    e.interleave,
+                    e.swizzle,
+                    e.l2_promotion,
+                    e.oob_fill,
+                ),
+                None => return Err(CUDA_ERROR_NOT_SUPPORTED),
+            },
+        };
+        if r != CUDA_SUCCESS {
+            return Err(r);
+        }
+        Ok(map.opaque.iter().flat_map(|w| w.to_ne_bytes()).collect())
     }
 
     /// JIT-compiles the PTX; a rejection carries the JIT's error log.

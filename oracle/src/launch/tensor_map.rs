@@ -116,6 +116,15 @@ impl TensorMapSpec {
     /// The tensor map, its global address being `base` (the buffer's address) plus `offset`.
     /// Errors name the field or the driver rule.
     pub fn build(&self, base: u64) -> Result<TensorMap, String> {
+        let map = self.fields(base)?;
+        map.validate()
+            .map_err(|e| format!("the driver would refuse this tensor map: {e}"))?;
+        Ok(map)
+    }
+
+    /// The fields of the map as the launch file gives them, before the driver's rules: what a
+    /// backend passes to the real encode call, which judges them itself. Errors name the field.
+    pub fn fields(&self, base: u64) -> Result<TensorMap, String> {
         let data_type = DataType::parse(&self.data_type).ok_or_else(|| {
             format!(
                 "`data_type` \"{}\" is not a tensor-map element type (Table 32)",
@@ -219,7 +228,7 @@ impl TensorMapSpec {
             }
             e => return Err(format!("`encode` is \"{e}\"; it must be \"tiled\" or \"im2col\"")),
         };
-        let map = TensorMap {
+        Ok(TensorMap {
             data_type,
             rank: r as u8,
             global_address: base.wrapping_add(self.offset),
@@ -232,10 +241,7 @@ impl TensorMapSpec {
             l2_promotion,
             oob_fill,
             mode,
-        };
-        map.validate()
-            .map_err(|e| format!("the driver would refuse this tensor map: {e}"))?;
-        Ok(map)
+        })
     }
 
     /// The 128 bytes the parameter receives.
