@@ -16,9 +16,11 @@
 //! [`covers`] lists, its modifiers and operands read as the catalog names them. Scenarios are
 //! generated when `conform` runs (as every conformance kernel is), deterministic for a seed.
 
+mod bulk;
 mod cp_async;
 mod elect;
 pub mod mbarrier;
+mod st_async;
 
 use crate::backend::{Buffers, Job};
 use spec::catalog::{catalog, Exec, Form, PtxVersion, Target};
@@ -207,12 +209,19 @@ const EXECUTORS: &[Exec] = &[
     Exec::CpAsyncWait,
     Exec::Mbarrier,
     Exec::Elect,
+    Exec::BulkCopy,
+    Exec::BulkGroup,
+    Exec::StBulk,
+    Exec::StAsync,
+    Exec::RedAsync,
 ];
 
 /// Whether `form` is judged by scenarios (an operational form of the executors above; a form
 /// with golden vectors is judged by those).
 pub fn covers(form: &Form) -> bool {
-    form.exec().is_some_and(|e| EXECUTORS.contains(&e)) && !spec::eval::has_semantics(form)
+    form.exec().is_some_and(|e| EXECUTORS.contains(&e))
+        && !spec::eval::has_semantics(form)
+        && (st_async::REMOTE_CTA || !st_async::needs_remote(form))
 }
 
 /// Every form [`covers`] accepts, in catalog order.
@@ -244,6 +253,8 @@ pub fn scenarios(form: &Form, seed: u64) -> Result<Vec<Scenario>, BuildError> {
         Some(Exec::Mbarrier) if cp_async::is_arrive(form) => cp_async::scenarios(form, &mut rng),
         Some(Exec::Mbarrier) => mbarrier::scenarios(form, &mut rng),
         Some(Exec::Elect) => elect::scenarios(form, &mut rng),
+        Some(Exec::BulkCopy | Exec::BulkGroup | Exec::StBulk) => bulk::scenarios(form, &mut rng),
+        Some(Exec::StAsync | Exec::RedAsync) => st_async::scenarios(form, &mut rng),
         _ => Err(BuildError(format!("`{}` has no operational scenario", form.name))),
     }
 }
@@ -450,7 +461,7 @@ impl Kernel {
             super::ENTRY
         );
         m.push_str(
-            "\t.reg .pred %p<8>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<32>;\n\
+            "\t.reg .pred %p<8>;\n\t.reg .b16 %rs<8>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<32>;\n\
              \tld.param.u64 %rd0, [out];\n\tcvta.to.global.u64 %rd0, %rd0;\n\
              \tld.param.u64 %rd1, [in];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
              \tmov.u32 %r0, %tid.x;\n\tmul.wide.u32 %rd3, %r0, 4;\n\tadd.s64 %rd4, %rd0, %rd3;\n",
