@@ -221,7 +221,7 @@ const EXECUTORS: &[Exec] = &[
 pub fn covers(form: &Form) -> bool {
     form.exec().is_some_and(|e| EXECUTORS.contains(&e))
         && !spec::eval::has_semantics(form)
-        && (st_async::REMOTE_CTA || !st_async::needs_remote(form))
+        && st_async::has_scenarios(form)
 }
 
 /// Every form [`covers`] accepts, in catalog order.

@@ -464,7 +464,7 @@ fn policy(hints: &[&str], k: &mut Kernel) -> Option<(&'static str, String)> {
 /// `.global` → `.shared::cta`/`.shared::cluster` (with `.multicast::cluster` to the own CTA's
 /// bit of ctaMask, L14533): three copies from `in` into the sentinel-filled `sm`, tracked by
 /// `mbar`, awaited by every thread, `sm` stored. A `.shared::cta` → `.shared::cluster` copy
-/// must write another CTA (L14487): [`super::REMOTE`] decides whether it has a scenario.
+/// must write another CTA (L14487): it has no scenario yet (`st_async::has_scenarios`).
 /// Of `cp.reduce.async.bulk` with a `.shared::cluster` destination: `sm` holds the old values
 /// (from `in`), `smsrc` the operands, and the reductions land in `sm`.
 fn to_shared(
@@ -566,7 +566,7 @@ fn to_shared(
             issue.push("cvt.u16.u32 %rs1, %r11;".into());
             given.push(("cta_mask", "%rs1".into()));
         }
-        given.extend(pol.clone().map(|(n, v)| (n, v)));
+        given.extend(pol.clone());
         issue.push(bulk_instr(form, hints, &given)?);
         let base = if from_shared { REGION } else { 0 } + s;
         let data = &input[base as usize..(base + size) as usize];
@@ -837,8 +837,7 @@ fn groups(form: &Form, rng: &mut Rng, head: (PtxVersion, spec::catalog::Target))
             &format!("group {j}: copy of {} bytes from smsrc+{:#x}", size[j as usize], src(j)),
         );
     }
-    let how;
-    if read {
+    let how = if read {
         // wait_group.read 1: the older two groups have read their sources (L15362); the first
         // 16 bytes of the second group's source get new ones (generic writes, then the fence
         // before the async proxy reads them) and are copied again, to 768.
@@ -865,7 +864,7 @@ fn groups(form: &Form, rng: &mut Rng, head: (PtxVersion, spec::catalog::Target))
             &expected,
             "the out region: the second group copied smsrc+0x100 before it was rewritten, since wait_group.read 1 waited for the read (L15362)",
         );
-        how = "three groups, wait_group.read 1, the second group's source rewritten and copied again, wait_group 0";
+        "three groups, wait_group.read 1, the second group's source rewritten and copied again, wait_group 0"
     } else {
         // After wait_group n the groups but the newest n are complete and visible to the thread
         // (L15350-15360): thread 0 copies each completed destination's first 16 bytes to a
@@ -896,8 +895,8 @@ fn groups(form: &Form, rng: &mut Rng, head: (PtxVersion, spec::catalog::Target))
             &expected,
             "the out region after the last wait_group (L15350-15360)",
         );
-        how = "three bulk groups, each destination read after wait_group 2, 1, 0";
-    }
+        "three bulk groups, each destination read after wait_group 2, 1, 0"
+    };
     Ok(k.finish(form, how, head, &decls(), &input))
 }
 

@@ -20,14 +20,20 @@ use super::{header, instr, BuildError, Kernel, Rng, Scenario, THREADS};
 use spec::catalog::{Exec, Form, PtxVersion};
 
 /// Whether the cluster scenarios write the shared memory of the *other* CTA of the cluster (and
-/// the forms that must, `red.async` to `.shared::cluster` and `cp.async.bulk.shared::cluster.
-/// shared::cta`, L17936-17938, L14487, have scenarios). Off while the oracle executes bulk and
+/// the `red.async` forms, which must, L17936-17938, have scenarios). Off while the oracle executes bulk and
 /// asynchronous operations only on the issuing CTA's shared memory
 /// (`oracle/src/exec/bulk.rs`, `other_cta`).
 pub(super) const REMOTE_CTA: bool = false;
 
+/// Whether `form` has scenarios: not those whose destination the manual requires in another CTA
+/// of the cluster, unless [`REMOTE_CTA`] and the form is `red.async` (the `.shared::cta` →
+/// `.shared::cluster` `cp.async.bulk` has no two-CTA scenario yet).
+pub(super) fn has_scenarios(form: &Form) -> bool {
+    !needs_remote(form) || (REMOTE_CTA && form.exec() == Some(Exec::RedAsync))
+}
+
 /// Whether `form`'s manual requires its destination in another CTA of the cluster.
-pub(super) fn needs_remote(form: &Form) -> bool {
+fn needs_remote(form: &Form) -> bool {
     match form.exec() {
         Some(Exec::RedAsync) => form.var("sem") != Some("release"),
         Some(Exec::BulkCopy) => {
@@ -197,7 +203,7 @@ fn cluster(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildError> {
             let src = &input[sender * REGION as usize + at..sender * REGION as usize + at + bytes as usize];
             let (data, what) = match reduce_op {
                 Some(op) => (
-                    reduce(op, elem, &region.bytes[at..at + bytes as usize].to_vec(), src),
+                    reduce(op, elem, &region.bytes[at..at + bytes as usize], src),
                     format!("thread {th} of CTA {sender}: old value .{op} its value (L17890-17900)"),
                 ),
                 None => (
@@ -335,7 +341,7 @@ fn global(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildError> {
         let v = &input[8 * th..8 * th + n];
         let at = 8 * th;
         if red {
-            let r = reduce("add", elem, &expected.bytes[at..at + n].to_vec(), v);
+            let r = reduce("add", elem, &expected.bytes[at..at + n], v);
             expected.bytes[at..at + n].copy_from_slice(&r);
         } else {
             expected.bytes[at..at + n].copy_from_slice(v);
@@ -350,12 +356,7 @@ fn global(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildError> {
         issue.push(instr(form, &[("addr", "[%rd13]".into()), ("b", reg.into())])?);
         for th in 0..THREADS as usize {
             let at = 8 * ((th + 1) % THREADS as usize);
-            let r = reduce(
-                "add",
-                elem,
-                &expected.bytes[at..at + n].to_vec(),
-                &input[8 * th..8 * th + n],
-            );
+            let r = reduce("add", elem, &expected.bytes[at..at + n], &input[8 * th..8 * th + n]);
             expected.bytes[at..at + n].copy_from_slice(&r);
         }
         for c in 0..16 {
