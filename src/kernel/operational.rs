@@ -1,13 +1,15 @@
 //! Conformance kernels of the *operational* forms: instructions whose meaning is an effect on
 //! memory or on other threads, not a value of their operands (`cp.async` and its groups, the
-//! `mbarrier` objects, `elect.sync`), so they have no golden vectors.
+//! `mbarrier` objects, `elect.sync`, the bulk copies and reductions, `st.async`, `red.async`,
+//! `st.bulk`), so they have no golden vectors.
 //!
 //! Each such form gets one or a few *scenarios*: a whole kernel that uses the form the way a real
-//! program does, race-free (one CTA, steps separated by `bar.sync`), and stores what the manual
-//! determines — the bytes a copy left in shared memory, whether a phase is complete, a pending
-//! count — to the `out` buffer. Each stored word is a [`Check`]: its place, the bytes the manual
-//! requires there (computed here, by byte copying and by this module's own model of an mbarrier
-//! object, [`mbarrier::Barrier`], never by the oracle), and what it means with the manual's line.
+//! program does, race-free (one CTA, or a cluster of two for `st.async`, steps separated by
+//! `bar.sync`), and stores what the manual determines — the bytes a copy left in shared memory,
+//! whether a phase is complete, a pending count — to the `out` buffer. Each stored word is a
+//! [`Check`]: its place, the bytes the manual requires there (computed here, by byte copying,
+//! element-wise arithmetic and by this module's own model of an mbarrier object,
+//! [`mbarrier::Barrier`], never by the oracle), and what it means with the manual's line.
 //! What the manual leaves open (an arrive's `state` bits, how long `try_wait` suspends, which lane
 //! `elect.sync` picks) is never compared bit for bit: a state is only handed back to a wait, and
 //! the leader is checked by the relation the manual states ([`Rule::Leader`]).

@@ -238,6 +238,7 @@ pub(super) fn scenarios(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, Bui
     match form.exec() {
         Some(Exec::BulkGroup) => Ok(vec![groups(form, rng, head)?]),
         Some(Exec::StBulk) => Ok(vec![st_bulk(form, rng, head)?]),
+        _ if super::st_async::needs_remote(form) => Ok(vec![super::st_async::bulk_to_peer(form, rng)?]),
         _ => hint_sets(form)
             .iter()
             .map(|hints| {
@@ -441,7 +442,7 @@ pub(super) fn reduce(op: &str, t: Elem, old: &[u8], src: &[u8]) -> Vec<u8> {
 /// The operations of a scenario: (destination offset, source offset, size) triples, 16-byte
 /// aligned with a 16-byte gap between destinations, so that a copy one chunk too long or too
 /// short writes or leaves a sentinel chunk. Sizes: 16, then two random multiples of 16.
-fn layout(rng: &mut Rng) -> Vec<(u32, u32, u32)> {
+pub(super) fn layout(rng: &mut Rng) -> Vec<(u32, u32, u32)> {
     let sizes = [16, 16 * rng.range(2, 8), 16 * rng.range(9, 24)];
     let mut dst = 16 * rng.range(0, 2);
     let mut v = Vec::new();
@@ -464,7 +465,7 @@ fn policy(hints: &[&str], k: &mut Kernel) -> Option<(&'static str, String)> {
 /// `.global` → `.shared::cta`/`.shared::cluster` (with `.multicast::cluster` to the own CTA's
 /// bit of ctaMask, L14533): three copies from `in` into the sentinel-filled `sm`, tracked by
 /// `mbar`, awaited by every thread, `sm` stored. A `.shared::cta` → `.shared::cluster` copy
-/// must write another CTA (L14487): it has no scenario yet (`st_async::has_scenarios`).
+/// must write another CTA (L14487): `st_async::bulk_to_peer` is its scenario.
 /// Of `cp.reduce.async.bulk` with a `.shared::cluster` destination: `sm` holds the old values
 /// (from `in`), `smsrc` the operands, and the reductions land in `sm`.
 fn to_shared(

@@ -20,20 +20,20 @@ use super::{header, instr, BuildError, Kernel, Rng, Scenario, THREADS};
 use spec::catalog::{Exec, Form, PtxVersion};
 
 /// Whether the cluster scenarios write the shared memory of the *other* CTA of the cluster (and
-/// the `red.async` forms, which must, L17936-17938, have scenarios). Off while the oracle executes bulk and
+/// the forms that must, `red.async` to `.shared::cluster`, L17936-17938, and
+/// `cp.async.bulk.shared::cluster.shared::cta`, L14487, have scenarios). Off while the oracle executes bulk and
 /// asynchronous operations only on the issuing CTA's shared memory
 /// (`oracle/src/exec/bulk.rs`, `other_cta`).
 pub(super) const REMOTE_CTA: bool = false;
 
 /// Whether `form` has scenarios: not those whose destination the manual requires in another CTA
-/// of the cluster, unless [`REMOTE_CTA`] and the form is `red.async` (the `.shared::cta` →
-/// `.shared::cluster` `cp.async.bulk` has no two-CTA scenario yet).
+/// of the cluster, unless [`REMOTE_CTA`].
 pub(super) fn has_scenarios(form: &Form) -> bool {
-    !needs_remote(form) || (REMOTE_CTA && form.exec() == Some(Exec::RedAsync))
+    !needs_remote(form) || REMOTE_CTA
 }
 
 /// Whether `form`'s manual requires its destination in another CTA of the cluster.
-fn needs_remote(form: &Form) -> bool {
+pub(super) fn needs_remote(form: &Form) -> bool {
     match form.exec() {
         Some(Exec::RedAsync) => form.var("sem") != Some("release"),
         Some(Exec::BulkCopy) => {
@@ -99,18 +99,7 @@ fn cluster(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildError> {
         }
     }
     let mut k = Kernel::new();
-    // Each CTA its half of `out` (the half's size is known at the end: `@HALF@`).
-    k.line("mov.u32 %r1, %cluster_ctarank;");
-    k.line("mul.wide.u32 %rd3, %r1, @HALF@;");
-    k.line("add.s64 %rd0, %rd0, %rd3;");
-    k.line("add.s64 %rd4, %rd4, %rd3;");
-    prologue(&mut k);
-    // The destination CTA: the own, or the other.
-    if REMOTE_CTA {
-        k.line("xor.b32 %r10, %r1, 1;");
-    } else {
-        k.line("mov.u32 %r10, %r1;");
-    }
+    pair_prologue(&mut k);
     let generic = form.var("ss").is_none_or(str::is_empty);
     k.line(format!("mul.wide.u32 %rd17, %r0, {SLOT};"));
     k.line("add.s64 %rd18, %rd5, %rd17;");
@@ -216,13 +205,32 @@ fn cluster(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildError> {
         }
         per_rank.push(region);
     }
+    let how = format!(
+        "{} of {bytes} bytes per thread into the {} CTA's sm of a cluster of 2, tracked by its mbar",
+        if reduce_op.is_some() { "reductions" } else { "stores" },
+        if REMOTE_CTA { "other" } else { "own" }
+    );
+    let head = header(form, 90, PtxVersion(8, 1));
+    Ok(finish_pair(k, form, &how, head, &input, per_rank))
+}
+
+/// The end of a two-CTA scenario: each CTA stores its `sm` to its half of `out` (which must
+/// be `per_rank[rank]`), then waits at a cluster barrier so that its shared memory outlives
+/// the other CTA's accesses (L89); the checks of CTA 1 are those of CTA 0 a half further.
+fn finish_pair(
+    mut k: Kernel,
+    form: &Form,
+    how: &str,
+    head: (PtxVersion, spec::catalog::Target),
+    input: &[u8],
+    per_rank: Vec<Region>,
+) -> Scenario {
     let base = k.out;
     dump_shared(
         &mut k,
         &per_rank[0],
         "sm of the CTA after its phase completed: every value stored into it",
     );
-    // The CTA's shared memory stays until the other CTA is done with it (L89).
     k.by(
         0,
         THREADS,
@@ -232,9 +240,9 @@ fn cluster(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildError> {
         ],
     );
     let half = k.out;
-    let rank0 = k.checks.len();
     // Rank 1's checks: rank 0's place moved by a half; its sm region's expected bytes.
-    let mut second: Vec<super::Check> = k.checks[..rank0]
+    let mut second: Vec<super::Check> = k
+        .checks
         .iter()
         .map(|c| super::Check {
             offset: c.offset + half,
@@ -256,20 +264,112 @@ fn cluster(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildError> {
         c.what = format!("CTA 0: {}", c.what);
     }
     k.checks.extend(second);
-    let how = format!(
-        "{} of {bytes} bytes per thread into the {} CTA's sm of a cluster of 2, tracked by its mbar",
-        if reduce_op.is_some() { "reductions" } else { "stores" },
-        if REMOTE_CTA { "other" } else { "own" }
-    );
-    let head = header(form, 90, PtxVersion(8, 1));
-    let mut s = k.finish(form, &how, head, DECLS, &input);
+    let mut s = k.finish(form, how, head, DECLS, input);
     s.job.ptx = s.job.ptx.replace("@HALF@", &half.to_string());
     s.job.grid = [2, 1, 1];
     s.job.cluster = Some([2, 1, 1]);
     if let Some(b) = s.job.buffers.iter_mut().find(|b| b.name == "out") {
         b.size = Some(2 * half as u64);
     }
-    Ok(s)
+    s
+}
+
+/// The kernel's first lines in a two-CTA scenario: `%r1` the CTA's rank, `out` moved to the
+/// CTA's half (`@HALF@`, known at the end), the bulk prologue, `%r10` the destination rank
+/// (the other CTA with [`REMOTE_CTA`], else the own).
+fn pair_prologue(k: &mut Kernel) {
+    k.line("mov.u32 %r1, %cluster_ctarank;");
+    k.line("mul.wide.u32 %rd3, %r1, @HALF@;");
+    k.line("add.s64 %rd0, %rd0, %rd3;");
+    k.line("add.s64 %rd4, %rd4, %rd3;");
+    prologue(k);
+    if REMOTE_CTA {
+        k.line("xor.b32 %r10, %r1, 1;");
+    } else {
+        k.line("mov.u32 %r10, %r1;");
+    }
+}
+
+/// `cp.async.bulk.shared::cluster.shared::cta`, which must write another CTA's shared memory
+/// (L14487): in a cluster of two, each CTA copies three slices of its `smsrc` (from its part of
+/// `in`) into the other CTA's sentinel-filled `sm`, signalling the other CTA's `mbar`, whose
+/// tx-count that CTA set to the bytes it receives before the cluster barrier that precedes the
+/// copies; each CTA waits for its phase and stores its `sm`.
+pub(super) fn bulk_to_peer(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildError> {
+    // in: rank r's smsrc at [(1 + r)·REGION, ...).
+    let input = rng.bytes(3 * REGION as usize);
+    let ops = super::bulk::layout(rng);
+    let mut k = Kernel::new();
+    pair_prologue(&mut k);
+    k.line("mapa.shared::cluster.u64 %rd12, %rd5, %r10;");
+    k.line("mapa.shared::cluster.u64 %rd13, %rd7, %r10;");
+    let mut lines = vec![
+        format!("mul.wide.u32 %rd21, %r1, {REGION};"),
+        "add.s64 %rd21, %rd21, %rd16;".to_string(),
+    ];
+    lines.extend(words(|_| None, |o| format!("st.shared.b32 [%rd14+{o}], %r14;")));
+    lines.extend(words(
+        |o| Some(format!("ld.global.b32 %r15, [%rd21+{}];", REGION + o)),
+        |o| format!("st.shared.b32 [%rd15+{o}], %r15;"),
+    ));
+    lines.push("fence.proxy.async.shared::cta;".into());
+    k.by(0, THREADS, &lines);
+    init_mbar(&mut k);
+    let total: u32 = ops.iter().map(|o| o.2).sum();
+    k.by(
+        0,
+        1,
+        &[format!(
+            "mbarrier.arrive.expect_tx.shared::cta.b64 %rd10, [mbar], {total};"
+        )],
+    );
+    k.by(
+        0,
+        THREADS,
+        &[
+            "barrier.cluster.arrive.release.aligned;".into(),
+            "barrier.cluster.wait.acquire.aligned;".into(),
+        ],
+    );
+    let mut issue = Vec::new();
+    for &(d, s, size) in &ops {
+        issue.push(instr(
+            form,
+            &[
+                ("dst", format!("[%rd12+{d}]")),
+                ("src", format!("[%rd6+{s}]")),
+                ("size", size.to_string()),
+                ("mbar", "[%rd13]".into()),
+            ],
+        )?);
+    }
+    k.by(0, 1, &issue);
+    wait_phase(
+        &mut k,
+        0,
+        &format!("the phase tracking the {total} bytes the other CTA copies (L14529)"),
+    );
+    let per_rank = (0..2usize)
+        .map(|r| {
+            let sender = if REMOTE_CTA { r ^ 1 } else { r };
+            let mut region = Region::filled(SENTINEL);
+            for (j, &(d, s, size)) in ops.iter().enumerate() {
+                let from = (1 + sender) * REGION as usize + s as usize;
+                region.bytes[d as usize..(d + size) as usize].copy_from_slice(&input[from..from + size as usize]);
+                for c in d / 16..(d + size) / 16 {
+                    region.what[c as usize] =
+                        format!("copy {j} of {size} bytes from smsrc+{s:#x} of CTA {sender} (L14483, L14487)");
+                }
+            }
+            region
+        })
+        .collect();
+    let how = format!(
+        "each CTA of a cluster of 2 copies {} bytes of its smsrc into the other's sm, tracked by the other's mbar",
+        total
+    );
+    let head = header(form, 90, PtxVersion(8, 0));
+    Ok(finish_pair(k, form, &how, head, &input, per_rank))
 }
 
 /// The `.release` `.global` forms (see the module doc): an 8-byte slot per thread.
