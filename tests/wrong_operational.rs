@@ -150,3 +150,138 @@ fn a_wait_group_that_waits_too_little_is_found() {
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stdout));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A bulk copy to global memory that drops its last 16 bytes (the copy whose size is in a
+/// register, `%r21`) leaves one chunk of the destination holding the sentinel, in each of the
+/// form's two scenarios (with and without `.L2::cache_hint`): exactly those two checks fail.
+/// The `.cp_mask` form, whose instruction the bug does not match, passes.
+#[test]
+fn a_bulk_copy_short_by_16_bytes_is_found() {
+    let r = conform_planted(
+        "wrong-bulk-size",
+        r"s/^\tcp\.async\.bulk\.global\.shared::cta\.bulk_group\(\.L2::cache_hint\)\? .*%r21[,;]/\tsub.u32 %r21, %r21, 16;\n&/",
+        &["cp.async.bulk.global.shared::cta.bulk_group"],
+    );
+    let bad = form(&r, "cp.async.bulk.global.shared::cta.bulk_group");
+    assert_eq!(bad["status"], "failed", "{bad}");
+    assert_eq!(bad["failed"], 2, "{bad}");
+    let m = &bad["mismatches"][0];
+    assert!(m["vector"].as_str().unwrap().contains("copy 1 of"), "{m}");
+    // The sentinel where the copy's last 16 bytes belong.
+    assert_eq!(m["actual"][0], "a5".repeat(16), "{m}");
+    assert_eq!(
+        form(&r, "cp.async.bulk.global.shared::cta.bulk_group.cp_mask")["status"],
+        "passed"
+    );
+    assert_eq!(r["totals"]["forms_failed"], 1);
+}
+
+/// A `cp.reduce.async.bulk` into shared memory that computes `.max` where `.min.u32` is
+/// written fails that form on the elements where the two differ; the `.max.u32` form and the
+/// `.global` `.min.u32` form pass.
+#[test]
+fn a_bulk_reduction_with_the_wrong_operation_is_found() {
+    let r = conform_planted(
+        "wrong-bulk-reduce",
+        r"s/^\tcp\.reduce\.async\.bulk\.shared::cluster\.shared::cta\.mbarrier::complete_tx::bytes\.min\.u32 /\tcp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.max.u32 /",
+        &[
+            "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.m",
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.min.u32",
+        ],
+    );
+    let bad = form(
+        &r,
+        "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.min.u32",
+    );
+    assert_eq!(bad["status"], "failed", "{bad}");
+    assert!(
+        bad["mismatches"][0]["vector"]
+            .as_str()
+            .unwrap()
+            .contains(".min source element"),
+        "{bad}"
+    );
+    for good in [
+        "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.max.u32",
+        "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.min.s32",
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.min.u32",
+    ] {
+        assert_eq!(form(&r, good)["status"], "passed", "{good}");
+    }
+    assert_eq!(r["totals"]["forms_failed"], 1);
+}
+
+/// A half-precision bulk reduction that takes the minimum where `.add.noftz.f16` is written
+/// fails that form; the `.bf16` one passes.
+#[test]
+fn a_half_precision_bulk_add_that_is_not_an_add_is_found() {
+    let r = conform_planted(
+        "wrong-bulk-f16",
+        r"s/^\(\tcp\.reduce\.async\.bulk\.global\.shared::cta\.bulk_group\)\.add\.noftz\.f16 /\1.min.f16 /",
+        &["cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz"],
+    );
+    let bad = form(&r, "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16");
+    assert_eq!(bad["status"], "failed", "{bad}");
+    assert_eq!(
+        form(&r, "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.bf16")["status"],
+        "passed"
+    );
+    assert_eq!(r["totals"]["forms_failed"], 1);
+}
+
+/// An `st.async.v4` that stores the first element where the second belongs: every thread's
+/// slot is wrong in both CTAs of the cluster (64 checks); the `.v2` form passes.
+#[test]
+fn an_async_vector_store_with_a_wrong_element_is_found() {
+    let r = conform_planted(
+        "wrong-st-async",
+        r"s/^\(\tst\.async\.shared::cluster\.mbarrier::complete_tx::bytes\.v4\.b32 .*\)%r21,/\1%r20,/",
+        &["st.async.shared::cluster.mbarrier::complete_tx::bytes.v"],
+    );
+    let bad = form(&r, "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32");
+    assert_eq!(bad["status"], "failed", "{bad}");
+    assert_eq!(bad["failed"], 64, "{bad}");
+    assert_eq!(
+        form(&r, "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32")["status"],
+        "passed"
+    );
+    assert_eq!(r["totals"]["forms_failed"], 1);
+}
+
+/// An `st.bulk` that zeroes 8 bytes too few leaves the sentinel in the last 8 bytes of its
+/// second range: one 16-byte check fails. The generic-address form passes.
+#[test]
+fn an_st_bulk_short_by_8_bytes_is_found() {
+    let r = conform_planted(
+        "wrong-st-bulk",
+        r"s/^\tst\.bulk\.weak\.shared::cta \[%rd23\]/\tsub.s64 %rd24, %rd24, 8;\n&/",
+        &["st.bulk"],
+    );
+    let bad = form(&r, "st.bulk.weak.shared::cta");
+    assert_eq!(bad["status"], "failed", "{bad}");
+    assert_eq!(bad["failed"], 1, "{bad}");
+    assert!(bad["mismatches"][0]["actual"][0]
+        .as_str()
+        .unwrap()
+        .ends_with("a5a5a5a5a5a5a5a5"));
+    assert_eq!(form(&r, "st.bulk.weak")["status"], "passed");
+    assert_eq!(r["totals"]["forms_failed"], 1);
+}
+
+/// A `cp.async.bulk.wait_group.read 1` that waits only as `.read 2` lets the kernel overwrite
+/// the source of a copy that has not read it: the oracle behind the protocol reports the race
+/// (L15362), a failed launch. `wait_group` without `.read` passes.
+#[test]
+fn a_bulk_wait_group_read_that_waits_too_little_is_found() {
+    let r = conform_planted(
+        "wrong-bulk-read",
+        r"s/^\tcp\.async\.bulk\.wait_group\.read 1;$/\tcp.async.bulk.wait_group.read 2;/",
+        &["cp.async.bulk.wait_group"],
+    );
+    let bad = form(&r, "cp.async.bulk.wait_group.read");
+    assert_eq!(bad["status"], "failed", "{bad}");
+    assert_eq!(bad["failed"], bad["vectors"], "{bad}");
+    assert!(bad["reason"].as_str().unwrap().contains("L15362"), "{bad}");
+    assert_eq!(form(&r, "cp.async.bulk.wait_group")["status"], "passed");
+    assert_eq!(r["totals"]["forms_failed"], 1);
+}

@@ -1,13 +1,15 @@
 //! Conformance kernels of the *operational* forms: instructions whose meaning is an effect on
 //! memory or on other threads, not a value of their operands (`cp.async` and its groups, the
-//! `mbarrier` objects, `elect.sync`), so they have no golden vectors.
+//! `mbarrier` objects, `elect.sync`, the bulk copies and reductions, `st.async`, `red.async`,
+//! `st.bulk`), so they have no golden vectors.
 //!
 //! Each such form gets one or a few *scenarios*: a whole kernel that uses the form the way a real
-//! program does, race-free (one CTA, steps separated by `bar.sync`), and stores what the manual
-//! determines — the bytes a copy left in shared memory, whether a phase is complete, a pending
-//! count — to the `out` buffer. Each stored word is a [`Check`]: its place, the bytes the manual
-//! requires there (computed here, by byte copying and by this module's own model of an mbarrier
-//! object, [`mbarrier::Barrier`], never by the oracle), and what it means with the manual's line.
+//! program does, race-free (one CTA, or a cluster of two for `st.async`, steps separated by
+//! `bar.sync`), and stores what the manual determines — the bytes a copy left in shared memory,
+//! whether a phase is complete, a pending count — to the `out` buffer. Each stored word is a
+//! [`Check`]: its place, the bytes the manual requires there (computed here, by byte copying,
+//! element-wise arithmetic and by this module's own model of an mbarrier object,
+//! [`mbarrier::Barrier`], never by the oracle), and what it means with the manual's line.
 //! What the manual leaves open (an arrive's `state` bits, how long `try_wait` suspends, which lane
 //! `elect.sync` picks) is never compared bit for bit: a state is only handed back to a wait, and
 //! the leader is checked by the relation the manual states ([`Rule::Leader`]).
@@ -16,9 +18,11 @@
 //! [`covers`] lists, its modifiers and operands read as the catalog names them. Scenarios are
 //! generated when `conform` runs (as every conformance kernel is), deterministic for a seed.
 
+mod bulk;
 mod cp_async;
 mod elect;
 pub mod mbarrier;
+mod st_async;
 
 use crate::backend::{Buffers, Job};
 use spec::catalog::{catalog, Exec, Form, PtxVersion, Target};
@@ -207,12 +211,19 @@ const EXECUTORS: &[Exec] = &[
     Exec::CpAsyncWait,
     Exec::Mbarrier,
     Exec::Elect,
+    Exec::BulkCopy,
+    Exec::BulkGroup,
+    Exec::StBulk,
+    Exec::StAsync,
+    Exec::RedAsync,
 ];
 
 /// Whether `form` is judged by scenarios (an operational form of the executors above; a form
 /// with golden vectors is judged by those).
 pub fn covers(form: &Form) -> bool {
-    form.exec().is_some_and(|e| EXECUTORS.contains(&e)) && !spec::eval::has_semantics(form)
+    form.exec().is_some_and(|e| EXECUTORS.contains(&e))
+        && !spec::eval::has_semantics(form)
+        && st_async::has_scenarios(form)
 }
 
 /// Every form [`covers`] accepts, in catalog order.
@@ -244,6 +255,8 @@ pub fn scenarios(form: &Form, seed: u64) -> Result<Vec<Scenario>, BuildError> {
         Some(Exec::Mbarrier) if cp_async::is_arrive(form) => cp_async::scenarios(form, &mut rng),
         Some(Exec::Mbarrier) => mbarrier::scenarios(form, &mut rng),
         Some(Exec::Elect) => elect::scenarios(form, &mut rng),
+        Some(Exec::BulkCopy | Exec::BulkGroup | Exec::StBulk) => bulk::scenarios(form, &mut rng),
+        Some(Exec::StAsync | Exec::RedAsync) => st_async::scenarios(form, &mut rng),
         _ => Err(BuildError(format!("`{}` has no operational scenario", form.name))),
     }
 }
@@ -450,7 +463,7 @@ impl Kernel {
             super::ENTRY
         );
         m.push_str(
-            "\t.reg .pred %p<8>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<32>;\n\
+            "\t.reg .pred %p<8>;\n\t.reg .b16 %rs<8>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<32>;\n\
              \tld.param.u64 %rd0, [out];\n\tcvta.to.global.u64 %rd0, %rd0;\n\
              \tld.param.u64 %rd1, [in];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
              \tmov.u32 %r0, %tid.x;\n\tmul.wide.u32 %rd3, %r0, 4;\n\tadd.s64 %rd4, %rd0, %rd3;\n",
