@@ -16,8 +16,12 @@
 //! [`covers`] lists, its modifiers and operands read as the catalog names them. Scenarios are
 //! generated when `conform` runs (as every conformance kernel is), deterministic for a seed.
 
+mod cluster;
+mod control;
 mod cp_async;
+mod dsmem;
 mod elect;
+mod fence;
 pub mod mbarrier;
 
 use crate::backend::{Buffers, Job};
@@ -212,7 +216,12 @@ const EXECUTORS: &[Exec] = &[
 /// Whether `form` is judged by scenarios (an operational form of the executors above; a form
 /// with golden vectors is judged by those).
 pub fn covers(form: &Form) -> bool {
-    form.exec().is_some_and(|e| EXECUTORS.contains(&e)) && !spec::eval::has_semantics(form)
+    (form.exec().is_some_and(|e| EXECUTORS.contains(&e))
+        || cluster::is_cluster(form)
+        || dsmem::is_dsmem(form)
+        || fence::is_fence(form)
+        || control::is_control(form))
+        && !spec::eval::has_semantics(form)
 }
 
 /// Every form [`covers`] accepts, in catalog order.
@@ -244,6 +253,10 @@ pub fn scenarios(form: &Form, seed: u64) -> Result<Vec<Scenario>, BuildError> {
         Some(Exec::Mbarrier) if cp_async::is_arrive(form) => cp_async::scenarios(form, &mut rng),
         Some(Exec::Mbarrier) => mbarrier::scenarios(form, &mut rng),
         Some(Exec::Elect) => elect::scenarios(form, &mut rng),
+        _ if cluster::is_cluster(form) => cluster::scenarios(form, &mut rng),
+        _ if dsmem::is_dsmem(form) => dsmem::scenarios(form, &mut rng),
+        _ if fence::is_fence(form) => fence::scenarios(form, &mut rng),
+        _ if control::is_control(form) => control::scenarios(form, &mut rng),
         _ => Err(BuildError(format!("`{}` has no operational scenario", form.name))),
     }
 }
