@@ -203,7 +203,7 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
             l.push(format!("{} {b}, [%rd12];", helper("ld", n)));
             l.push(format!("{} {c}, [%rd12+{}];", helper("ld", n), t_count * SLOT));
             let mut given = vec![("addr", addr), ("b", b.clone())];
-            if m.op == "cas" {
+            if m.kind == Op::Cas {
                 given.push(("c", c.clone()));
             }
             if !form.outputs.is_empty() {
@@ -284,9 +284,39 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     )])
 }
 
+/// The operations of `atom`/`red` (L17486-17500).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+    Add,
+    Inc,
+    Dec,
+    Min,
+    Max,
+}
+
+/// The form's `op` modifier names (the catalog's `op` variable) and their operations.
+const OPS: [(&str, Op); 10] = [
+    ("and", Op::And),
+    ("or", Op::Or),
+    ("xor", Op::Xor),
+    ("exch", Op::Exch),
+    ("cas", Op::Cas),
+    ("add", Op::Add),
+    ("inc", Op::Inc),
+    ("dec", Op::Dec),
+    ("min", Op::Min),
+    ("max", Op::Max),
+];
+
 /// An atomic operation as the manual defines it (L17486-17500), on the bytes of one access.
 struct Atomic {
     op: &'static str,
+    kind: Op,
     /// The element type's name (`u32`, `f16x2`).
     ty: &'static str,
     bits: u32,
@@ -315,8 +345,14 @@ fn scalar_bits(ty: &str, bits: u32) -> u32 {
 impl Atomic {
     fn new(form: &Form, e: &Elem, op: Option<&'static str>) -> Result<Atomic, BuildError> {
         let op = op.ok_or_else(|| BuildError(format!("`{}` has no operation", form.name)))?;
+        let kind = OPS
+            .iter()
+            .find(|(n, _)| *n == op)
+            .map(|(_, k)| *k)
+            .ok_or_else(|| BuildError(format!("`{}`: no model of .{op}", form.name)))?;
         Ok(Atomic {
             op,
+            kind,
             ty: e.name,
             bits: e.bits,
         })
@@ -336,15 +372,15 @@ impl Atomic {
             }
             return;
         }
-        match self.op {
-            "inc" | "dec" => {
+        match self.kind {
+            Op::Inc | Op::Dec => {
                 // Both branches of inc/dec (L17497-17500): old around b, zero among them.
                 let old = if t % 8 == 0 { 0 } else { rng.range(0, 40) };
                 let lim = rng.range(0, 32);
                 input[slot..slot + 4].copy_from_slice(&old.to_le_bytes());
                 input[b..b + 4].copy_from_slice(&lim.to_le_bytes());
             }
-            "cas" if t % 2 == 0 => {
+            Op::Cas if t % 2 == 0 => {
                 // Half the threads compare equal: the swap happens.
                 let old = input[slot..slot + bytes].to_vec();
                 input[b..b + bytes].copy_from_slice(&old);
@@ -376,46 +412,45 @@ impl Atomic {
                 let sh = 128 - bits;
                 ((v << sh) as i128) >> sh
             };
-            let v = match self.op {
-                "and" => r & s,
-                "or" => r | s,
-                "xor" => r ^ s,
-                "exch" => s,
-                "cas" => {
+            let v = match self.kind {
+                Op::And => r & s,
+                Op::Or => r | s,
+                Op::Xor => r ^ s,
+                Op::Exch => s,
+                Op::Cas => {
                     if r == s {
                         u
                     } else {
                         r
                     }
                 }
-                "add" => r.wrapping_add(s),
-                "inc" => {
+                Op::Add => r.wrapping_add(s),
+                Op::Inc => {
                     if r >= s {
                         0
                     } else {
                         r + 1
                     }
                 }
-                "dec" => {
+                Op::Dec => {
                     if r == 0 || r > s {
                         s
                     } else {
                         r - 1
                     }
                 }
-                "min" | "max" => {
+                Op::Min | Op::Max => {
                     let less = if self.ty.starts_with('s') {
                         signed(r) < signed(s)
                     } else {
                         r < s
                     };
-                    if less == (self.op == "min") {
+                    if less == (self.kind == Op::Min) {
                         r
                     } else {
                         s
                     }
                 }
-                _ => r,
             } & mask;
             out.extend_from_slice(&v.to_le_bytes()[..sb]);
         }
