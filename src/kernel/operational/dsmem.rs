@@ -645,3 +645,81 @@ fn isspacep(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
         false,
     )])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spec::catalog::catalog;
+
+    /// Rounding to 11 and 8 significant bits, pinned by hand: ties go to the even neighbour.
+    #[test]
+    fn sums_round_to_nearest_even() {
+        let ulp = |p: i32| f64::from(2u32).powi(-p);
+        // f16 near 1: ulp 2^-10. 1 + 2^-11 is a tie between 1 and 1 + 2^-10: 1 (even).
+        assert_eq!(round_to(1.0 + ulp(11), 11), 1.0);
+        // (1 + 2^-10) + 2^-11: between 1 + 2^-10 (odd) and 1 + 2^-9 (even): up.
+        assert_eq!(round_to(1.0 + ulp(10) + ulp(11), 11), 1.0 + ulp(9));
+        // Not a tie: 1 + 2^-11 + 2^-20 rounds up.
+        assert_eq!(round_to(1.0 + ulp(11) + ulp(20), 11), 1.0 + ulp(10));
+        // bf16: 8 bits; 3 + 2^-6 = 0b11.000001: ulp at 2 is 2^-6, exact.
+        assert_eq!(round_to(3.0 + ulp(6), 8), 3.0 + ulp(6));
+        // f16 bits: 1.5 is 0x3e00, -2.0 is 0xc000; bf16 1.5 is 0x3fc0.
+        assert_eq!(&encode(1.5, "f16")[..2], &[0x00, 0x3e]);
+        assert_eq!(&encode(-2.0, "f16")[..2], &[0x00, 0xc0]);
+        assert_eq!(&encode(1.5, "bf16")[..2], &[0xc0, 0x3f]);
+        assert_eq!(decode(&[0x00, 0x3e], "f16"), 1.5);
+        // f16 0x3c01 (1 + 2^-10) + 0x1000 (2^-11): 0x3c02.
+        let s = add_float("f16", &[0x01, 0x3c], &[0x00, 0x10]);
+        assert_eq!(&s[..2], &[0x02, 0x3c]);
+    }
+
+    fn atomic(op: &'static str, ty: &'static str, bits: u32) -> Atomic {
+        Atomic {
+            op,
+            kind: OPS.iter().find(|(n, _)| *n == op).unwrap().1,
+            ty,
+            bits,
+        }
+    }
+
+    /// inc, dec, min on signed values and cas, by the manual's formulas (L17493-17500).
+    #[test]
+    fn integer_operations_follow_the_manual() {
+        let w = |v: u32| v.to_le_bytes().to_vec();
+        let inc = atomic("inc", "u32", 32);
+        assert_eq!(inc.apply(&w(5), &w(5), &w(0)), w(0), "r >= s: 0");
+        assert_eq!(inc.apply(&w(4), &w(5), &w(0)), w(5));
+        let dec = atomic("dec", "u32", 32);
+        assert_eq!(dec.apply(&w(0), &w(7), &w(0)), w(7), "r == 0: s");
+        assert_eq!(dec.apply(&w(9), &w(7), &w(0)), w(7), "r > s: s");
+        assert_eq!(dec.apply(&w(3), &w(7), &w(0)), w(2));
+        let min = atomic("min", "s32", 32);
+        assert_eq!(min.apply(&w(1), &w(-1i32 as u32), &w(0)), w(-1i32 as u32));
+        let umin = atomic("min", "u32", 32);
+        assert_eq!(umin.apply(&w(1), &w(-1i32 as u32), &w(0)), w(1));
+        let cas = atomic("cas", "b16", 16);
+        assert_eq!(cas.apply(&[1, 2], &[1, 2], &[9, 9]), [9, 9]);
+        assert_eq!(cas.apply(&[1, 2], &[1, 3], &[9, 9]), [1, 2]);
+        let add = atomic("add", "u64", 64);
+        assert_eq!(add.apply(&[0xff; 8], &[1, 0, 0, 0, 0, 0, 0, 0], &[0; 8]), [0; 8]);
+    }
+
+    /// The forms are exactly the executed `.shared::cluster` accesses: `ld.shared::cluster.u32`
+    /// yes, `ld.global.u32` and `st.async` no, and no form with golden vectors.
+    #[test]
+    fn only_cluster_accesses_are_taken() {
+        let cat = catalog();
+        let by = |n: &str| &cat.forms[cat.lookup(n).unwrap().forms[0]];
+        assert!(is_dsmem(by("ld.shared::cluster.u32")));
+        assert!(is_dsmem(by("red.shared::cluster.add.f32")));
+        assert!(!is_dsmem(by("ld.global.u32")));
+        assert!(!is_dsmem(by("ld.shared::cta.u32")));
+        assert!(!is_dsmem(by(
+            "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32"
+        )));
+        let n = cat.forms.iter().filter(|f| is_dsmem(f)).count();
+        // ld 429, st 429, atom 750 (800 less the 50 b128), red 375, cvta 2, isspacep 1.
+        assert_eq!(n, 1986);
+        assert!(!cat.forms.iter().any(|f| is_dsmem(f) && spec::eval::has_semantics(f)));
+    }
+}
