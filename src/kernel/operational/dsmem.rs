@@ -186,18 +186,17 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     let (_, c) = regs(e.bits, n, 40);
     let addr = "[%rd11]".to_string();
     let store_d = format!("{} [%rd6+{rec}], {d};", helper("st", n));
-    let what: String;
-    match (form.exec(), &model) {
+    let what: String = match (form.exec(), &model) {
         (Some(Exec::Ld), _) => {
             l.push(instr(form, &[("d", d.clone()), ("addr", addr)])?);
             l.push(Grid::at(SLOT));
             l.push(store_d);
-            what = "loaded from the slot in CTA 1".into();
+            "loaded from the slot in CTA 1".into()
         }
         (Some(Exec::St), _) => {
             l.push(format!("{} {b}, [%rd12];", helper("ld", n)));
             l.push(instr(form, &[("addr", addr), ("b", b.clone())])?);
-            what = "stored to the slot in CTA 1".into();
+            "stored to the slot in CTA 1".into()
         }
         (_, Some(m)) => {
             l.push(format!("{} {b}, [%rd12];", helper("ld", n)));
@@ -214,10 +213,10 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
                 l.push(Grid::at(SLOT));
                 l.push(store_d);
             }
-            what = format!("{} on the slot in CTA 1", m.op);
+            format!("{} on the slot in CTA 1", m.op)
         }
         _ => return Err(BuildError(format!("`{}` has no access model", form.name))),
-    }
+    };
     g.by(Some(0), &l);
     g.sync();
     let after = g.records(SLOT);
@@ -375,12 +374,12 @@ impl Atomic {
         match self.kind {
             Op::Inc | Op::Dec => {
                 // Both branches of inc/dec (L17497-17500): old around b, zero among them.
-                let old = if t % 8 == 0 { 0 } else { rng.range(0, 40) };
+                let old = if t.is_multiple_of(8) { 0 } else { rng.range(0, 40) };
                 let lim = rng.range(0, 32);
                 input[slot..slot + 4].copy_from_slice(&old.to_le_bytes());
                 input[b..b + 4].copy_from_slice(&lim.to_le_bytes());
             }
-            Op::Cas if t % 2 == 0 => {
+            Op::Cas if t.is_multiple_of(2) => {
                 // Half the threads compare equal: the swap happens.
                 let old = input[slot..slot + bytes].to_vec();
                 input[b..b + bytes].copy_from_slice(&old);
