@@ -1,6 +1,9 @@
 //! Conformance kernels of the *operational* forms: instructions whose meaning is an effect on
 //! memory or on other threads, not a value of their operands (`cp.async` and its groups, the
-//! `mbarrier` objects, `elect.sync`), so they have no golden vectors.
+//! `mbarrier` objects, `elect.sync`; the cluster forms, `mapa`, `getctarank`, `barrier.cluster`
+//! and the `.shared::cluster` accesses, with scenarios of several CTAs in one cluster; the
+//! fences; the control and cache-hint forms, whose scenarios check that a program using them
+//! computes its data), so they have no golden vectors.
 //!
 //! Each such form gets one or a few *scenarios*: a whole kernel that uses the form the way a real
 //! program does, race-free (one CTA, steps separated by `bar.sync`), and stores what the manual
