@@ -284,4 +284,120 @@ fn a_bulk_wait_group_read_that_waits_too_little_is_found() {
     assert!(bad["reason"].as_str().unwrap().contains("L15362"), "{bad}");
     assert_eq!(form(&r, "cp.async.bulk.wait_group")["status"], "passed");
     assert_eq!(r["totals"]["forms_failed"], 1);
+
+/// The forms of `report` that failed, by key.
+fn failed(report: &serde_json::Value) -> Vec<String> {
+    report["forms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["status"] == "failed")
+        .map(|f| f["form"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A `.shared::cluster` store that lands in the storing CTA's own shared memory (the address
+/// before `mapa`) leaves CTA 1's slot as it was and changes CTA 0's (L14114-14116): that form
+/// fails, on both observations; the load of the same scenario passes.
+#[test]
+fn a_distributed_store_landing_in_the_own_cta_is_found() {
+    let r = conform_planted(
+        "wrong-dsmem-store",
+        r"s/^\tst\.shared::cluster\.u32 \[%rd11\], /\tst.shared::cluster.u32 [%rd10], /",
+        &["st.shared::cluster.u32", "ld.shared::cluster.u32"],
+    );
+    assert_eq!(failed(&r), ["st.shared::cluster.u32"]);
+    let bad = form(&r, "st.shared::cluster.u32");
+    // 32 threads, each with its own slot untouched and CTA 1's slot written: 64 broken checks.
+    assert_eq!(bad["failed"], 64, "{bad}");
+    assert_eq!(form(&r, "ld.shared::cluster.u32")["status"], "passed");
+}
+
+/// A `barrier.cluster.wait` that does not wait (removed): the thread's next arrive comes before
+/// its wait (L17175), which the oracle behind the protocol refuses; only that form fails among
+/// the ten `barrier.cluster` forms, whose scenarios pair with the `.aligned` halves.
+#[test]
+fn a_cluster_wait_that_does_not_wait_is_found() {
+    let r = conform_planted(
+        "wrong-cluster-wait",
+        r"/^\tbarrier\.cluster\.wait;$/d",
+        &["barrier.cluster"],
+    );
+    assert_eq!(failed(&r), ["barrier.cluster.wait"]);
+    assert_eq!(r["totals"]["forms_passed"], 9, "{}", r["totals"]);
+}
+
+/// An `atom.add` that returns the new value instead of the old one (L17493) fails that form
+/// on every thread's returned value; the other `.add` types pass.
+#[test]
+fn an_atomic_returning_the_new_value_is_found() {
+    let r = conform_planted(
+        "wrong-atom-old",
+        r"s/^\t\(atom\.shared::cluster\.add\.u32 %r20, \[%rd11\], %r30;\)$/\t\1\n\tadd.u32 %r20, %r20, %r30;/",
+        &["atom.shared::cluster.add."],
+    );
+    assert_eq!(failed(&r), ["atom.shared::cluster.add.u32"]);
+    let bad = form(&r, "atom.shared::cluster.add.u32");
+    assert_eq!(bad["failed"], 32, "{bad}");
+    assert!(
+        bad["mismatches"][0]["vector"].as_str().unwrap().contains("old value"),
+        "{bad}"
+    );
+}
+
+/// A signed `red.min.s32` carried out unsigned: the model's signed arithmetic finds it (random
+/// operands differ in sign for about half the threads); the unsigned and 64-bit forms pass.
+#[test]
+fn a_signed_minimum_taken_unsigned_is_found() {
+    let r = conform_planted(
+        "wrong-red-min",
+        r"s/^\tred\.shared::cluster\.min\.s32 /\tred.shared::cluster.min.u32 /",
+        &["red.shared::cluster.min."],
+    );
+    assert_eq!(failed(&r), ["red.shared::cluster.min.s32"]);
+}
+
+/// `mapa` into the thread's own rank instead of the rank asked for: the loaded words are the
+/// own CTA's (L14114-14116); the other `mapa` forms pass.
+#[test]
+fn a_mapa_into_the_wrong_rank_is_found() {
+    let r = conform_planted(
+        "wrong-mapa",
+        r"s/^\tmapa\.shared::cluster\.u32 %r14, %r13, %r11;$/\tmapa.shared::cluster.u32 %r14, %r13, %r1;/",
+        &["mapa"],
+    );
+    assert_eq!(failed(&r), ["mapa.shared::cluster.u32"]);
+}
+
+/// A missing `fence.proxy.async`: the bulk copy reads shared memory the generic proxy wrote
+/// with nothing ordering the writes before it (L14239-14241, L17278), which the oracle behind
+/// the protocol reports; the other proxy fences' scenarios keep theirs and pass.
+#[test]
+fn a_missing_proxy_fence_is_found() {
+    let r = conform_planted(
+        "wrong-proxy-fence",
+        r"/^\tfence\.proxy\.async;$/d",
+        &["fence.proxy.async"],
+    );
+    assert_eq!(failed(&r), ["fence.proxy.async"]);
+    assert!(
+        form(&r, "fence.proxy.async")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("L17278"),
+        "{r}"
+    );
+}
+
+/// A `setmaxnreg.inc` asking for more registers than the CTA's pool can ever give (256 × 4
+/// warps beside the other warpgroup's 56 × 4, against `.maxnreg 128` × 8) waits forever
+/// (L31743): a deadlock; the `.dec` form's scenario has no `.inc` and passes.
+#[test]
+fn a_register_increase_beyond_the_pool_is_found() {
+    let r = conform_planted(
+        "wrong-setmaxnreg",
+        r"s/^\tsetmaxnreg\.inc\.sync\.aligned\.u32 192;$/\tsetmaxnreg.inc.sync.aligned.u32 256;/",
+        &["setmaxnreg"],
+    );
+    assert_eq!(failed(&r), ["setmaxnreg.inc.sync.aligned.u32"]);
 }

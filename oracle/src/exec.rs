@@ -569,8 +569,10 @@ impl<'m, 'p> Cta<'m, 'p> {
             ErrorKind::Runtime,
             inst.loc,
             format!(
-                "deadlock in block ({},{},{}): {} threads wait (thread ({},{},{}) at `{}`) and none can proceed; {exited} threads have exited{}",
-                self.env.ctaid[0], self.env.ctaid[1], self.env.ctaid[2], waiting.len(), t.tid[0], t.tid[1], t.tid[2], inst.text,
+                "deadlock in block ({},{},{}): {} (thread ({},{},{}) at `{}`) and none can proceed; {exited} threads have exited{}",
+                self.env.ctaid[0], self.env.ctaid[1], self.env.ctaid[2],
+                if waiting.len() == 1 { "1 thread waits".to_string() } else { format!("{} threads wait", waiting.len()) },
+                t.tid[0], t.tid[1], t.tid[2], inst.text,
                 self.bulk_tx_note()
             ),
         )

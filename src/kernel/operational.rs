@@ -1,10 +1,13 @@
 //! Conformance kernels of the *operational* forms: instructions whose meaning is an effect on
 //! memory or on other threads, not a value of their operands (`cp.async` and its groups, the
 //! `mbarrier` objects, `elect.sync`, the bulk copies and reductions, `st.async`, `red.async`,
-//! `st.bulk`), so they have no golden vectors.
+//! `st.bulk`; the cluster forms, `mapa`, `getctarank`, `barrier.cluster` and the
+//! `.shared::cluster` accesses, with scenarios of several CTAs in one cluster; the fences; the
+//! control and cache-hint forms, whose scenarios check that a program using them computes its
+//! data), so they have no golden vectors.
 //!
 //! Each such form gets one or a few *scenarios*: a whole kernel that uses the form the way a real
-//! program does, race-free (one CTA, or a cluster of two for `st.async`, steps separated by
+//! program does, race-free (one CTA, or a cluster of two or four CTAs, steps separated by
 //! `bar.sync`), and stores what the manual determines — the bytes a copy left in shared memory,
 //! whether a phase is complete, a pending count — to the `out` buffer. Each stored word is a
 //! [`Check`]: its place, the bytes the manual requires there (computed here, by byte copying,
@@ -19,8 +22,12 @@
 //! generated when `conform` runs (as every conformance kernel is), deterministic for a seed.
 
 mod bulk;
+mod cluster;
+mod control;
 mod cp_async;
+mod dsmem;
 mod elect;
+mod fence;
 pub mod mbarrier;
 mod st_async;
 
@@ -221,9 +228,12 @@ const EXECUTORS: &[Exec] = &[
 /// Whether `form` is judged by scenarios (an operational form of the executors above; a form
 /// with golden vectors is judged by those).
 pub fn covers(form: &Form) -> bool {
-    form.exec().is_some_and(|e| EXECUTORS.contains(&e))
+    (form.exec().is_some_and(|e| EXECUTORS.contains(&e))
+        || cluster::is_cluster(form)
+        || dsmem::is_dsmem(form)
+        || fence::is_fence(form)
+        || control::is_control(form))
         && !spec::eval::has_semantics(form)
-        && st_async::has_scenarios(form)
 }
 
 /// Every form [`covers`] accepts, in catalog order.
@@ -257,6 +267,10 @@ pub fn scenarios(form: &Form, seed: u64) -> Result<Vec<Scenario>, BuildError> {
         Some(Exec::Elect) => elect::scenarios(form, &mut rng),
         Some(Exec::BulkCopy | Exec::BulkGroup | Exec::StBulk) => bulk::scenarios(form, &mut rng),
         Some(Exec::StAsync | Exec::RedAsync) => st_async::scenarios(form, &mut rng),
+        _ if cluster::is_cluster(form) => cluster::scenarios(form, &mut rng),
+        _ if dsmem::is_dsmem(form) => dsmem::scenarios(form, &mut rng),
+        _ if fence::is_fence(form) => fence::scenarios(form, &mut rng),
+        _ if control::is_control(form) => control::scenarios(form, &mut rng),
         _ => Err(BuildError(format!("`{}` has no operational scenario", form.name))),
     }
 }

@@ -917,7 +917,9 @@ impl Cta<'_, '_> {
         let access = if write { "write" } else { "read" };
         let (space, off) = match place {
             Place::Shared { rank, off } => (format!("shared memory{}", self.of_cta(rank)), off),
-            Place::Global { off, .. } => ("global memory".to_string(), off),
+            // A global place is an offset in its allocation; the message gives the address the
+            // program used.
+            Place::Global { k, off } => ("global memory".to_string(), self.m.global.regions[k].base as usize + off),
         };
         for p in &self.cluster.flight.ops {
             let line = self.m.prog.code[p.pc as usize].loc.line;

@@ -6,9 +6,9 @@
 //!   bytes the CTA receives, every thread stores (or reduces) its value into the destination
 //!   CTA's `sm` at a `.shared::cluster` address made by `mapa` (a generic one, `cvta` then
 //!   `mapa`, for the forms without a state space), every thread of the destination CTA waits
-//!   for the phase, and `sm` is stored to the CTA's half of `out`. The destination is the own
-//!   CTA, or with [`REMOTE_CTA`] the other one; `red.async` must reduce into another CTA's
-//!   memory (L17936-17938), so its forms have scenarios only with [`REMOTE_CTA`].
+//!   for the phase, and `sm` is stored to the CTA's half of `out`. The destination is the other
+//!   CTA, as real programs use these forms (and `red.async` must reduce into another CTA's
+//!   memory, L17936-17938).
 //! - The `.release` `.global` forms complete at the end of the CTA (L12990, L17918): every
 //!   thread stores (or adds, twice per element from two threads) into a region of `out`
 //!   filled before with a sentinel (or old values), which the launch returns.
@@ -18,19 +18,6 @@ use super::bulk::{
 };
 use super::{header, instr, BuildError, Kernel, Rng, Scenario, THREADS};
 use spec::catalog::{Exec, Form, PtxVersion};
-
-/// Whether the cluster scenarios write the shared memory of the *other* CTA of the cluster (and
-/// the forms that must, `red.async` to `.shared::cluster`, L17936-17938, and
-/// `cp.async.bulk.shared::cluster.shared::cta`, L14487, have scenarios). Off while the oracle executes bulk and
-/// asynchronous operations only on the issuing CTA's shared memory
-/// (`oracle/src/exec/bulk.rs`, `other_cta`).
-pub(super) const REMOTE_CTA: bool = false;
-
-/// Whether `form` has scenarios: not those whose destination the manual requires in another CTA
-/// of the cluster, unless [`REMOTE_CTA`].
-pub(super) fn has_scenarios(form: &Form) -> bool {
-    !needs_remote(form) || REMOTE_CTA
-}
 
 /// Whether `form`'s manual requires its destination in another CTA of the cluster.
 pub(super) fn needs_remote(form: &Form) -> bool {
@@ -176,7 +163,7 @@ fn cluster(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildError> {
     // Expected, per rank r of the receiving CTA: the sender's values.
     let mut per_rank = Vec::new();
     for r in 0..2usize {
-        let sender = if REMOTE_CTA { r ^ 1 } else { r };
+        let sender = r ^ 1;
         let mut region = match reduce_op {
             Some(_) => {
                 let o = (2 + r) * REGION as usize;
@@ -206,9 +193,8 @@ fn cluster(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildError> {
         per_rank.push(region);
     }
     let how = format!(
-        "{} of {bytes} bytes per thread into the {} CTA's sm of a cluster of 2, tracked by its mbar",
+        "{} of {bytes} bytes per thread into the other CTA's sm of a cluster of 2, tracked by its mbar",
         if reduce_op.is_some() { "reductions" } else { "stores" },
-        if REMOTE_CTA { "other" } else { "own" }
     );
     let head = header(form, 90, PtxVersion(8, 1));
     Ok(finish_pair(k, form, &how, head, &input, per_rank))
@@ -276,18 +262,14 @@ fn finish_pair(
 
 /// The kernel's first lines in a two-CTA scenario: `%r1` the CTA's rank, `out` moved to the
 /// CTA's half (`@HALF@`, known at the end), the bulk prologue, `%r10` the destination rank
-/// (the other CTA with [`REMOTE_CTA`], else the own).
+/// (the other CTA).
 fn pair_prologue(k: &mut Kernel) {
     k.line("mov.u32 %r1, %cluster_ctarank;");
     k.line("mul.wide.u32 %rd3, %r1, @HALF@;");
     k.line("add.s64 %rd0, %rd0, %rd3;");
     k.line("add.s64 %rd4, %rd4, %rd3;");
     prologue(k);
-    if REMOTE_CTA {
-        k.line("xor.b32 %r10, %r1, 1;");
-    } else {
-        k.line("mov.u32 %r10, %r1;");
-    }
+    k.line("xor.b32 %r10, %r1, 1;");
 }
 
 /// `cp.async.bulk.shared::cluster.shared::cta`, which must write another CTA's shared memory
@@ -351,7 +333,7 @@ pub(super) fn bulk_to_peer(form: &Form, rng: &mut Rng) -> Result<Scenario, Build
     );
     let per_rank = (0..2usize)
         .map(|r| {
-            let sender = if REMOTE_CTA { r ^ 1 } else { r };
+            let sender = r ^ 1;
             let mut region = Region::filled(SENTINEL);
             for (j, &(d, s, size)) in ops.iter().enumerate() {
                 let from = (1 + sender) * REGION as usize + s as usize;
