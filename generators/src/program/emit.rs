@@ -17,6 +17,8 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 
 mod asynccopy;
+mod bulk;
+mod cluster;
 mod tensor;
 
 /// The kernel's entry name.
@@ -231,6 +233,13 @@ struct Builder<'a, 'u> {
     regions: u32,
     /// mbarrier objects used ([`asynccopy::MBARS`] at most).
     mbars: u32,
+    /// Bytes of a thread's input record (entry only).
+    inp_stride: u32,
+    /// shared → global bulk copies used ([`bulk::STORES`] at most).
+    stores: u32,
+    /// Whether the program reaches other CTAs of its cluster (then it is launched with
+    /// [`cluster::size`] CTAs per cluster).
+    clustered: bool,
 }
 
 /// Builds a program of `cfg` with the features and families this program drew (swarm testing).
@@ -270,6 +279,9 @@ pub(super) fn build(
         inp: String::new(),
         regions: 0,
         mbars: 0,
+        inp_stride: 0,
+        stores: 0,
+        clustered: false,
     };
     let mut module = String::new();
     let _ = writeln!(
@@ -314,7 +326,10 @@ pub(super) fn build(
             BufferSpec {
                 name: "scratch".into(),
                 hex: None,
-                size: Some(if g.uses_scratch {
+                size: Some(if g.stores > 0 {
+                    // The threads' slots, then each CTA's bulk-store areas.
+                    g.bulk_area_start() as u64 + (ctas * bulk::STORES * threads * 16) as u64
+                } else if g.uses_scratch {
                     (SLOT * SLOTS) as u64 * n as u64
                 } else {
                     16
@@ -326,7 +341,7 @@ pub(super) fn build(
             .map(|b| ParamSpec::Buffer { buffer: b.to_string() })
             .collect(),
         shared_bytes: 0,
-        cluster: None,
+        cluster: g.clustered.then(|| [cluster::size(cfg), 1, 1]),
         limits: None,
         check: Some(Check {
             buffer: "sig".into(),
@@ -1064,11 +1079,16 @@ impl<'a, 'u> Builder<'a, 'u> {
                 14 if feat.local => self.memory(false)?,
                 15 if feat.global && self.b.entry => self.memory(true)?,
                 16 if feat.atomics && self.b.entry && feat.global => self.atomic()?,
-                17 if top && feat.shared && feat.barriers => match self.u.int_in_range(0..=3u8)? {
-                    // Asynchronous copies and mbarrier phases (see `asynccopy`) share the
-                    // exchange's slot: all three stage data in shared memory for a neighbour.
+                17 if top && feat.shared && feat.barriers => match self.u.int_in_range(0..=7u8)? {
+                    // Asynchronous copies and mbarrier phases (see `asynccopy`), bulk copies
+                    // (`bulk`) and cluster exchanges (`cluster`) share the exchange's slot: all
+                    // stage data in shared memory for a neighbour.
                     2 => self.async_copy()?,
                     3 => self.mbarrier_phases()?,
+                    4 => self.bulk_load()?,
+                    5 if self.u.arbitrary()? => self.bulk_zero()? || self.bulk_store()?,
+                    5 => self.bulk_store()?,
+                    6 => self.cluster_exchange()?,
                     _ => self.exchange()?,
                 },
                 17 if top && feat.atomics && feat.shared && feat.barriers => self.reduction()?,
@@ -1253,6 +1273,7 @@ impl<'a, 'u> Builder<'a, 'u> {
             self.instructions += 1;
         }
         inputs.stride = inputs.stride.div_ceil(16) * 16;
+        self.inp_stride = inputs.stride;
         let _ = writeln!(
             pre,
             "\tmul.wide.u32 {off}, {gtid}, {};\n\tadd.u64 {inp}, {inp}, {off};",
