@@ -365,6 +365,13 @@ fn programs_contain_bulk_copies_mbarriers_and_clusters() {
             clustered += 1;
         }
         if any {
+            // The same seed gives the same program, byte for byte.
+            let again = from_seed(seed, &cfg);
+            assert_eq!(
+                (&again.ptx, again.launch.to_json()),
+                (&p.ptx, p.launch.to_json()),
+                "seed {seed}"
+            );
             if let Err(e) = generators::program::checked(seed, &cfg) {
                 failures.push(format!("seed {seed}: {e}"));
             }
@@ -376,4 +383,26 @@ fn programs_contain_bulk_copies_mbarriers_and_clusters() {
         assert!(*k > 0, "no program of {n} contains `{w}`: {count:?}");
     }
     assert!(counted > 0, "no counted arrive in {n} programs");
+}
+
+/// On sm_100 programs also zero shared memory with `st.bulk` (§9.7.9.13), and run clean.
+#[test]
+fn sm_100_programs_contain_st_bulk() {
+    let cfg = Config {
+        target: spec::catalog::Target::parse("sm_100a").unwrap(),
+        ..Config::default()
+    };
+    let mut n = 0;
+    for seed in 0..300u64 {
+        let p = from_seed(seed, &cfg);
+        if !p.ptx.contains("st.bulk.weak.shared::cta") {
+            continue;
+        }
+        n += 1;
+        if let Err(e) = generators::program::checked(seed, &cfg) {
+            panic!("seed {seed}: {e}");
+        }
+    }
+    assert!(n > 0, "no st.bulk in 300 programs");
+    eprintln!("programs of 300 (sm_100a) containing st.bulk: {n}");
 }

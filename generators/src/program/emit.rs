@@ -1397,6 +1397,56 @@ mod sample_tests {
             let found = cat.lookup(&n).unwrap_or_else(|e| panic!("{n}: {}", e.0));
             assert!(found.forms.iter().any(|&i| cat.forms[i].available(ptx, target)), "{n}");
         }
+        // The bulk-copy and cluster constructs' forms (issue 16), each with every operation it
+        // samples; `st.bulk` is sm_100's.
+        let bulk = [
+            bulk::TO_CTA,
+            bulk::TO_CLUSTER,
+            bulk::TO_GLOBAL,
+            bulk::COMMIT,
+            bulk::WAIT_GROUP,
+            bulk::WAIT_GROUP_READ,
+            bulk::INIT,
+            bulk::INVAL,
+            bulk::FENCE_INIT,
+            bulk::ARRIVE_TX,
+            bulk::EXPECT_TX,
+            bulk::ARRIVE,
+            cluster::MAPA,
+            cluster::MAPA_GENERIC,
+            cluster::GETCTARANK,
+            cluster::LD,
+            cluster::ST,
+            "elect.sync",
+        ]
+        .iter()
+        .map(|n| n.to_string())
+        .chain(bulk::WAITS.iter().chain(&bulk::FENCE_PROXY).map(|n| n.to_string()))
+        .chain(
+            cluster::BARRIERS
+                .iter()
+                .flat_map(|(a, w)| [a.to_string(), w.to_string()]),
+        )
+        .chain(
+            bulk::REDUCE_GLOBAL
+                .iter()
+                .map(|o| format!("{}.{o}", bulk::REDUCE_TO_GLOBAL)),
+        )
+        .chain(
+            bulk::REDUCE_SHARED
+                .iter()
+                .map(|o| format!("{}.{o}", bulk::REDUCE_TO_SHARED)),
+        );
+        for n in bulk {
+            let found = cat.lookup(&n).unwrap_or_else(|e| panic!("{n}: {}", e.0));
+            assert!(found.forms.iter().any(|&i| cat.forms[i].available(ptx, target)), "{n}");
+        }
+        let sm100 = Target::parse("sm_100").unwrap();
+        let found = cat
+            .lookup(bulk::ST_BULK)
+            .unwrap_or_else(|e| panic!("{}: {}", bulk::ST_BULK, e.0));
+        assert!(found.forms.iter().any(|&i| cat.forms[i].available(ptx, sm100)));
+        assert!(!found.forms.iter().any(|&i| cat.forms[i].available(ptx, target)));
         assert_eq!(modes_of("shfl.sync"), ["up", "down", "bfly", "idx"]);
         assert_eq!(modes_of("vote.sync"), ["all", "any", "uni"]);
     }

@@ -25,7 +25,7 @@ use arbitrary::Result;
 /// pair up, else 1 (a cluster of one: `mapa` then maps to the CTA itself).
 pub(in crate::program) fn size(cfg: &Config) -> u32 {
     let ctas = cfg.ctas.clamp(1, 65535);
-    if ctas % 2 == 0 {
+    if ctas.is_multiple_of(2) {
         2
     } else {
         1
