@@ -406,3 +406,78 @@ fn sm_100_programs_contain_st_bulk() {
     assert!(n > 0, "no st.bulk in 300 programs");
     eprintln!("programs of 300 (sm_100a) containing st.bulk: {n}");
 }
+
+/// The clean runs above mean something: with the `fence.proxy.async` taken out of a program's
+/// shared → global bulk copies (the async proxy then reads generic stores nothing orders, L17278),
+/// or the leader's `cp.async.bulk.wait_group` (the threads then read a pending destination,
+/// L15350), the oracle refuses the program with a runtime error.
+#[test]
+fn bulk_programs_without_their_fence_or_wait_are_refused() {
+    let cfg = Config::default();
+    let (mut fences, mut waits) = (0, 0);
+    for seed in 0..300u64 {
+        let p = from_seed(seed, &cfg);
+        if !p.ptx.contains("cp.async.bulk.global.shared::cta") {
+            continue;
+        }
+        for (cut, n) in [
+            ("fence.proxy.async", &mut fences),
+            ("cp.async.bulk.wait_group", &mut waits),
+        ] {
+            let ptx: String = p
+                .ptx
+                .lines()
+                .filter(|l| !unguarded(l).starts_with(cut))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let e = oracle::launch::run(&p.launch, &ptx).expect_err(&format!("seed {seed} without `{cut}` ran"));
+            assert_eq!(
+                e.kind,
+                oracle::error::ErrorKind::Runtime,
+                "seed {seed} without `{cut}`: {e}"
+            );
+            *n += 1;
+        }
+    }
+    assert!(fences > 0 && waits > 0, "no shared → global bulk copy in 300 programs");
+}
+
+/// ... and so it does with the `barrier.cluster` pairs taken out of a program that reaches
+/// the other CTA of its cluster of two: nothing then orders a peer's access to a CTA's shared memory
+/// before that CTA exits (L89).
+#[test]
+fn cluster_programs_without_their_barriers_are_refused() {
+    let cfg = Config {
+        ctas: 2,
+        ..Config::default()
+    };
+    let mut n = 0;
+    for seed in 0..300u64 {
+        let p = from_seed(seed, &cfg);
+        // The peer is `s` ranks further (`add.u32 peer, rank, s` after the cluster size is
+        // read): with an even `s` each CTA of the pair reaches its own shared memory only.
+        let lines: Vec<&str> = p.ptx.lines().collect();
+        let crosses = lines.windows(2).any(|w| {
+            w[0].contains("%cluster_nctarank")
+                && w[1]
+                    .trim_end_matches(';')
+                    .rsplit(", ")
+                    .next()
+                    .and_then(|s| s.parse::<u32>().ok())
+                    .is_some_and(|s| s % 2 == 1)
+        });
+        if !crosses {
+            continue;
+        }
+        let ptx: String = p
+            .ptx
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("barrier.cluster"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let e = oracle::launch::run(&p.launch, &ptx).expect_err(&format!("seed {seed} without barrier.cluster ran"));
+        assert_eq!(e.kind, oracle::error::ErrorKind::Runtime, "seed {seed}: {e}");
+        n += 1;
+    }
+    assert!(n > 0, "no mapa in 300 programs");
+}
