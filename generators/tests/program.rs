@@ -319,6 +319,7 @@ fn programs_contain_bulk_copies_mbarriers_and_clusters() {
         "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes",
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
         "cp.async.bulk.global.shared::cta.bulk_group",
+        "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
         "cp.reduce.async.bulk.global.shared::cta.bulk_group",
         "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
         "cp.async.bulk.commit_group",

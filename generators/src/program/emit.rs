@@ -240,6 +240,9 @@ struct Builder<'a, 'u> {
     /// Whether the program reaches other CTAs of its cluster (then it is launched with
     /// [`cluster::size`] CTAs per cluster).
     clustered: bool,
+    /// Elements (`u32`) of the box of the program's tensor map over its inputs, 0 when it has
+    /// none (see [`bulk`]).
+    tmap_box: u32,
 }
 
 /// Builds a program of `cfg` with the features and families this program drew (swarm testing).
@@ -282,6 +285,7 @@ pub(super) fn build(
         inp_stride: 0,
         stores: 0,
         clustered: false,
+        tmap_box: 0,
     };
     let mut module = String::new();
     let _ = writeln!(
@@ -339,6 +343,7 @@ pub(super) fn build(
         params: ["in", "sig", "scratch"]
             .iter()
             .map(|b| ParamSpec::Buffer { buffer: b.to_string() })
+            .chain((g.tmap_box > 0).then(|| bulk::input_map(g.tmap_box, in_bytes.len() as u64)))
             .collect(),
         shared_bytes: 0,
         cluster: g.clustered.then(|| [cluster::size(cfg), 1, 1]),
@@ -1298,7 +1303,12 @@ impl<'a, 'u> Builder<'a, 'u> {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            ".visible .entry {ENTRY}(.param .u64 p_in, .param .u64 p_sig, .param .u64 p_scratch)\n{{"
+            ".visible .entry {ENTRY}(.param .u64 p_in, .param .u64 p_sig, .param .u64 p_scratch{})\n{{",
+            if self.tmap_box > 0 {
+                ", .param .align 64 .b8 p_tmap[128]"
+            } else {
+                ""
+            }
         );
         s.push_str(&self.b.names.decls());
         if self.b.local_used {
@@ -1319,9 +1329,11 @@ impl<'a, 'u> Builder<'a, 'u> {
             );
         }
         if self.regions > 0 {
+            // 128-byte aligned: the CUDA programming guide asks it of a tensor copy's shared
+            // destination (the manual does not say).
             let _ = writeln!(
                 s,
-                "\t.shared .align 16 .b8 {}[{}];",
+                "\t.shared .align 128 .b8 {}[{}];",
                 asynccopy::REGION_ARRAY,
                 self.regions * threads * 16
             );

@@ -1,7 +1,8 @@
 //! Bulk asynchronous copies inside programs (issue 16): `cp.async.bulk` global → shared through an
 //! mbarrier's transaction count (§9.7.9.25.4.1), shared → global through bulk async-groups
 //! (§9.7.9.25.6), `cp.reduce.async.bulk` to global and to shared memory (§9.7.9.25.4.2), and
-//! `st.bulk` (§9.7.9.13, sm_100). One thread issues each operation: thread 0, or the lane of warp
+//! `st.bulk` (§9.7.9.13, sm_100), and the tensor copy `cp.async.bulk.tensor.1d` (§9.7.9.25.5.2)
+//! through a tensor map over the program's inputs (the launch's `p_tmap` parameter). One thread issues each operation: thread 0, or the lane of warp
 //! 0 that `elect.sync` picks (§9.7.13.14) — which lane is not said (only that the choice is the
 //! same for the same mask, L18325), so the election's results only guard, never reach the
 //! signature.
@@ -10,7 +11,8 @@
 //! - Each construct takes fresh shared regions (see `asynccopy`) and, for a copy to global
 //!   memory, a fresh area of the scratch buffer past the threads' slots: nothing else reads or
 //!   writes them before or after.
-//! - global → shared: the leader initializes an mbarrier (arrival count 1, or the CTA's threads
+//! - global → shared (a bulk copy, or a tensor copy of a 1-D box of the same bytes: a box
+//!   of `u32` elements inside the tensor, so no out-of-bounds fill): the leader initializes an mbarrier (arrival count 1, or the CTA's threads
 //!   when every thread arrives) and, when the target has it, makes the init visible with
 //!   `fence.mbarrier_init` (L17249); a `bar.sync 0` orders the init before any arrive (L18574).
 //!   The leader sets the phase's tx-count to the copy's bytes (`expect_tx`) before its own
@@ -35,6 +37,7 @@
 use super::asynccopy::{MBARS, MBAR_ARRAY, REGIONS, REGION_ARRAY};
 use super::{Builder, Det, SLOT, SLOTS};
 use arbitrary::Result;
+use oracle::launch::{tensor_map::TensorMapSpec, ParamSpec};
 
 /// shared → global bulk copies per program, at most (each a fresh area of every CTA's part of
 /// the scratch buffer's tail).
@@ -75,6 +78,37 @@ pub(super) const WAIT_GROUP: &str = "cp.async.bulk.wait_group";
 pub(super) const WAIT_GROUP_READ: &str = "cp.async.bulk.wait_group.read";
 pub(super) const FENCE_PROXY: [&str; 2] = ["fence.proxy.async.shared::cta", "fence.proxy.async"];
 pub(super) const ST_BULK: &str = "st.bulk.weak.shared::cta";
+/// The tensor copy of the global → shared construct: a 1-D tile of the input tensor
+/// (§9.7.9.25.5.2).
+pub(super) const TO_CLUSTER_TENSOR: &str =
+    "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
+
+/// The launch parameter `p_tmap`: a tiled tensor map over the whole input buffer (`in_bytes`
+/// bytes) as one dimension of `u32` elements, with a box of `box_elems` (the driver's
+/// `cuTensorMapEncodeTiled` arguments; the oracle builds its encoding, the CUDA backend asks
+/// the driver).
+pub(super) fn input_map(box_elems: u32, in_bytes: u64) -> ParamSpec {
+    ParamSpec::TensorMap {
+        tensor_map: Box::new(TensorMapSpec {
+            encode: "tiled".into(),
+            data_type: "u32".into(),
+            buffer: "in".into(),
+            offset: 0,
+            global_dim: vec![in_bytes / 4],
+            global_strides: Vec::new(),
+            box_dim: Some(vec![box_elems]),
+            element_strides: None,
+            interleave: "none".into(),
+            swizzle: "none".into(),
+            l2_promotion: "none".into(),
+            oob_fill: "none".into(),
+            pixel_box_lower_corner: None,
+            pixel_box_upper_corner: None,
+            channels_per_pixel: None,
+            pixels_per_column: None,
+        }),
+    }
+}
 
 impl Builder<'_, '_> {
     /// Threads per CTA.
@@ -211,6 +245,17 @@ impl Builder<'_, '_> {
         }
         let threads = self.threads();
         let all_arrive = self.u.arbitrary()?;
+        // The copy may be a 1-D tile of the program's one tensor map over its inputs (boxes
+        // of at most 256 elements, so k ≤ 64 16-byte slots; every use has the map's box).
+        let tensor = self.u.ratio(1, 3)? && self.usable(TO_CLUSTER_TENSOR);
+        let k = match (tensor, self.tmap_box) {
+            (true, 0) => self.u.int_in_range(1..=threads.min(64))?,
+            (true, b) => b / 4,
+            _ => self.u.int_in_range(1..=threads)?,
+        };
+        if tensor && k > threads {
+            return Ok(false);
+        }
         let Some(base) = self.fresh_region() else {
             return Ok(false);
         };
@@ -226,11 +271,23 @@ impl Builder<'_, '_> {
         self.line("bar.sync 0");
         // The source: 16·k bytes at a 16-byte aligned offset of the CTA's input records
         // (read-only, every byte given by the launch).
-        let k = self.u.int_in_range(1..=threads)?;
         let n = 16 * k;
         let records = threads * self.inp_stride;
         let o = 16 * self.u.int_in_range(0..=(records - n) / 16)?;
-        let src = self.cta_input(o);
+        let issue = if tensor {
+            self.tmap_box = 4 * k;
+            // The box's first element: the CTA's records, `o` bytes on, in u32 elements.
+            let (tm, c) = (self.temp(64), self.temp(32));
+            self.line(&format!("mov.u64 {tm}, p_tmap"));
+            self.line(&format!("cvta.param.u64 {tm}, {tm}"));
+            self.line(&format!("mov.u32 {c}, %ctaid.x"));
+            self.line(&format!("mul.lo.u32 {c}, {c}, {}", records / 4));
+            self.line(&format!("add.u32 {c}, {c}, {}", o / 4));
+            format!("@{lead} {TO_CLUSTER_TENSOR} [{base}], [{tm}, {{{c}}}], [{bar}]")
+        } else {
+            let src = self.cta_input(o);
+            format!("@{lead} {copy} [{base}], [{src}], {n}, [{bar}]")
+        };
         let state = self.temp(64);
         let arrive_tx = |g: &mut Self| {
             if g.u.arbitrary()? {
@@ -245,11 +302,11 @@ impl Builder<'_, '_> {
         // finish the phase while the leader's arrival is missing.
         let copy_first = self.u.arbitrary()?;
         if copy_first {
-            self.line(&format!("@{lead} {copy} [{base}], [{src}], {n}, [{bar}]"));
+            self.line(&issue);
         }
         arrive_tx(self)?;
         if !copy_first {
-            self.line(&format!("@{lead} {copy} [{base}], [{src}], {n}, [{bar}]"));
+            self.line(&issue);
         }
         if all_arrive {
             let s = self.temp(64);
