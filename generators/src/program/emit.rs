@@ -17,6 +17,8 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 
 mod asynccopy;
+mod bulk;
+mod cluster;
 mod tensor;
 
 /// The kernel's entry name.
@@ -231,6 +233,16 @@ struct Builder<'a, 'u> {
     regions: u32,
     /// mbarrier objects used ([`asynccopy::MBARS`] at most).
     mbars: u32,
+    /// Bytes of a thread's input record (entry only).
+    inp_stride: u32,
+    /// shared → global bulk copies used ([`bulk::STORES`] at most).
+    stores: u32,
+    /// Whether the program reaches other CTAs of its cluster (then it is launched with
+    /// [`cluster::size`] CTAs per cluster).
+    clustered: bool,
+    /// Elements (`u32`) of the box of the program's tensor map over its inputs, 0 when it has
+    /// none (see [`bulk`]).
+    tmap_box: u32,
 }
 
 /// Builds a program of `cfg` with the features and families this program drew (swarm testing).
@@ -270,6 +282,10 @@ pub(super) fn build(
         inp: String::new(),
         regions: 0,
         mbars: 0,
+        inp_stride: 0,
+        stores: 0,
+        clustered: false,
+        tmap_box: 0,
     };
     let mut module = String::new();
     let _ = writeln!(
@@ -314,7 +330,10 @@ pub(super) fn build(
             BufferSpec {
                 name: "scratch".into(),
                 hex: None,
-                size: Some(if g.uses_scratch {
+                size: Some(if g.stores > 0 {
+                    // The threads' slots, then each CTA's bulk-store areas.
+                    g.bulk_area_start() as u64 + (ctas * bulk::STORES * threads * 16) as u64
+                } else if g.uses_scratch {
                     (SLOT * SLOTS) as u64 * n as u64
                 } else {
                     16
@@ -324,9 +343,10 @@ pub(super) fn build(
         params: ["in", "sig", "scratch"]
             .iter()
             .map(|b| ParamSpec::Buffer { buffer: b.to_string() })
+            .chain((g.tmap_box > 0).then(|| bulk::input_map(g.tmap_box, in_bytes.len() as u64)))
             .collect(),
         shared_bytes: 0,
-        cluster: None,
+        cluster: g.clustered.then(|| [cluster::size(cfg), 1, 1]),
         limits: None,
         check: Some(Check {
             buffer: "sig".into(),
@@ -1064,11 +1084,16 @@ impl<'a, 'u> Builder<'a, 'u> {
                 14 if feat.local => self.memory(false)?,
                 15 if feat.global && self.b.entry => self.memory(true)?,
                 16 if feat.atomics && self.b.entry && feat.global => self.atomic()?,
-                17 if top && feat.shared && feat.barriers => match self.u.int_in_range(0..=3u8)? {
-                    // Asynchronous copies and mbarrier phases (see `asynccopy`) share the
-                    // exchange's slot: all three stage data in shared memory for a neighbour.
+                17 if top && feat.shared && feat.barriers => match self.u.int_in_range(0..=7u8)? {
+                    // Asynchronous copies and mbarrier phases (see `asynccopy`), bulk copies
+                    // (`bulk`) and cluster exchanges (`cluster`) share the exchange's slot: all
+                    // stage data in shared memory for a neighbour.
                     2 => self.async_copy()?,
                     3 => self.mbarrier_phases()?,
+                    4 => self.bulk_load()?,
+                    5 if self.u.arbitrary()? => self.bulk_zero()? || self.bulk_store()?,
+                    5 => self.bulk_store()?,
+                    6 => self.cluster_exchange()?,
                     _ => self.exchange()?,
                 },
                 17 if top && feat.atomics && feat.shared && feat.barriers => self.reduction()?,
@@ -1253,6 +1278,7 @@ impl<'a, 'u> Builder<'a, 'u> {
             self.instructions += 1;
         }
         inputs.stride = inputs.stride.div_ceil(16) * 16;
+        self.inp_stride = inputs.stride;
         let _ = writeln!(
             pre,
             "\tmul.wide.u32 {off}, {gtid}, {};\n\tadd.u64 {inp}, {inp}, {off};",
@@ -1277,7 +1303,12 @@ impl<'a, 'u> Builder<'a, 'u> {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            ".visible .entry {ENTRY}(.param .u64 p_in, .param .u64 p_sig, .param .u64 p_scratch)\n{{"
+            ".visible .entry {ENTRY}(.param .u64 p_in, .param .u64 p_sig, .param .u64 p_scratch{})\n{{",
+            if self.tmap_box > 0 {
+                ", .param .align 64 .b8 p_tmap[128]"
+            } else {
+                ""
+            }
         );
         s.push_str(&self.b.names.decls());
         if self.b.local_used {
@@ -1298,9 +1329,11 @@ impl<'a, 'u> Builder<'a, 'u> {
             );
         }
         if self.regions > 0 {
+            // 128-byte aligned: the CUDA programming guide asks it of a tensor copy's shared
+            // destination (the manual does not say).
             let _ = writeln!(
                 s,
-                "\t.shared .align 16 .b8 {}[{}];",
+                "\t.shared .align 128 .b8 {}[{}];",
                 asynccopy::REGION_ARRAY,
                 self.regions * threads * 16
             );
@@ -1376,6 +1409,56 @@ mod sample_tests {
             let found = cat.lookup(&n).unwrap_or_else(|e| panic!("{n}: {}", e.0));
             assert!(found.forms.iter().any(|&i| cat.forms[i].available(ptx, target)), "{n}");
         }
+        // The bulk-copy and cluster constructs' forms (issue 16), each with every operation it
+        // samples; `st.bulk` is sm_100's.
+        let bulk = [
+            bulk::TO_CTA,
+            bulk::TO_CLUSTER,
+            bulk::TO_GLOBAL,
+            bulk::COMMIT,
+            bulk::WAIT_GROUP,
+            bulk::WAIT_GROUP_READ,
+            bulk::INIT,
+            bulk::INVAL,
+            bulk::FENCE_INIT,
+            bulk::ARRIVE_TX,
+            bulk::EXPECT_TX,
+            bulk::ARRIVE,
+            cluster::MAPA,
+            cluster::MAPA_GENERIC,
+            cluster::GETCTARANK,
+            cluster::LD,
+            cluster::ST,
+            "elect.sync",
+        ]
+        .iter()
+        .map(|n| n.to_string())
+        .chain(bulk::WAITS.iter().chain(&bulk::FENCE_PROXY).map(|n| n.to_string()))
+        .chain(
+            cluster::BARRIERS
+                .iter()
+                .flat_map(|(a, w)| [a.to_string(), w.to_string()]),
+        )
+        .chain(
+            bulk::REDUCE_GLOBAL
+                .iter()
+                .map(|o| format!("{}.{o}", bulk::REDUCE_TO_GLOBAL)),
+        )
+        .chain(
+            bulk::REDUCE_SHARED
+                .iter()
+                .map(|o| format!("{}.{o}", bulk::REDUCE_TO_SHARED)),
+        );
+        for n in bulk {
+            let found = cat.lookup(&n).unwrap_or_else(|e| panic!("{n}: {}", e.0));
+            assert!(found.forms.iter().any(|&i| cat.forms[i].available(ptx, target)), "{n}");
+        }
+        let sm100 = Target::parse("sm_100").unwrap();
+        let found = cat
+            .lookup(bulk::ST_BULK)
+            .unwrap_or_else(|e| panic!("{}: {}", bulk::ST_BULK, e.0));
+        assert!(found.forms.iter().any(|&i| cat.forms[i].available(ptx, sm100)));
+        assert!(!found.forms.iter().any(|&i| cat.forms[i].available(ptx, target)));
         assert_eq!(modes_of("shfl.sync"), ["up", "down", "bfly", "idx"]);
         assert_eq!(modes_of("vote.sync"), ["all", "any", "uni"]);
     }

@@ -27,6 +27,14 @@
 //!   (`cp.async.wait_group N` leaves the N most recent pending) and a `bar.sync`; an mbarrier
 //!   phase's slots only after its wait saw the phase complete; thread 0 initializes the barrier
 //!   before a `bar.sync` and invalidates it after one;
+//! - bulk copies (`emit/bulk.rs`) are issued by one leader (thread 0 or warp 0's `elect.sync`
+//!   choice) into fresh shared regions and global areas: global → shared is read only after a
+//!   `.parity` wait saw the mbarrier phase whose tx-count the copy completes; shared → global
+//!   reads stores that a `fence.proxy.async` ordered for the async proxy, and is read back only
+//!   after the leader's `cp.async.bulk.wait_group 0` and a `bar.sync`;
+//! - distributed shared memory (`emit/cluster.rs`): a program that maps a peer CTA's shared
+//!   memory with `mapa` is launched in clusters (2 CTAs when the grid's CTAs pair up, else 1),
+//!   and its `.shared::cluster` accesses sit between `barrier.cluster` arrive/wait pairs;
 //! - barriers and warp collectives (full member mask) appear only in the entry's top-level code,
 //!   where every thread of the CTA is active.
 //!

@@ -22,13 +22,13 @@ use arbitrary::Result;
 use spec::catalog::PtxVersion;
 
 /// Shared regions for asynchronous copies and mbarrier phases per program, at most.
-pub(super) const REGIONS: u32 = 4;
+pub(super) const REGIONS: u32 = 8;
 
 /// The shared array the regions live in.
 pub(super) const REGION_ARRAY: &str = "sha";
 
 /// mbarrier objects per program, at most (each used by one construct, then invalidated).
-pub(super) const MBARS: u32 = 2;
+pub(super) const MBARS: u32 = 4;
 
 /// The shared array of mbarrier objects (`.b64`, 8-byte aligned, L18356).
 pub(super) const MBAR_ARRAY: &str = "mbar";
@@ -36,6 +36,10 @@ pub(super) const MBAR_ARRAY: &str = "mbar";
 /// The tx-count forms (sm_90).
 const EXPECT_TX: &str = "mbarrier.expect_tx.relaxed.cta.shared::cta.b64";
 const COMPLETE_TX: &str = "mbarrier.complete_tx.relaxed.cta.shared::cta.b64";
+
+/// The arrive that cannot complete a phase, and the query of its state (§9.7.13.15.17).
+const NO_COMPLETE: &str = "mbarrier.arrive.noComplete.shared.b64";
+const PENDING_COUNT: &str = "mbarrier.pending_count.b64";
 
 /// Bytes of the thread's input record that every configuration initializes: the record holds
 /// at least the 8-, 16-, 32- and 64-bit inputs, 64 bytes with its padding (see `entry`).
@@ -197,6 +201,13 @@ impl Builder<'_, '_> {
         let tx = self.u.ratio(1, 4)? && self.usable(EXPECT_TX) && self.usable(COMPLETE_TX);
         let threads = self.cfg.warps.clamp(1, 32) * 32;
         let count = if noinc { 2 * threads } else { threads };
+        // With one phase, thread 0 may first arrive once more with `.noComplete` (the count
+        // then includes that arrival; it must not complete the phase, L18767) and read the
+        // pending count before it from the state (L19222): the init count, exactly.
+        let pending = phases == 1 && self.u.ratio(1, 3)? && self.usable(NO_COMPLETE) && self.usable(PENDING_COUNT);
+        let count = count + pending as u32;
+        // sm_90 lets an arrive without `.noComplete` give its count (L18805): one, like the plain form.
+        let counted = self.cfg.target.sm >= 90 && self.u.ratio(1, 3)?;
         let Some((own, nb)) = self.region()? else {
             return Ok(false);
         };
@@ -208,6 +219,12 @@ impl Builder<'_, '_> {
         self.line(&format!("setp.eq.u32 {first}, {tid}, 0"));
         self.line(&format!("mov.u32 {c}, {count}"));
         self.line(&format!("@{first} mbarrier.init.shared.b64 [{bar}], {c}"));
+        if pending {
+            let (state, r) = (self.temp(64), self.pick_dst(32, Det::Exact, false, &[])?);
+            self.line(&format!("mov.u32 {r}, 0"));
+            self.line(&format!("@{first} {NO_COMPLETE} {state}, [{bar}], 1"));
+            self.line(&format!("@{first} {PENDING_COUNT} {r}, {state}"));
+        }
         self.line("bar.sync 0");
         for ph in 0..phases {
             // Each phase has its own 8 bytes of the slot, so no store of phase 1 meets a
@@ -244,7 +261,8 @@ impl Builder<'_, '_> {
                 "mbarrier.arrive.shared.b64"
             };
             let (state, p) = (self.temp(64), self.temp(1));
-            self.line(&format!("{arrive} {state}, [{bar}]"));
+            let one = if counted && !arrive.contains("drop") { ", 1" } else { "" };
+            self.line(&format!("{arrive} {state}, [{bar}]{one}"));
             // The phase is complete only once every thread (and copy) has arrived; a wait
             // that says so orders their stores before the read below.
             let again = self.new_label("MBAR_WAIT");
