@@ -19,6 +19,7 @@
 mod cp_async;
 mod elect;
 pub mod mbarrier;
+mod tensor;
 
 use crate::backend::{Buffers, Job};
 use spec::catalog::{catalog, Exec, Form, PtxVersion, Target};
@@ -207,6 +208,9 @@ const EXECUTORS: &[Exec] = &[
     Exec::CpAsyncWait,
     Exec::Mbarrier,
     Exec::Elect,
+    Exec::TensorCopy,
+    Exec::TensormapReplace,
+    Exec::TensormapCpFenceproxy,
 ];
 
 /// Whether `form` is judged by scenarios (an operational form of the executors above; a form
@@ -244,6 +248,9 @@ pub fn scenarios(form: &Form, seed: u64) -> Result<Vec<Scenario>, BuildError> {
         Some(Exec::Mbarrier) if cp_async::is_arrive(form) => cp_async::scenarios(form, &mut rng),
         Some(Exec::Mbarrier) => mbarrier::scenarios(form, &mut rng),
         Some(Exec::Elect) => elect::scenarios(form, &mut rng),
+        Some(Exec::TensorCopy | Exec::TensormapReplace | Exec::TensormapCpFenceproxy) => {
+            tensor::scenarios(form, &mut rng)
+        }
         _ => Err(BuildError(format!("`{}` has no operational scenario", form.name))),
     }
 }
