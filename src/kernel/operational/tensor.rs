@@ -198,14 +198,14 @@ fn random_map(rng: &mut Rng, r: usize, im2col: bool, t: Ty, swz: (u32, u32), str
     } else {
         swz.0 as usize
     };
-    // Swizzled boxes hold whole 128-byte rows of the pattern (or stay in the first): the
-    // pattern permutes 16-byte chunks within a 128-byte row (L2576-3040).
+    // Swizzled boxes hold whole 128-byte rows of the pattern: it permutes 16-byte chunks
+    // within a 128-byte row by the row's index (L2576-3040).
     let whole = if swz.0 == 0 { 1 } else { (128 / inner) as u32 };
     let mut estrides = vec![1u32; r];
     let (dims, shape) = if im2col {
         let s = r - 2;
         let channels = (inner / e) as u32;
-        let pixels = whole * rng.range(1, (1024 / inner).min(24) as u32 / whole);
+        let pixels = whole * rng.range(2, (1024 / inner).min(24) as u32 / whole);
         let c = u64::from(channels + rng.range(0, channels));
         let mut dims = vec![c];
         let (mut lower, mut upper) = (Vec::new(), Vec::new());
@@ -239,8 +239,9 @@ fn random_map(rng: &mut Rng, r: usize, im2col: bool, t: Ty, swz: (u32, u32), str
         let mut boxd = vec![b0];
         let mut dims = vec![u64::from(b0 + rng.range(0, b0))];
         for d in 1..r {
-            let b = if d == 1 {
-                whole * rng.range(1, 2)
+            let b = if d == 1 && swz.0 != 0 {
+                // At least two rows of the pattern, so that every swizzle moves some chunk.
+                whole * rng.range(2, 3)
             } else {
                 rng.range(1, rows.clamp(1, 4))
             };
@@ -276,7 +277,7 @@ fn random_map(rng: &mut Rng, r: usize, im2col: bool, t: Ty, swz: (u32, u32), str
 }
 
 /// Coordinates (and im2col offsets) of a box of `m`: wholly inside when `inside`, else from
-/// anywhere a box still touches the tensor, negative coordinates included.
+/// crossing the tensor's edge in dimension 0 (C in im2col), negative coordinates included.
 fn random_box(rng: &mut Rng, m: &Map, inside: bool, offsets: bool) -> (Vec<i32>, Vec<u16>) {
     let r = m.rank();
     match &m.shape {
@@ -287,6 +288,15 @@ fn random_box(rng: &mut Rng, m: &Map, inside: bool, offsets: bool) -> (Vec<i32>,
                     let n = m.dims[d] as u32;
                     if inside {
                         rng.range(0, n - extent) as i32
+                    } else if d == 0 {
+                        // Dimension 0 (at least 2 elements wide) always crosses an edge, below 0
+                        // or past the end, so every such box has out-of-bounds elements.
+                        let k = rng.range(1, extent - 1) as i32;
+                        if rng.range(0, 1) == 0 {
+                            -k
+                        } else {
+                            n as i32 - extent as i32 + k
+                        }
                     } else {
                         rng.range(0, n + extent - 1) as i32 - extent as i32 + 1
                     }
@@ -301,7 +311,7 @@ fn random_box(rng: &mut Rng, m: &Map, inside: bool, offsets: bool) -> (Vec<i32>,
             let mut c = vec![if inside {
                 rng.range(0, c0)
             } else {
-                c0 + rng.range(0, channels - 1)
+                c0 + rng.range(1, channels - 1)
             } as i32];
             for j in 0..r - 2 {
                 let hi = m.dims[j + 1] as i32 - 1 + upper[j];
@@ -431,7 +441,9 @@ fn fill_shared(k: &mut Kernel, bytes: usize, sentinel: bool) {
     k.by(0, THREADS, &l);
 }
 
-/// The module and launch: `conform(in, out, tmap0)`, `out` starting as `out_init`.
+/// The module and launch: `conform(in, out, tmap0)`, `out` starting as `out_init`; `%rd30` is
+/// the generic address of `tmap0` (as CUTLASS passes `&tmap` of a `__grid_constant__`
+/// parameter: ptxas 12.9 refuses the parameter's name as the operand, "State space mismatch").
 fn finish(
     k: Kernel,
     form: &Form,
@@ -455,7 +467,8 @@ fn finish(
         ")\n{\n\t.reg .pred %p<8>;\n\t.reg .b16 %rs<8>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<32>;\n\t.reg .f32 %f<4>;\n\
          \tld.param.u64 %rd0, [out];\n\tcvta.to.global.u64 %rd0, %rd0;\n\
          \tld.param.u64 %rd1, [in];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
-         \tmov.u32 %r0, %tid.x;\n\tmul.wide.u32 %rd3, %r0, 4;\n\tadd.s64 %rd4, %rd0, %rd3;\n\tmov.b16 %rs5, 1;\n",
+         \tmov.u32 %r0, %tid.x;\n\tmul.wide.u32 %rd3, %r0, 4;\n\tadd.s64 %rd4, %rd0, %rd3;\n\tmov.b16 %rs5, 1;\n\
+         \tmov.u64 %rd30, tmap0;\n\tcvta.param.u64 %rd30, %rd30;\n",
     );
     m.push_str(&k.body);
     m.push_str("\tret;\n}\n");
@@ -514,7 +527,8 @@ fn map_for(rng: &mut Rng, form: &Form, n: usize, r: usize, im2col: bool, store: 
         _ if n == 2 && store.is_none() => ty("f32"),
         _ => TYPES[rng.range(0, TYPES.len() as u32 - 1) as usize],
     };
-    let swz = if n == 1 {
+    // A 1-D box is one row, where every swizzle pattern is the identity.
+    let swz = if n == 1 && r > 1 {
         let spans = [32, 64, 128];
         let span = spans[rng.range(0, 2) as usize];
         // The 32- and 64-byte atomicities of the 128-byte swizzle are sm_100 modes.
@@ -632,7 +646,7 @@ fn load(
         region_addr(&mut l, i);
         let mut ops = Ops {
             smem: "%rd12".into(),
-            map: "tmap0".into(),
+            map: "%rd30".into(),
             coords,
             im2col: im2col_ops,
             hinted,
@@ -647,7 +661,7 @@ fn load(
                 String::new()
             };
             l.push(format!(
-                "cp.async.bulk.tensor.{r}d.shared::cluster.global.{mode}.mbarrier::complete_tx::bytes [%rd12], [tmap0, {{{}}}], [mbar]{offs};",
+                "cp.async.bulk.tensor.{r}d.shared::cluster.global.{mode}.mbarrier::complete_tx::bytes [%rd12], [%rd30, {{{}}}], [mbar]{offs};",
                 ops.coords.join(", ")
             ));
         } else {
@@ -727,7 +741,7 @@ fn store_scenario(
             form,
             &Ops {
                 smem: "%rd12".into(),
-                map: "tmap0".into(),
+                map: "%rd30".into(),
                 coords,
                 im2col: Vec::new(),
                 hinted,
