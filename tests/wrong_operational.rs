@@ -228,14 +228,14 @@ fn forms_with_map(filters: &[&str], pick: impl Fn(&oracle::launch::tensor_map::T
 /// 2-D tensor copies pass.
 #[test]
 fn a_tensor_copy_without_the_32_byte_swizzle_is_found() {
-    let filters = ["cp.async.bulk.tensor.2d.", "cp.reduce.async.bulk.tensor.2d.global.shared::cta.and"];
+    let filters = [
+        "cp.async.bulk.tensor.2d.",
+        "cp.reduce.async.bulk.tensor.2d.global.shared::cta.and",
+    ];
     let want = forms_with_map(&filters, |m| m.swizzle == "32B");
     assert!(want.len() >= 3, "{want:?}");
-    let (mut failed, passed) = conform_map_planted(
-        "wrong-swizzle-32",
-        r#"s/"swizzle": "32B"/"swizzle": "none"/"#,
-        &filters,
-    );
+    let (mut failed, passed) =
+        conform_map_planted("wrong-swizzle-32", r#"s/"swizzle": "32B"/"swizzle": "none"/"#, &filters);
     failed.sort();
     assert_eq!(failed, want);
     assert!(passed.len() >= 5, "{passed:?}");
@@ -261,7 +261,10 @@ fn a_load_that_fills_zeros_for_oob_nan_is_found() {
     assert_eq!(failed, want);
     assert!(failed.iter().any(|k| k.contains("im2col")), "{failed:?}");
     assert!(failed.iter().any(|k| k.contains("prefetch")), "{failed:?}");
-    assert!(!passed.is_empty() && passed.iter().all(|k| k.contains(".global.shared::cta")), "{passed:?}");
+    assert!(
+        !passed.is_empty() && passed.iter().all(|k| k.contains(".global.shared::cta")),
+        "{passed:?}"
+    );
 }
 
 /// A `cp.reduce.async.bulk.tensor .min` that takes the maximum: the `.min` forms fail (tile and
@@ -289,13 +292,22 @@ fn a_tensormap_replace_that_drops_the_swizzle_is_found() {
     let r = conform_planted(
         "wrong-replace-swizzle",
         r"/^\ttensormap\.replace\.tile\.swizzle_mode/d",
-        &["tensormap.replace.tile.swizzle_mode", "tensormap.replace.tile.fill_mode"],
+        &[
+            "tensormap.replace.tile.swizzle_mode",
+            "tensormap.replace.tile.fill_mode",
+        ],
     );
     for f in r["forms"].as_array().unwrap() {
         let swz = f["form"].as_str().unwrap().contains("swizzle_mode");
         assert_eq!(f["status"], if swz { "failed" } else { "passed" }, "{f}");
         if swz {
-            assert!(f["mismatches"][0]["vector"].as_str().unwrap().contains("`.swizzle_mode` replaced"), "{f}");
+            assert!(
+                f["mismatches"][0]["vector"]
+                    .as_str()
+                    .unwrap()
+                    .contains("`.swizzle_mode` replaced"),
+                "{f}"
+            );
         }
     }
     assert_eq!(r["totals"]["forms_failed"], 3);

@@ -26,14 +26,14 @@ use spec::catalog::{Exec, Form, PtxVersion, Target};
 use std::fmt::Write as _;
 
 /// Bytes of shared memory per box: each box starts 1024-aligned, where every swizzle pattern
-/// starts its repeat (L3000-3030), so the swizzle base offset is 0.
+/// starts its repeat (L3012-3040), so the swizzle base offset is 0.
 const REGION: usize = 2048;
 
 /// Shared memory: the boxes, the mbarrier, a 128-byte tensor-map template.
 const DECLS: &str = ".shared .align 1024 .b8 sm[6144];\n.shared .align 8 .b64 mbar;\n.shared .align 128 .b8 tm[128];";
 
 /// The cache policy the hinted copies pass (CUTLASS's `EVICT_NORMAL`); a policy is only a hint
-/// (L14997).
+/// (L15016).
 const POLICY: &str = "mov.b64 %rd9, 0x1000000000000000;";
 
 /// Polls of a wait loop before giving up (an implementation whose phase never completes fails
@@ -104,7 +104,7 @@ fn tensor_instr(form: &Form, ops: &Ops) -> Result<String, BuildError> {
             "coords" => {}
             "mbar" => parts.push("[mbar]".into()),
             "im2col_info" => parts.push(format!("{{{}}}", ops.im2col.join(", "))),
-            // Own-CTA multicast: bit 0, the only CTA of the cluster (L14993).
+            // Own-CTA multicast: bit 0, the only CTA of the cluster (L15008).
             "cta_mask" => parts.push("%rs5".into()),
             "cache_policy" if ops.hinted => parts.push("%rd9".into()),
             "cache_policy" => {}
@@ -199,7 +199,7 @@ fn random_map(rng: &mut Rng, r: usize, im2col: bool, t: Ty, swz: (u32, u32), str
         swz.0 as usize
     };
     // Swizzled boxes hold whole 128-byte rows of the pattern: it permutes 16-byte chunks
-    // within a 128-byte row by the row's index (L2576-3040).
+    // within a 128-byte row by the row's index (L2574-3046).
     let whole = if swz.0 == 0 { 1 } else { (128 / inner) as u32 };
     let mut estrides = vec![1u32; r];
     let (dims, shape) = if im2col {
@@ -413,7 +413,7 @@ fn copy_out(k: &mut Kernel, from: usize, to: usize, bytes: usize, nan: bool) {
 }
 
 /// The threads copy `bytes` from `in + 0` to `sm + 0`, then `fence.proxy.async.shared::cta`
-/// (the generic writes ordered before the tensor copies' async-proxy accesses, L26398).
+/// (the generic writes ordered before the tensor copies' async-proxy accesses: a cross-proxy fence, L14241).
 fn fill_shared(k: &mut Kernel, bytes: usize, sentinel: bool) {
     let (top, end) = (k.label(), k.label());
     let mut l = vec![
@@ -609,7 +609,7 @@ fn describe(m: &Map, boxes: &[(Vec<i32>, Vec<u16>)]) -> String {
 }
 
 /// A load scenario (or, for `cp.async.bulk.prefetch.tensor`, the prefetches of the boxes
-/// followed by plain loads of them: a prefetch changes no bytes, L15205).
+/// followed by plain loads of them: a prefetch is only a hint, L15185).
 fn load(
     form: &Form,
     rng: &mut Rng,
@@ -683,7 +683,7 @@ fn load(
             base,
             &img,
             &format!(
-                "box {i} at {c:?}{}: the elements in shared-memory order, swizzled, out-of-bounds ones {} (L2146-2190, L2576-3040)",
+                "box {i} at {c:?}{}: the elements in shared-memory order, swizzled, out-of-bounds ones {} (L2146-2190, L2574-3046)",
                 if o.is_empty() { String::new() } else { format!(" offsets {o:?}") },
                 if m.nan { "NaN" } else { "zero" }
             ),
@@ -704,7 +704,7 @@ fn load(
 
 /// A store or reduction scenario: the boxes' images from `in` into shared memory, each copy its
 /// own bulk async-group waited for before the next (copies of one group are unordered,
-/// L15320), the tensor in `out`.
+/// L15325), the tensor in `out`.
 fn store_scenario(
     form: &Form,
     rng: &mut Rng,
@@ -753,9 +753,9 @@ fn store_scenario(
     }
     k.by(0, 1, &l);
     let what = match op {
-        None => "the tensor after the stores: in-bounds box elements from shared memory (unswizzled), the rest unchanged (L2178, L15320)".to_string(),
+        None => "the tensor after the stores: in-bounds box elements from shared memory (unswizzled), the rest unchanged (L2178, L15325)".to_string(),
         Some(op) => format!(
-            "the tensor after the {op:?} reductions: each in-bounds element combined with the box's (L15120-15140), the rest unchanged"
+            "the tensor after the {op:?} reductions: each in-bounds element combined with the box's (L15131-15145), the rest unchanged"
         ),
     };
     check_bytes(&mut k, 0, &expected, &what);
@@ -807,7 +807,7 @@ const MAP_AT: usize = 0;
 /// `tensormap.replace` of one field: thread 0 copies the launch map (`ld.param` of its 128
 /// bytes, as CUTLASS's device-side descriptor updates do) to global memory (`out`) or shared
 /// memory (`tm`), replaces the field, fences (`tensormap.cp_fenceproxy` from shared memory,
-/// `fence.proxy.tensormap::generic` release and acquire in global memory, L17230-17280), and
+/// `fence.proxy.tensormap::generic` release and acquire in global memory, L17250, L17348-17350), and
 /// loads a box through the new map: the bytes must follow the new field.
 fn replace(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     let field = form
@@ -922,7 +922,7 @@ fn replaced(rng: &mut Rng, field: &str, form: &Form) -> Result<(Map, Map, String
             }
         }
         "interleave_layout" => {
-            // 16-byte interleave (`NC/8DHWC8`, L2560) of a 3-D tensor whose dimension 0 is one
+            // 16-byte interleave (`NC/8DHWC8`, L2562) of a 3-D tensor whose dimension 0 is one
             // 16-byte slice: the tiled box reads the same elements (the traversal stride of
             // dimension 0 stays 1).
             let mut old = base_map(rng, u32t, 4, 3);
@@ -1088,7 +1088,9 @@ fn edited_load(
     copy_out(&mut k, 0, base, bb.div_ceil(4) * 4, new.nan);
     let img = new.load(&input, coords, &[]);
     let what = match field {
-        Some(f) => format!("the box at {coords:?} through the map with `.{f}` replaced (L15381-15420, Table 32)"),
+        Some(f) => {
+            format!("the box at {coords:?} through the map with `.{f}` replaced (L15385-15416, Table 32 L15416-15560)")
+        }
         None => format!("the box at {coords:?} through the map copied by tensormap.cp_fenceproxy (L19260-19270)"),
     };
     check_bytes(&mut k, base, &img, &what);

@@ -4,7 +4,7 @@
 //!
 //! - Tile mode (§5.5.3, L2146-2190): the box starts at the instruction's coordinates and holds
 //!   `ceil(boxDim[i] / elementStrides[i])` elements along dimension `i`, element `k` at
-//!   coordinate `start + k·elementStrides[i]` (the traversal stride, L2164-2170; the scenarios
+//!   coordinate `start + k·elementStrides[i]` (the traversal stride, L2164-2168; the scenarios
 //!   keep it 1 in dimension 0, as a non-interleaved layout requires, L2168). An element with a
 //!   coordinate below 0 or at least `globalDim` is out of bounds (L2176-2190): a load writes 0
 //!   or, with OOB-NaN fill, a NaN.
@@ -15,11 +15,11 @@
 //!   positions: the manual's example 1, L2324-2342, W = 9 with corners -1/-1 gives the 9
 //!   positions -1..=7); each pixel is read at its position plus the im2col offsets (L2304).
 //! - Shared memory: the box dense, dimension 0 fastest (L2070: shared memory is linear), every
-//!   byte offset through the swizzle pattern of §5.5.7 (L2576-3040) from a region aligned to
-//!   the pattern's repeat (so the base offset is 0, L3000-3030).
+//!   byte offset through the swizzle pattern of §5.5.7 (L2574-3046) from a region aligned to
+//!   the pattern's repeat (so the base offset is 0, L3012-3040).
 //! - Global memory: dimension 0 contiguous, dimension `d ≥ 1` `globalStrides[d-1]` bytes apart.
 
-/// An element type of a tensor map (Table 32, L15440-15560): its PTX name, size in bytes, and
+/// An element type of a tensor map (Table 32, L15416-15560): its PTX name, size in bytes, and
 /// the `.elemtype` value `tensormap.replace` writes for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Ty {
@@ -116,7 +116,7 @@ pub(super) struct Map {
     pub shape: Shape,
     /// The swizzle span in bytes (0: none) and its atomicity in bytes (16, 32, 64).
     pub swizzle: (u32, u32),
-    /// 16-byte interleave (`NC/8DHWC8`, L2560).
+    /// 16-byte interleave (`NC/8DHWC8`, L2562).
     pub interleave16: bool,
     /// OOB-NaN fill instead of zeros.
     pub nan: bool,
@@ -231,10 +231,10 @@ impl Map {
 
     /// The shared-memory byte offset of linear box offset `off`: the swizzle pattern of §5.5.7.
     /// A row of the tables is 128 bytes; 16-byte chunk `j` of row `r` holds chunk
-    /// `j ^ (r mod 2)` (32-byte swizzle, L2620-2660), `j ^ (r mod 4)` (64-byte, L2690-2760),
-    /// `j ^ (r mod 8)` (128-byte, L2800-2900); with 32-byte atomicity 32-byte unit `u` of row
-    /// `r` holds `u ^ (r mod 4)` (L2930-2960), with 64-byte atomicity 64-byte unit
-    /// `u ^ (r mod 2)` (L2985-3000).
+    /// `j ^ (r mod 2)` (32-byte swizzle, L2616-2652), `j ^ (r mod 4)` (64-byte, L2672-2740),
+    /// `j ^ (r mod 8)` (128-byte, L2762-2870); with 32-byte atomicity 32-byte unit `u` of row
+    /// `r` holds `u ^ (r mod 4)` (L2902-2948), with 64-byte atomicity 64-byte unit
+    /// `u ^ (r mod 2)` (L2960-2986).
     pub fn swizzled(&self, off: usize) -> usize {
         let row = off >> 7;
         match self.swizzle {
@@ -289,7 +289,7 @@ impl Map {
     }
 }
 
-/// A reduction of `cp.reduce.async.bulk.tensor` (`.redOp`, L15120-15140).
+/// A reduction of `cp.reduce.async.bulk.tensor` (`.redOp`, L15131-15145).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Op {
     Add,
@@ -318,7 +318,7 @@ impl Op {
     }
 
     /// The element types the scenarios reduce with `self` (the valid combinations of
-    /// L15120-15140 that a tensor map's types can express; `.inc`/`.dec` on `u32`, the table's
+    /// L15131-15145 that a tensor map's types can express; `.inc`/`.dec` on `u32`, the table's
     /// garbled cell read as the atomics' type; `f16`/`bf16` left out).
     pub fn types(self) -> &'static [&'static str] {
         match self {
@@ -432,8 +432,8 @@ mod tests {
     }
 
     /// The manual's im2col example 1 (L2324-2342): W = 9, H = 14, corners -1/-1, coordinates
-    /// (c 7, w 7, h 4, n 0): the box's W positions are -1..=7, so the second pixel is (8?, no)
-    /// the wrap to w = -1 at h = 5.
+    /// (c 7, w 7, h 4, n 0): the box's W positions are -1..=7, so the second pixel wraps to
+    /// w = -1 (outside the tensor) at h = 5, the third is w = 0.
     #[test]
     fn im2col_wraps_inside_the_box() {
         let m = Map {
@@ -455,7 +455,6 @@ mod tests {
         let e = m.elements(&[7, 7, 4, 0], &[0, 0]);
         assert_eq!(e.len(), 24);
         assert_eq!(e[0], Some(4 * 128 * 9 + 7 * 128 + 14));
-        // Pixel 1: w wraps from 7 to -1 (outside the tensor) at h 5.
         assert_eq!(e[8], None);
         assert_eq!(e[16], Some(5 * 128 * 9 + 14));
         // An offset of (1, 0) shifts every read one pixel along W.
