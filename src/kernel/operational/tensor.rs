@@ -238,7 +238,7 @@ fn random_map(rng: &mut Rng, r: usize, im2col: bool, t: Ty, swz: (u32, u32), str
         let mut rows = (REGION / inner) as u32;
         let mut boxd = vec![b0];
         let mut dims = vec![u64::from(b0 + rng.range(0, b0))];
-        for d in 1..r {
+        for (d, es) in estrides.iter_mut().enumerate().skip(1) {
             let b = if d == 1 && swz.0 != 0 {
                 // At least two rows of the pattern, so that every swizzle moves some chunk.
                 whole * rng.range(2, 3)
@@ -247,7 +247,7 @@ fn random_map(rng: &mut Rng, r: usize, im2col: bool, t: Ty, swz: (u32, u32), str
             };
             rows = (rows / b).max(1);
             if strided {
-                estrides[d] = rng.range(1, 3);
+                *es = rng.range(1, 3);
             }
             boxd.push(b);
             let extra = if r >= 4 { 1 } else { 2 };
@@ -258,10 +258,10 @@ fn random_map(rng: &mut Rng, r: usize, im2col: bool, t: Ty, swz: (u32, u32), str
     // Rows padded to 16 bytes (L2070: strides give the padding), each stride a multiple of 16.
     let mut strides = Vec::new();
     let mut below = dims[0] * e as u64;
-    for d in 1..r {
+    for &n in &dims[1..] {
         let s = below.div_ceil(16) * 16 + 16 * u64::from(rng.range(0, 1));
         strides.push(s);
-        below = s * dims[d];
+        below = s * n;
     }
     Map {
         ty: t,
@@ -782,10 +782,10 @@ fn base_map(rng: &mut Rng, t: Ty, b0: u32, r: usize) -> Map {
     }
     let mut strides = Vec::new();
     let mut below = dims[0] * 8;
-    for d in 1..r {
+    for &n in &dims[1..] {
         let s = below.div_ceil(16) * 16;
         strides.push(s);
-        below = s * dims[d];
+        below = s * n;
     }
     Map {
         ty: t,
