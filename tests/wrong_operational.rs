@@ -401,3 +401,165 @@ fn a_register_increase_beyond_the_pool_is_found() {
     );
     assert_eq!(failed(&r), ["setmaxnreg.inc.sync.aligned.u32"]);
 }
+
+/// A `cmd:` backend whose bug is in how it reads the tensor maps: `sed` rewrites the launch file
+/// (the map's driver-call description) before the oracle runs it.
+fn planted_map_backend(dir: &Path, sed: &str) -> String {
+    let script = dir.join("planted-map.sh");
+    let text = format!(
+        "#!/bin/sh\nsed -i '{sed}' \"$1\"\nexec '{}' run \"$1\"\n",
+        env!("CARGO_BIN_EXE_ptxconf")
+    );
+    std::fs::write(&script, text).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    format!("cmd:{}", script.display())
+}
+
+/// `conform --json` of `forms` against [`planted_map_backend`]; the report's forms by key,
+/// failed and passed.
+fn conform_map_planted(name: &str, sed: &str, forms: &[&str]) -> (Vec<String>, Vec<String>) {
+    let dir = scratch(name);
+    let backend = planted_map_backend(&dir, sed);
+    let json = dir.join("report.json");
+    let out = ptxconf()
+        .args(["conform", "--quiet", "--backend", &backend])
+        .args(forms)
+        .arg("--json")
+        .arg(&json)
+        .arg("--repro")
+        .arg(dir.join("repro"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+    let by = |s: &str| -> Vec<String> {
+        r["forms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["status"] == s)
+            .map(|f| f["form"].as_str().unwrap().to_string())
+            .collect()
+    };
+    (by("failed"), by("passed"))
+}
+
+/// The covered forms whose keys contain one of `filters` and one of whose scenarios (seed 1,
+/// `conform`'s default) passes a tensor map `pick` accepts.
+fn forms_with_map(filters: &[&str], pick: impl Fn(&oracle::launch::tensor_map::TensorMapSpec) -> bool) -> Vec<String> {
+    use ptxconf::backend::JobParam;
+    use ptxconf::kernel::operational;
+    let cat = spec::catalog::catalog();
+    let mut keys: Vec<String> = operational::forms()
+        .into_iter()
+        .map(|i| &cat.forms[i])
+        .filter(|f| filters.iter().any(|s| operational::key(f).contains(s)))
+        .filter(|f| {
+            operational::scenarios(f, 1).unwrap().iter().any(|s| {
+                s.job.params.iter().any(|p| match p {
+                    JobParam::TensorMap { tensor_map } => pick(tensor_map),
+                    _ => false,
+                })
+            })
+        })
+        .map(operational::key)
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// An implementation that leaves the 32-byte swizzle out (reads `"32B"` as `"none"`): exactly
+/// the forms with a 32-byte-swizzled map in their scenarios fail (every swizzled box holds at
+/// least two 128-byte rows of the pattern, so some chunk moves, L2600-2660); the rest of the
+/// 2-D tensor copies pass.
+#[test]
+fn a_tensor_copy_without_the_32_byte_swizzle_is_found() {
+    let filters = [
+        "cp.async.bulk.tensor.2d.",
+        "cp.reduce.async.bulk.tensor.2d.global.shared::cta.and",
+    ];
+    let want = forms_with_map(&filters, |m| m.swizzle == "32B");
+    assert!(want.len() >= 3, "{want:?}");
+    let (mut failed, passed) =
+        conform_map_planted("wrong-swizzle-32", r#"s/"swizzle": "32B"/"swizzle": "none"/"#, &filters);
+    failed.sort();
+    assert_eq!(failed, want);
+    assert!(passed.len() >= 5, "{passed:?}");
+}
+
+/// An implementation that fills out-of-bounds elements with zeros under OOB-NaN fill (L2186):
+/// every load form (whose third scenario is an `f32` map with OOB-NaN fill and boxes crossing
+/// the tensor's edge) fails, tile and im2col, prefetch included; the stores pass.
+#[test]
+fn a_load_that_fills_zeros_for_oob_nan_is_found() {
+    let filters = [
+        "cp.async.bulk.tensor.3d.shared::cta.global",
+        "cp.async.bulk.tensor.3d.global.shared::cta",
+        "cp.async.bulk.prefetch.tensor.3d",
+    ];
+    let want = forms_with_map(&filters, |m| m.oob_fill == "nan_request_zero_fma");
+    let (mut failed, passed) = conform_map_planted(
+        "wrong-oob-nan",
+        r#"s/"oob_fill": "nan_request_zero_fma"/"oob_fill": "none"/"#,
+        &filters,
+    );
+    failed.sort();
+    assert_eq!(failed, want);
+    assert!(failed.iter().any(|k| k.contains("im2col")), "{failed:?}");
+    assert!(failed.iter().any(|k| k.contains("prefetch")), "{failed:?}");
+    assert!(
+        !passed.is_empty() && passed.iter().all(|k| k.contains(".global.shared::cta")),
+        "{passed:?}"
+    );
+}
+
+/// A `cp.reduce.async.bulk.tensor .min` that takes the maximum: the `.min` forms fail (tile and
+/// im2col_no_offs), `.max` passes.
+#[test]
+fn a_tensor_reduction_min_that_takes_the_max_is_found() {
+    let r = conform_planted(
+        "wrong-reduce-min",
+        r"s/^\t\(cp\.reduce\.async\.bulk\.tensor\.3d\.global\.shared::cta\)\.min\./\t\1.max./",
+        &["cp.reduce.async.bulk.tensor.3d.global.shared::cta.m"],
+    );
+    let forms = r["forms"].as_array().unwrap();
+    assert_eq!(forms.len(), 6, "{r}");
+    for f in forms {
+        let min = f["form"].as_str().unwrap().contains(".min.");
+        assert_eq!(f["status"], if min { "failed" } else { "passed" }, "{f}");
+    }
+    assert_eq!(r["totals"]["forms_failed"], 3);
+}
+
+/// A `tensormap.replace .swizzle_mode` that does nothing: the map keeps no swizzle and the
+/// load's bytes come unswizzled; the three `.swizzle_mode` forms fail, the other fields pass.
+#[test]
+fn a_tensormap_replace_that_drops_the_swizzle_is_found() {
+    let r = conform_planted(
+        "wrong-replace-swizzle",
+        r"/^\ttensormap\.replace\.tile\.swizzle_mode/d",
+        &[
+            "tensormap.replace.tile.swizzle_mode",
+            "tensormap.replace.tile.fill_mode",
+        ],
+    );
+    for f in r["forms"].as_array().unwrap() {
+        let swz = f["form"].as_str().unwrap().contains("swizzle_mode");
+        assert_eq!(f["status"], if swz { "failed" } else { "passed" }, "{f}");
+        if swz {
+            assert!(
+                f["mismatches"][0]["vector"]
+                    .as_str()
+                    .unwrap()
+                    .contains("`.swizzle_mode` replaced"),
+                "{f}"
+            );
+        }
+    }
+    assert_eq!(r["totals"]["forms_failed"], 3);
+}

@@ -30,6 +30,7 @@ mod elect;
 mod fence;
 pub mod mbarrier;
 mod st_async;
+mod tensor;
 
 use crate::backend::{Buffers, Job};
 use spec::catalog::{catalog, Exec, Form, PtxVersion, Target};
@@ -223,6 +224,9 @@ const EXECUTORS: &[Exec] = &[
     Exec::StBulk,
     Exec::StAsync,
     Exec::RedAsync,
+    Exec::TensorCopy,
+    Exec::TensormapReplace,
+    Exec::TensormapCpFenceproxy,
 ];
 
 /// Whether `form` is judged by scenarios (an operational form of the executors above; a form
@@ -267,6 +271,9 @@ pub fn scenarios(form: &Form, seed: u64) -> Result<Vec<Scenario>, BuildError> {
         Some(Exec::Elect) => elect::scenarios(form, &mut rng),
         Some(Exec::BulkCopy | Exec::BulkGroup | Exec::StBulk) => bulk::scenarios(form, &mut rng),
         Some(Exec::StAsync | Exec::RedAsync) => st_async::scenarios(form, &mut rng),
+        Some(Exec::TensorCopy | Exec::TensormapReplace | Exec::TensormapCpFenceproxy) => {
+            tensor::scenarios(form, &mut rng)
+        }
         _ if cluster::is_cluster(form) => cluster::scenarios(form, &mut rng),
         _ if dsmem::is_dsmem(form) => dsmem::scenarios(form, &mut rng),
         _ if fence::is_fence(form) => fence::scenarios(form, &mut rng),
