@@ -343,10 +343,27 @@ pub struct TensorCopy {
     pub tmap: (Addr, Space),
     /// tensorCoords (`.s32`).
     pub coords: Vec<Src>,
-    /// `.im2col` or `.im2col_no_offs` (else `.tile`).
-    pub im2col: bool,
-    /// im2colInfo: the im2col offsets (`.u16`), empty for the other modes.
+    /// The load mode (`.load_mode`, L14864, L14891).
+    pub mode: TensorMode,
+    /// im2colInfo: the im2col offsets (`.u16`), or `{wHalo, wOffset}` for `.im2col::w` and
+    /// `.im2col::w::128`; empty for the other modes.
     pub offsets: Vec<Src>,
+}
+
+/// A [`TensorCopy`]'s `.load_mode` (L14864, L14891, L15195).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TensorMode {
+    /// `.tile` (the default).
+    Tile,
+    /// `.tile::gather4` (loads, prefetches) or `.tile::scatter4` (stores).
+    Gather4,
+    /// `.im2col` (loads, prefetches) or `.im2col_no_offs` (stores).
+    Im2col,
+    /// `.im2col::w` (`w128` false) or `.im2col::w::128`.
+    Im2colW {
+        /// `.im2col::w::128`.
+        w128: bool,
+    },
 }
 
 /// The direction of a [`TensorCopy`].
@@ -360,6 +377,8 @@ pub enum TensorKind {
         mbar: Addr,
         /// `.multicast::cluster`'s ctaMask.
         cta_mask: Option<Src>,
+        /// `.cta_group::2` (else `.cta_group::1`, the default, L14968).
+        pair: bool,
     },
     /// `.shared::cta` → global in a bulk async-group; `cp.reduce.async.bulk.tensor`'s `.redOp`.
     Store {
@@ -1130,6 +1149,7 @@ impl Inst {
                         dst: (d, _),
                         mbar,
                         cta_mask,
+                        ..
                     } => {
                         addr(d, &mut r);
                         addr(mbar, &mut r);

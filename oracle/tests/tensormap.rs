@@ -132,10 +132,15 @@ fn values_outside_the_manuals_tables_are_refused() {
     let e = run(body).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Runtime);
     assert!(e.message.contains("L15624"), "{}", e.message);
-    // cp_fenceproxy copies exactly 128 bytes.
+    // cp_fenceproxy copies exactly 128 bytes (L19266: the catalog row's `size` range).
     let e = run(
         "cvt.u64.u32 %rd7, %r1;\ntensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [%rd7], 64;",
     )
     .unwrap_err();
-    assert!(e.message.contains("L19266"), "{}", e.message);
+    assert_eq!(e.kind, ErrorKind::Type);
+    assert!(
+        e.message.contains("`size`") && e.message.contains("128..=128, not 64"),
+        "{}",
+        e.message
+    );
 }

@@ -403,26 +403,6 @@ fn a_reduction_the_table_does_not_list_is_refused() {
     assert!(e.message.contains("L15131-15140") && e.message.contains(".f32"), "{e}");
 }
 
-/// `.tile::gather4` (sm_100) is not executed yet: a located runtime error saying so.
-#[test]
-fn gather4_is_not_executed_yet() {
-    let tmap = json!({"encode": "tiled", "data_type": "f32", "buffer": "src",
-        "global_dim": [8, 8], "global_strides": [32], "box_dim": [8, 1]});
-    let body = "mov.u32 %r20, 0;\n\
-        cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes [%r3], [%rd5, {%r20, %r20, %r20, %r20, %r20}], [%r1];\nret;";
-    let text = kernel(body).replace(".target sm_90a", ".target sm_100a");
-    let l: LaunchFile = serde_json::from_value(json!({
-        "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [1, 1, 1],
-        "buffers": [{"name": "out", "size": 64}, {"name": "src", "size": 256}],
-        "params": [{"buffer": "out"}, {"buffer": "src"}, {"tensor_map": tmap}],
-    }))
-    .unwrap();
-    let e = launch::run(&l, &text).expect_err("not executed yet");
-    assert_eq!(e.kind, ErrorKind::Runtime, "{e}");
-    assert_eq!(e.loc.map(|l| l.0), Some(line_of(body, "tile::gather4")), "{e}");
-    assert!(e.message.contains("does not execute"), "{e}");
-}
-
 /// A 128-byte-swizzled store: shared word at byte `b` holds `b`; stored as a 32 × 8 u32 box,
 /// global element (c, r) gets the shared word at the swizzled address of its linear offset.
 #[test]

@@ -329,32 +329,12 @@ const EXEC_SECTIONS: &[(Exec, &[&str])] = &[
 ];
 
 /// Executors that run only some rows of their section, by the rows' patterns: the proxy fences
-/// toward the async proxy, among §9.7.13.4's other (no-op) fences.
+/// toward the async proxy, among §9.7.13.4's other (no-op) fences. (The tensor copies run every
+/// row of their sections, the sm_100 modes included.)
 const EXEC_PATTERNS: &[(Exec, &str)] = &[
     (Exec::ProxyFence, "fence.proxy.<proxy:async|"),
     (Exec::ProxyFence, "membar.proxy.<proxy:async|"),
     (Exec::TensormapFence, "fence.proxy.tensormap::generic."),
-    // The tile and im2col modes; not `.tile::gather4`/`.tile::scatter4` (2-D only, hence
-    // `<dim:2d>`) nor `.im2col::w`/`.im2col::w::128`.
-    (Exec::TensorCopy, "cp.async.bulk.tensor.<dim:1d|2d|3d|4d|5d>."),
-    (
-        Exec::TensorCopy,
-        "cp.async.bulk.tensor.<dim:3d|4d|5d>.<dst:shared::cluster>.<src:global>.<mode:im2col>.",
-    ),
-    (
-        Exec::TensorCopy,
-        "cp.async.bulk.tensor.<dim:3d|4d|5d>.<dst:shared::cta>.<src:global>.<mode:im2col>.",
-    ),
-    (
-        Exec::TensorCopy,
-        "cp.async.bulk.tensor.<dim:3d|4d|5d>.<dst:global>.<src:shared::cta>.<mode:im2col_no_offs>.",
-    ),
-    (Exec::TensorCopy, "cp.reduce.async.bulk.tensor."),
-    (Exec::TensorCopy, "cp.async.bulk.prefetch.tensor.<dim:1d|2d|3d|4d|5d>."),
-    (
-        Exec::TensorCopy,
-        "cp.async.bulk.prefetch.tensor.<dim:3d|4d|5d>.L2.<src:global>.<mode:im2col>.",
-    ),
 ];
 
 /// A value row names its semantics (`@sem`) and no executor but `mov`'s (which decides by the

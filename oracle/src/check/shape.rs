@@ -138,11 +138,12 @@ impl FuncCx<'_> {
                     return terr(
                         loc,
                         format!(
-                            "`{}` takes a fragment `{}` of {} registers, not {} (§9.7.14-16 fragment sizes)",
+                            "`{}` takes a fragment `{}` of {} registers, not {} ({})",
                             form.name,
                             slot[0].name,
                             fragment::length(form, slot[0]).unwrap_or(0),
-                            v.len()
+                            v.len(),
+                            fragment::rule(slot[0])
                         ),
                     );
                 }

@@ -84,14 +84,21 @@ impl FuncCx<'_> {
                 dst: (dst, dspace),
                 mbar,
                 cta_mask,
+                pair: form.has("cta_group::2"),
             }
         };
-        let im2col = form.var("mode").is_some_and(|m| m.starts_with("im2col"));
+        let mode = match form.var("mode") {
+            Some("tile::gather4" | "tile::scatter4") => TensorMode::Gather4,
+            Some("im2col::w") => TensorMode::Im2colW { w128: false },
+            Some("im2col::w::128") => TensorMode::Im2colW { w128: true },
+            Some(m) if m.starts_with("im2col") => TensorMode::Im2col,
+            _ => TensorMode::Tile,
+        };
         Ok(Op::TensorCopy(Box::new(TensorCopy {
             kind,
             tmap,
             coords,
-            im2col,
+            mode,
             offsets,
         })))
     }

@@ -55,6 +55,7 @@ use spec::atom::{AtomOp, AtomSpace};
 use std::collections::VecDeque;
 
 pub(super) mod tensor;
+mod tensor_modes;
 
 /// Where a pending operation writes or reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

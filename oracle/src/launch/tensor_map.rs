@@ -1,6 +1,6 @@
 //! The launch file's tensor-map parameter (`{"tensor_map": {...}}`): a `CUtensorMap` described
-//! by the arguments of the CUDA driver call that would build it (`cuTensorMapEncodeTiled` or
-//! `cuTensorMapEncodeIm2col`,
+//! by the arguments of the CUDA driver call that would build it (`cuTensorMapEncodeTiled`,
+//! `cuTensorMapEncodeIm2col` or `cuTensorMapEncodeIm2colWide`,
 //! <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html>). The oracle
 //! checks the driver's rules ([`spec::tma::TensorMap::validate`]; a broken rule is a `launch`
 //! error, as the driver's `CUDA_ERROR_INVALID_VALUE`) and places the 128 bytes of
@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! {"tensor_map": {
-//!   "encode": "tiled",                 "tiled" | "im2col"
+//!   "encode": "tiled",                 "tiled" | "im2col" | "im2col_wide"
 //!   "data_type": "f32",                PTX name of Table 32: u8 u16 u32 s32 u64 s64 f16 f32
 //!                                      f32.ftz f64 bf16 tf32 tf32.ftz b4x16 b4x16_p64 b6x16_p32
 //!   "buffer": "A", "offset": 0,        globalAddress = the buffer's address + offset (default 0)
@@ -26,9 +26,15 @@
 //!   "pixel_box_lower_corner": [-1, -1],  im2col only: rank - 2 entries, W first (then H, D)
 //!   "pixel_box_upper_corner": [-1, -1],  im2col only, W first
 //!   "channels_per_pixel": 8,           im2col only
-//!   "pixels_per_column": 64            im2col only
+//!   "pixels_per_column": 64            im2col and im2col_wide (optional with "w128")
+//!   "pixel_box_lower_corner_width": -1,  im2col_wide only: pixelBoxLowerCornerWidth
+//!   "pixel_box_upper_corner_width": 0,   im2col_wide only: pixelBoxUpperCornerWidth
+//!   "mode": "w"                        im2col_wide only: "w" | "w128" (the driver's
+//!                                      CU_TENSOR_MAP_IM2COL_WIDE_MODE_W / _W128)
 //! }}
 //! ```
+//!
+//! `channels_per_pixel` is taken by both im2col encodings.
 //!
 //! The corners are listed in the order of the tensor's dimensions (W = dimension 1 first), the
 //! order of the instruction's im2col offsets; the driver's documentation names its arrays
@@ -81,9 +87,18 @@ pub struct TensorMapSpec {
     /// `channelsPerPixel` (im2col).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels_per_pixel: Option<u32>,
-    /// `pixelsPerColumn` (im2col).
+    /// `pixelsPerColumn` (im2col, im2col_wide).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pixels_per_column: Option<u32>,
+    /// `pixelBoxLowerCornerWidth` (im2col_wide).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixel_box_lower_corner_width: Option<i32>,
+    /// `pixelBoxUpperCornerWidth` (im2col_wide).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixel_box_upper_corner_width: Option<i32>,
+    /// `mode` (im2col_wide): `"w"` or `"w128"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
 }
 
 fn none() -> String {
@@ -187,10 +202,11 @@ impl TensorMapSpec {
             &[("none", OobFill::Zero), ("nan_request_zero_fma", OobFill::Nan)],
         )?;
         let tiled_only = self.box_dim.is_some();
-        let im2col_only = self.pixel_box_lower_corner.is_some()
-            || self.pixel_box_upper_corner.is_some()
-            || self.channels_per_pixel.is_some()
-            || self.pixels_per_column.is_some();
+        let wide_only = self.pixel_box_lower_corner_width.is_some()
+            || self.pixel_box_upper_corner_width.is_some()
+            || self.mode.is_some();
+        let corners = self.pixel_box_lower_corner.is_some() || self.pixel_box_upper_corner.is_some();
+        let im2col_only = corners || wide_only || self.channels_per_pixel.is_some() || self.pixels_per_column.is_some();
         let mode = match self.encode.as_str() {
             "tiled" => {
                 if im2col_only {
@@ -201,9 +217,39 @@ impl TensorMapSpec {
                     box_dim: padded("box_dim", b, r, 1)?,
                 }
             }
+            "im2col_wide" => {
+                if tiled_only || corners {
+                    return Err(
+                        "an im2col_wide tensor map takes no `box_dim` and no `pixel_box_*_corner` (it takes the `_width` ones)".into(),
+                    );
+                }
+                let w128 = match self.mode.as_deref() {
+                    Some("w") => false,
+                    Some("w128") => true,
+                    Some(m) => return Err(format!("`mode` is \"{m}\"; it must be \"w\" or \"w128\"")),
+                    None => return Err("an im2col_wide tensor map needs `mode`".into()),
+                };
+                let need = |v: Option<i32>, what: &str| v.ok_or(format!("an im2col_wide tensor map needs `{what}`"));
+                Mode::Im2colWide {
+                    lower_w: need(self.pixel_box_lower_corner_width, "pixel_box_lower_corner_width")?,
+                    upper_w: need(self.pixel_box_upper_corner_width, "pixel_box_upper_corner_width")?,
+                    channels_per_pixel: self
+                        .channels_per_pixel
+                        .ok_or("an im2col_wide tensor map needs `channels_per_pixel`")?,
+                    // Ignored in the W128 mode (the driver), so optional there.
+                    pixels_per_column: match (self.pixels_per_column, w128) {
+                        (Some(p), _) => p,
+                        (None, true) => 0,
+                        (None, false) => {
+                            return Err("an im2col_wide tensor map in mode \"w\" needs `pixels_per_column`".into())
+                        }
+                    },
+                    w128,
+                }
+            }
             "im2col" => {
-                if tiled_only {
-                    return Err("an im2col tensor map takes no `box_dim`".into());
+                if tiled_only || wide_only {
+                    return Err("an im2col tensor map takes no `box_dim` and no im2col_wide fields".into());
                 }
                 let n = r.saturating_sub(2);
                 let corner = |what: &str, v: &Option<Vec<i32>>| -> Result<[i32; 3], String> {
@@ -226,7 +272,11 @@ impl TensorMapSpec {
                         .ok_or("an im2col tensor map needs `pixels_per_column`")?,
                 }
             }
-            e => return Err(format!("`encode` is \"{e}\"; it must be \"tiled\" or \"im2col\"")),
+            e => {
+                return Err(format!(
+                    "`encode` is \"{e}\"; it must be \"tiled\", \"im2col\" or \"im2col_wide\""
+                ))
+            }
         };
         Ok(TensorMap {
             data_type,

@@ -4,7 +4,8 @@
 //! `wgmma`; the `{r}` of `ldmatrix`, `stmatrix`, `tcgen05.ld/st`; tcgen05's disable-output-lane
 //! mask) as one braced element standing for the whole vector, because the length depends on the
 //! form's shape and types. This module gives that length; the type checker requires it and the
-//! writers of generated PTX use it.
+//! writers of generated PTX use it. The tensor copies' `{coords}` and `{im2col_info}` vectors,
+//! whose lengths follow `.dim` and the load mode, are written the same way and counted here too.
 //!
 //! The rule behind most lengths: a fragment holds the matrix's elements spread evenly over the
 //! threads that compute it (32 for a warp, 128 for a warpgroup, 8 for the quad-pair of the
@@ -97,7 +98,29 @@ pub fn length(form: &Form, o: &Operand) -> Option<usize> {
             "cta_group::2" => Some(8),
             _ => None,
         },
+        // The tensor copies' vectors (L14908, L14916-14926, L14976-14994): `.dim` coordinates,
+        // five for `.tile::gather4`/`.tile::scatter4`; `.dim - 2` im2col offsets for `.im2col`,
+        // `{wHalo, wOffset}` for `.im2col::w` and `.im2col::w::128`.
+        _ if o.name == "coords" || o.name == "im2col_info" => {
+            let dim = form.var("dim")?.strip_suffix('d')?.parse::<usize>().ok()?;
+            let mode = form.var("mode").unwrap_or("tile");
+            Some(match (o.name, mode) {
+                ("coords", "tile::gather4" | "tile::scatter4") => 5,
+                ("coords", _) => dim,
+                (_, "im2col::w" | "im2col::w::128") => 2,
+                _ => dim.checked_sub(2)?,
+            })
+        }
         _ => None,
+    }
+}
+
+/// Where the manual gives operand `o`'s [`length`]: the tensor copies' vectors (L14908,
+/// L14916-14926, L14976-14994) or the matrix fragments (§9.7.14-16).
+pub fn rule(o: &Operand) -> &'static str {
+    match o.name {
+        "coords" | "im2col_info" => "L14908, L14916-14926, L14976-14994",
+        _ => "§9.7.14-16 fragment sizes",
     }
 }
 

@@ -20,7 +20,7 @@
 //! | 28..60 | `global_strides[0..4]` (u64 each; `global_strides[i]` is dimension `i + 1`'s) |
 //! | 60..80 | `box_dim[0..5]` (u32 each; zero in im2col maps) |
 //! | 80..100 | `element_strides[0..5]` (u32 each) |
-//! | 100 | bits 0-2: `rank - 1` (the `.rank` field's zero-based value, L15412); bit 7: 1 = im2col |
+//! | 100 | bits 0-2: `rank - 1` (the `.rank` field's zero-based value, L15412); bit 7: 1 = im2col; bit 6 (with bit 7): im2col-wide (`cuTensorMapEncodeIm2colWide`); bit 5 (with bit 6): its `W128` mode |
 //! | 101 | `elemtype` code (Table 32) |
 //! | 102 | `interleave_layout` code |
 //! | 103 | `swizzle_mode` code |
@@ -30,8 +30,8 @@
 //! | 107 | reserved, 0 |
 //! | 108..110 | im2col `channels_per_pixel` (u16) |
 //! | 110..112 | im2col `pixels_per_column` (u16) |
-//! | 112..118 | im2col lower corner `[W, H, D]` (i16 each) |
-//! | 118..124 | im2col upper corner `[W, H, D]` (i16 each) |
+//! | 112..118 | im2col lower corner `[W, H, D]` (i16 each; im2col-wide: `pixelBoxLowerCornerWidth` at 112) |
+//! | 118..124 | im2col upper corner `[W, H, D]` (i16 each; im2col-wide: `pixelBoxUpperCornerWidth` at 118) |
 //! | 124..128 | reserved, 0 |
 //!
 //! Dimensions, strides and box entries beyond the rank are stored (so a later `.rank`
@@ -114,6 +114,19 @@ fn get_u64(b: &[u8; SIZE], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
 }
 
+/// The im2col maps' `channels_per_pixel` and `pixels_per_column`.
+fn put_pixels(b: &mut [u8; SIZE], channels_per_pixel: u32, pixels_per_column: u32) -> Result<(), EncodingError> {
+    let c = u16::try_from(channels_per_pixel).map_err(|_| EncodingError::DoesNotFit {
+        field: "channels_per_pixel",
+    })?;
+    let p = u16::try_from(pixels_per_column).map_err(|_| EncodingError::DoesNotFit {
+        field: "pixels_per_column",
+    })?;
+    b[CHANNELS..CHANNELS + 2].copy_from_slice(&c.to_le_bytes());
+    b[PIXELS..PIXELS + 2].copy_from_slice(&p.to_le_bytes());
+    Ok(())
+}
+
 /// The 128 bytes of a tensor map (layout in the module documentation). Does not validate: a
 /// map that breaks a driver rule encodes as well (check [`TensorMap::validate`] first).
 pub fn encode(m: &TensorMap) -> Result<[u8; SIZE], EncodingError> {
@@ -139,6 +152,20 @@ pub fn encode(m: &TensorMap) -> Result<[u8; SIZE], EncodingError> {
                 put_u32(&mut b, BOX + 4 * i, d);
             }
         }
+        Mode::Im2colWide {
+            lower_w,
+            upper_w,
+            channels_per_pixel,
+            pixels_per_column,
+            w128,
+        } => {
+            b[RANK] |= if w128 { 0xe0 } else { 0xc0 };
+            put_pixels(&mut b, channels_per_pixel, pixels_per_column)?;
+            for (at, v) in [(LOWER, lower_w), (UPPER, upper_w)] {
+                let v = i16::try_from(v).map_err(|_| EncodingError::DoesNotFit { field: "corner" })?;
+                b[at..at + 2].copy_from_slice(&v.to_le_bytes());
+            }
+        }
         Mode::Im2col {
             lower,
             upper,
@@ -146,14 +173,7 @@ pub fn encode(m: &TensorMap) -> Result<[u8; SIZE], EncodingError> {
             pixels_per_column,
         } => {
             b[RANK] |= 0x80;
-            let c = u16::try_from(channels_per_pixel).map_err(|_| EncodingError::DoesNotFit {
-                field: "channels_per_pixel",
-            })?;
-            let p = u16::try_from(pixels_per_column).map_err(|_| EncodingError::DoesNotFit {
-                field: "pixels_per_column",
-            })?;
-            b[CHANNELS..CHANNELS + 2].copy_from_slice(&c.to_le_bytes());
-            b[PIXELS..PIXELS + 2].copy_from_slice(&p.to_le_bytes());
+            put_pixels(&mut b, channels_per_pixel, pixels_per_column)?;
             for (at, corner) in [(LOWER, lower), (UPPER, upper)] {
                 for (i, &v) in corner.iter().enumerate() {
                     let v = i16::try_from(v).map_err(|_| EncodingError::DoesNotFit { field: "corner" })?;
@@ -192,6 +212,14 @@ pub fn decode(b: &[u8; SIZE]) -> Result<TensorMap, EncodingError> {
     }
     let mode = if b[RANK] & 0x80 == 0 {
         Mode::Tiled { box_dim }
+    } else if b[RANK] & 0x40 != 0 {
+        Mode::Im2colWide {
+            lower_w: get_u16(b, LOWER) as i16 as i32,
+            upper_w: get_u16(b, UPPER) as i16 as i32,
+            channels_per_pixel: get_u16(b, CHANNELS) as u32,
+            pixels_per_column: get_u16(b, PIXELS) as u32,
+            w128: b[RANK] & 0x20 != 0,
+        }
     } else {
         let corner = |at: usize| -> [i32; 3] { [0, 1, 2].map(|i| get_u16(b, at + 2 * i) as i16 as i32) };
         Mode::Im2col {

@@ -274,6 +274,21 @@ pub enum Mode {
         /// `pixelsPerColumn`: pixels along N, D, H, W per request, 1..=1024.
         pixels_per_column: u32,
     },
+    /// `cuTensorMapEncodeIm2colWide` (§5.5.5, L2395-2546; compute capability 10.0): im2col
+    /// along W only, H and D fixed by the instruction's coordinates, for `.im2col::w` and
+    /// `.im2col::w::128`.
+    Im2colWide {
+        /// `pixelBoxLowerCornerWidth`: the bounding box's lower corner along W.
+        lower_w: i32,
+        /// `pixelBoxUpperCornerWidth`: its upper corner along W (relative to `globalDim - 1`).
+        upper_w: i32,
+        /// `channelsPerPixel`, 1..=256.
+        channels_per_pixel: u32,
+        /// `pixelsPerColumn`, 1..=1024 (ignored, and not checked, in the `W128` mode).
+        pixels_per_column: u32,
+        /// `mode`: `CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128` (true) or `_W` (false).
+        w128: bool,
+    },
 }
 
 /// A tensor map (§5.5.8, L3048-3052): what the driver's encode calls take. Dimension 0 is the
@@ -403,6 +418,11 @@ pub enum MapError {
     ChannelsPerPixel,
     /// `pixelsPerColumn` must be ≤ 1024 (and, for us, ≥ 1).
     PixelsPerColumn,
+    /// `cuTensorMapEncodeIm2colWide`: `swizzle` must be 64B, 128B or 128B_ATOM_32B ("other
+    /// swizzle modes are not supported").
+    WideSwizzle,
+    /// The im2col::w modes do not support an interleaved layout (§5.5.6, L2572).
+    WideInterleave,
 }
 
 impl fmt::Display for MapError {
@@ -457,6 +477,14 @@ impl fmt::Display for MapError {
             EmptyBox { dim } => write!(f, "the im2col bounding box is empty along dimension {dim}"),
             ChannelsPerPixel => write!(f, "channelsPerPixel must be 1..=256 (128 for padded packed types)"),
             PixelsPerColumn => write!(f, "pixelsPerColumn must be 1..=1024"),
+            WideSwizzle => write!(
+                f,
+                "an im2col-wide tensor map takes only swizzle 64B, 128B or 128B_ATOM_32B (cuTensorMapEncodeIm2colWide)"
+            ),
+            WideInterleave => write!(
+                f,
+                "the im2col::w modes do not support an interleaved layout (L2572)"
+            ),
         }
     }
 }
@@ -474,7 +502,7 @@ impl TensorMap {
     /// the transfer plan's ([`super::plan()`]).
     pub fn validate(&self) -> Result<(), MapError> {
         let r = self.rank();
-        let im2col = matches!(self.mode, Mode::Im2col { .. });
+        let im2col = matches!(self.mode, Mode::Im2col { .. } | Mode::Im2colWide { .. });
         if !(1..=5).contains(&r) || (im2col && r < 3) {
             return Err(MapError::Rank { rank: self.rank });
         }
@@ -561,6 +589,40 @@ impl TensorMap {
                 }
                 if !(1..=1024).contains(&pixels_per_column) {
                     return Err(MapError::PixelsPerColumn);
+                }
+                channels_per_pixel as u64
+            }
+            Mode::Im2colWide {
+                lower_w,
+                upper_w,
+                channels_per_pixel,
+                pixels_per_column,
+                w128,
+            } => {
+                // The driver's range for both corners, whatever the rank.
+                for c in [lower_w, upper_w] {
+                    if !(-32768..=32767).contains(&c) {
+                        return Err(MapError::Corner { dim: 0 });
+                    }
+                }
+                if lower_w as i64 > self.global_dim[1] as i64 - 1 + upper_w as i64 {
+                    return Err(MapError::EmptyBox { dim: 0 });
+                }
+                if !(1..=256).contains(&channels_per_pixel) || (t.is_padded_packed() && channels_per_pixel != 128) {
+                    return Err(MapError::ChannelsPerPixel);
+                }
+                if !w128 && !(1..=1024).contains(&pixels_per_column) {
+                    return Err(MapError::PixelsPerColumn);
+                }
+                if self.interleave != Interleave::None {
+                    return Err(MapError::WideInterleave);
+                }
+                let ok = matches!(
+                    (self.swizzle, self.atomicity),
+                    (SwizzleMode::B64, Atomicity::B16) | (SwizzleMode::B128, Atomicity::B16 | Atomicity::B32)
+                );
+                if !ok {
+                    return Err(MapError::WideSwizzle);
                 }
                 channels_per_pixel as u64
             }

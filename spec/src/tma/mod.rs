@@ -12,7 +12,9 @@
 //!   the `wgmma` descriptors' `Swizzle<B,4,3>` ([`crate::matrix::wgmma::Swizzle`]).
 //! - [`plan`](mod@plan): the exact element transfers of one tensor copy — per element of the
 //!   box, its global address or "out of bounds", and its swizzled shared-memory address — for
-//!   tile and im2col modes, loads and stores/reductions, with the complete-tx byte count.
+//!   tile and im2col modes, loads and stores/reductions, with the complete-tx byte count;
+//!   the sm_100 modes' element orders are [`gather`] (`.tile::gather4`/`.tile::scatter4`) and
+//!   [`wide`] (`.im2col::w`/`.im2col::w::128`).
 //!
 //! # Example
 //!
@@ -38,9 +40,11 @@
 //! ```
 
 pub mod encoding;
+pub mod gather;
 pub mod map;
 pub mod plan;
 pub mod swizzle;
+pub mod wide;
 
 pub use encoding::{decode, encode, replace, EncodingError, Field, ReplaceError};
 pub use map::{Atomicity, DataType, Interleave, L2Promotion, MapError, Mode, OobFill, SwizzleMode, TensorMap};

@@ -67,6 +67,21 @@ pub enum Request<'a> {
         /// The coordinates.
         coords: &'a [i32],
     },
+    /// `.tile::gather4` (loads) or `.tile::scatter4` (stores): `{col_idx, row_idx0, ..,
+    /// row_idx3}` (L14916-14926), planned by [`super::gather`].
+    Gather4 {
+        /// The five coordinates as written.
+        coords: &'a [i32],
+    },
+    /// `.im2col::w` or `.im2col::w::128` (loads), planned by [`super::wide`].
+    Im2colWide {
+        /// `tensorCoords`: C, W, (H, (D,)) N.
+        coords: &'a [i32],
+        /// im2colInfo as written: `{wHalo, wOffset}` (L14990-14994).
+        info: &'a [u16],
+        /// `.im2col::w::128` (else `.im2col::w`).
+        w128: bool,
+    },
     /// `.im2col` (loads) or `.im2col_no_offs` (stores, `offsets` empty).
     Im2col {
         /// `tensorCoords`: C, W, (H, (D,)) N.
@@ -136,6 +151,10 @@ pub enum PlanError {
     /// An `im2col_no_offs` store whose bounding box leaves the tensor (L14833-14837: lower
     /// corner non-negative, upper corner non-positive).
     StoreCorners,
+    /// A `.tile::gather4`/`.tile::scatter4` rule ([`super::gather::Gather4Error`]).
+    Gather4(super::gather::Gather4Error),
+    /// An `.im2col::w`/`.im2col::w::128` rule ([`super::wide::WideError`]).
+    Wide(super::wide::WideError),
 }
 
 impl fmt::Display for PlanError {
@@ -162,6 +181,8 @@ impl fmt::Display for PlanError {
             PlanError::BoxBytes { bytes } => {
                 write!(f, "the box is {bytes} bytes, not a multiple of 16 (L2152)")
             }
+            PlanError::Gather4(e) => write!(f, "{e}"),
+            PlanError::Wide(e) => write!(f, "{e}"),
             PlanError::StoreCorners => write!(
                 f,
                 "a shared::cta to global im2col copy needs the bounding box inside the tensor (L14833-14837)"
@@ -312,6 +333,29 @@ pub fn plan(map: &TensorMap, dir: Direction, req: &Request, smem: u64) -> Result
                     p[s] = lower[s] as i64;
                     s += 1;
                 }
+            }
+        }
+        (Mode::Tiled { box_dim }, Request::Gather4 { coords }) => {
+            for (k, x) in super::gather::coordinates(map, box_dim, coords)
+                .map_err(PlanError::Gather4)?
+                .into_iter()
+                .enumerate()
+            {
+                push(k as u64, x);
+            }
+        }
+        (Mode::Im2colWide { .. }, Request::Im2colWide { coords, info, w128 }) => {
+            if dir == Direction::Store {
+                return Err(PlanError::Mode);
+            }
+            let xs = super::wide::coordinates(map, coords, info, *w128).map_err(PlanError::Wide)?;
+            if !(xs.len() as u64 * e).is_multiple_of(16) {
+                return Err(PlanError::BoxBytes {
+                    bytes: xs.len() as u64 * e,
+                });
+            }
+            for (k, x) in xs.into_iter().enumerate() {
+                push(k as u64, x);
             }
         }
         _ => return Err(PlanError::Mode),

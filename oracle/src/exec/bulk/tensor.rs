@@ -1,6 +1,8 @@
 //! The tensor copies (§9.7.9.25.5.2-4: `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor`,
-//! `cp.async.bulk.prefetch.tensor`) in `.tile` and `.im2col`/`.im2col_no_offs` modes, carried
-//! out by the bulk engine ([`super`]), and the tensormap-proxy rule on their tensor maps.
+//! `cp.async.bulk.prefetch.tensor`) in every load mode (`.tile`, `.im2col`/`.im2col_no_offs`,
+//! and sm_100's `.tile::gather4`/`.tile::scatter4`, `.im2col::w`/`.im2col::w::128`, whose
+//! requests and `.cta_group` rule are `super::tensor_modes`'), carried out by the bulk engine
+//! ([`super`]), and the tensormap-proxy rule on their tensor maps.
 //!
 //! **The tensor map** is read at issue from the 128 bytes at `tensorMap`, a generic address in
 //! `.param`, `.const` or `.global` or such a variable (L14904), and decoded with `spec::tma`
@@ -23,11 +25,8 @@
 //!   the table of L15131-15140 does not list.
 //! - A prefetch plans the box (so the map and the coordinates are checked) and has no effect.
 //!
-//! `.L2::cache_hint` (a hint, L15016) changes nothing here. `.cta_group` is not carried by the
-//! decoded instruction: every copy runs as `.cta_group::1` (mbar in the destination's CTA,
-//! L14968; the multicast signal to mbar's offset in each CTA of ctaMask). `.cta_group::2`
-//! (mbar in the pair's peer, the signal to the odd or even CTA of each pair, L15012) is not
-//! modelled yet.
+//! `.L2::cache_hint` is a hint (L15016) and changes nothing; `.cta_group` chooses the CTA whose
+//! mbarrier a load signals (L14968, L15010-15012; `super::tensor_modes`).
 //!
 //! **The tensormap proxy.** A tensor copy reads its map through the tensormap proxy (L14904).
 //! A map written through the generic proxy (`st`, `tensormap.replace` on global memory,
@@ -45,7 +44,7 @@ use crate::error::Result;
 use crate::exec::Area;
 use crate::program::{Addr, BulkSpace, Op, Space, Src, TensorCopy, TensorKind};
 use spec::atom::{AtomOp, Op as RedOp};
-use spec::tma::{DataType, Direction, Plan, Request, TensorMap};
+use spec::tma::{DataType, Direction, Plan, TensorMap};
 use spec::types::Type;
 use std::collections::HashMap;
 
@@ -295,14 +294,7 @@ impl Cta<'_, '_> {
         let coords: Vec<i32> = c.coords.iter().map(|s| self.rd(t, s) as i32).collect();
         let offsets: Vec<u16> = c.offsets.iter().map(|s| self.rd(t, s) as u16).collect();
         let map = self.tensor_map(i, pc, &c.tmap, what)?;
-        let req = if c.im2col {
-            Request::Im2col {
-                coords: &coords,
-                offsets: &offsets,
-            }
-        } else {
-            Request::Tile { coords: &coords }
-        };
+        let req = super::tensor_modes::request(c.mode, &coords, &offsets);
         let dir = match c.kind {
             TensorKind::Store { .. } => Direction::Store,
             _ => Direction::Load,
@@ -320,9 +312,14 @@ impl Cta<'_, '_> {
             spec::tma::plan(&map, dir, &req, smem as u64).map_err(|e| self.rt_err(i, pc, format!("`{what}`: {e}")))?;
         match &c.kind {
             TensorKind::Prefetch => Ok(()),
-            TensorKind::Load { dst, mbar, cta_mask } => {
+            TensorKind::Load {
+                dst,
+                mbar,
+                cta_mask,
+                pair,
+            } => {
                 let mask = cta_mask.as_ref().map(|m| self.rd(&self.threads[i], m) as u16);
-                self.tensor_load(i, pc, &map, &plan, dst.1, mbar, mask)
+                self.tensor_load(i, pc, &map, &plan, dst.1, mbar, mask, *pair)
             }
             TensorKind::Store { reduce, .. } => {
                 let op = match reduce {
@@ -358,6 +355,7 @@ impl Cta<'_, '_> {
         dspace: BulkSpace,
         mbar: &Addr,
         mask: Option<u16>,
+        pair: bool,
     ) -> Result<()> {
         let eb = plan.elem_bytes as usize;
         let mut runs: Vec<Run> = Vec::new();
@@ -399,15 +397,13 @@ impl Cta<'_, '_> {
             }
         }
         let ma = self.address(i, mbar);
-        let (mrank, moff) =
-            self.cluster_shared(i, pc, Space::Shared, ma, crate::exec::mbarrier::SIZE, "L18386-18392")?;
-        if mask.is_none() && mrank != rank {
-            return Err(self.rt_err(
-                i,
-                pc,
-                format!("dstMem lies in the CTA of rank {rank} and mbar in the CTA of rank {mrank}: with `.cta_group::1` (the default) they must be in the same CTA (L14968)"),
-            ));
-        }
+        // A `.shared::cluster` load's mbar is a `.shared::cluster` address: with `.cta_group::2`
+        // it may be the peer CTA's (L14968).
+        let mspace = match dspace {
+            BulkSpace::SharedCluster => Space::SharedCluster,
+            _ => Space::Shared,
+        };
+        let (mrank, moff) = self.cluster_shared(i, pc, mspace, ma, crate::exec::mbarrier::SIZE, "L18386-18392")?;
         // `.multicast::cluster`: each CTA of ctaMask at the same offsets (L15008).
         let ranks: Vec<u32> = match mask {
             Some(m) => (0..16).filter(|r| m >> r & 1 != 0).collect(),
@@ -421,7 +417,9 @@ impl Cta<'_, '_> {
                     self.bulk_dst_checks(i, pc, rank, r.smem, r.len, "tensor copy to")?;
                 }
             }
-            let phase = self.cluster_mbar_phase((self.cluster_rank(), i, pc), rank, moff)?;
+            // `.cta_group` (L14968, L15010-15012): the CTA whose mbarrier this one signals.
+            let srank = self.tensor_mbar_rank(i, pc, pair, mask.is_some(), rank, mrank)?;
+            let phase = self.cluster_mbar_phase((self.cluster_rank(), i, pc), srank, moff)?;
             for r in &runs {
                 let src = match r.from {
                     From::Global(k, off) => Source::At(Place::Global { k, off }),
@@ -435,7 +433,11 @@ impl Cta<'_, '_> {
                     r.len,
                     None,
                     None,
-                    Track::Mbar { rank, off: moff, phase },
+                    Track::Mbar {
+                        rank: srank,
+                        off: moff,
+                        phase,
+                    },
                 );
             }
         }
