@@ -49,6 +49,19 @@ impl FuncCx<'_> {
             Some(s @ (Space::Param | Space::Const | Space::Global)) => s,
             _ => Space::Generic,
         };
+        // ptxas 12.9 takes a `.global` variable named here but refuses a `.param` or `.const`
+        // one ("State space mismatch between instruction and address"), which the manual's
+        // grammar allows (L14904): its address in a register is what ptxas takes.
+        if matches!(space, Space::Param | Space::Const) && self.ck.grammar == super::Grammar::Ptxas {
+            return terr(
+                loc,
+                format!(
+                    "`{}`: a `.{}` variable named as tensorMap is in the PTX ISA 8.7 grammar (L14904), but ptxas 12.9 refuses it: \"State space mismatch between instruction and address\"; put its address in a register (`mov.u64 %rd, name;`) (corpus/findings/ptxas-12.9-tensormap-operand.txt; a launch with `\"grammar\": \"manual\"` accepts it)",
+                    form.name,
+                    if space == Space::Param { "param" } else { "const" }
+                ),
+            );
+        }
         let tmap = self.mem_addr_in(&tm, space, loc)?;
         let shared = |name: &str, space: &str| -> Result<Option<Addr>> {
             operand(name)
