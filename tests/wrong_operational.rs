@@ -5,7 +5,7 @@
 use std::path::Path;
 
 mod common;
-use common::{planted_backend, ptxconf, scratch};
+use common::{conform_planted_of, planted_backend, ptxconf, scratch, Rewrite};
 
 /// `conform --json` of `forms` against a backend with the bug `sed`: the run fails (exit 1);
 /// the report's forms by key. The scratch directory goes afterwards.
@@ -403,40 +403,11 @@ fn a_register_increase_beyond_the_pool_is_found() {
     assert_eq!(failed(&r), ["setmaxnreg.inc.sync.aligned.u32"]);
 }
 
-/// A `cmd:` backend whose bug is in how it reads the tensor maps: `sed` rewrites the launch file
-/// (the map's driver-call description) before the oracle runs it.
-fn planted_map_backend(dir: &Path, sed: &str) -> String {
-    let script = dir.join("planted-map.sh");
-    let text = format!(
-        "#!/bin/sh\nsed -i '{sed}' \"$1\"\nexec '{}' run \"$1\"\n",
-        env!("CARGO_BIN_EXE_ptxconf")
-    );
-    std::fs::write(&script, text).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    format!("cmd:{}", script.display())
-}
-
-/// `conform --json` of `forms` against [`planted_map_backend`]; the report's forms by key,
-/// failed and passed.
+/// `conform --json` of `forms` against a backend whose bug is in how it reads the tensor maps:
+/// `sed` rewrites the launch file (the map's driver-call description) before the oracle runs
+/// it. The report's forms by key, failed and passed.
 fn conform_map_planted(name: &str, sed: &str, forms: &[&str]) -> (Vec<String>, Vec<String>) {
-    let dir = scratch(name);
-    let backend = planted_map_backend(&dir, sed);
-    let json = dir.join("report.json");
-    let out = ptxconf()
-        .args(["conform", "--quiet", "--backend", &backend])
-        .args(forms)
-        .arg("--json")
-        .arg(&json)
-        .arg("--repro")
-        .arg(dir.join("repro"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let (r, dir) = conform_planted_of(name, sed, Rewrite::Launch, forms);
     let _ = std::fs::remove_dir_all(dir);
     let by = |s: &str| -> Vec<String> {
         r["forms"]

@@ -5,78 +5,38 @@
 //! pixels (the tensor's layout, the 64-byte swizzle written out), never with `spec::tma`.
 
 use oracle::error::{Error, ErrorKind};
-use oracle::launch::{self, LaunchFile};
 use serde_json::{json, Value};
 
-const HEADER: &str = ".version 8.7\n.target sm_100a\n.address_size 64\n";
+#[path = "common/tma.rs"]
+mod tma_common;
+use tma_common::{load_kernel, pattern, word, Launch};
 
-/// The kernel: `body` after a prologue that puts `out` in %rd1, `src` in %rd2, the generic
-/// address of the `tmap` parameter in %rd5, `bar`'s shared address in %r1 and `sh`'s (1024-byte
-/// aligned, 4 KiB) in %r3, %tid.x in %r4; %p7 is `%tid.x == 0`.
+const TARGET: &str = "sm_100a";
+
+/// [`tma_common::kernel`] for this suite's target.
 fn kernel(body: &str) -> String {
-    format!(
-        "{HEADER}.shared .align 8 .b64 bar;\n.shared .align 1024 .b8 sh[4096];\n\
-         .visible .entry k(.param .u64 out, .param .u64 src, .param .align 64 .b8 tmap[128])\n{{\n\
-         .reg .pred %p<8>;\n.reg .b16 %rs<8>;\n.reg .b32 %r<32>;\n.reg .b64 %rd<16>;\n\
-         ld.param.u64 %rd1, [out];\nld.param.u64 %rd2, [src];\nmov.u64 %rd5, tmap;\n\
-         cvta.param.u64 %rd5, %rd5;\nmov.u32 %r1, bar;\nmov.u32 %r3, sh;\nmov.u32 %r4, %tid.x;\n\
-         setp.eq.u32 %p7, %r4, 0;\n{body}\n}}\n"
-    )
+    tma_common::kernel(TARGET, body)
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+/// The line of `needle` in the kernel text.
+fn line_of(body: &str, needle: &str) -> u32 {
+    tma_common::line_of(TARGET, body, needle)
 }
 
 /// Runs `body` with `threads` threads of one CTA (or a cluster of `ctas` CTAs) over buffers
 /// `out` and `src` and the tensor map `tmap`; the bytes of `out` after the run.
 fn run_in(body: &str, ctas: u32, threads: u32, out: &[u8], src: &[u8], tmap: Value) -> Result<Vec<u8>, Error> {
-    let mut l = json!({
-        "ptx": "k.ptx", "entry": "k", "grid": [ctas, 1, 1], "block": [threads, 1, 1],
-        "buffers": [{"name": "out", "hex": hex(out)}, {"name": "src", "hex": hex(src)}],
-        "params": [{"buffer": "out"}, {"buffer": "src"}, {"tensor_map": tmap}],
-        "limits": {"steps": 10_000_000},
-    });
-    if ctas > 1 {
-        l["cluster"] = json!([ctas, 1, 1]);
+    Launch {
+        target: TARGET,
+        ctas,
+        threads,
+        grammar: "ptxas",
     }
-    let l: LaunchFile = serde_json::from_value(l).unwrap();
-    let (b, _) = launch::run(&l, &kernel(body))?;
-    Ok(b.iter().find(|(n, _)| n == "out").unwrap().1.clone())
+    .run(body, out, src, tmap)
 }
 
 fn run(body: &str, threads: u32, out: &[u8], src: &[u8], tmap: Value) -> Result<Vec<u8>, Error> {
     run_in(body, 1, threads, out, src, tmap)
-}
-
-/// The line of `needle` in the kernel text.
-fn line_of(body: &str, needle: &str) -> u32 {
-    kernel(body).lines().position(|l| l.contains(needle)).unwrap() as u32 + 1
-}
-
-/// `n` bytes of a fixed pattern: byte k is (37k + 11) mod 256.
-fn pattern(n: usize) -> Vec<u8> {
-    (0..n).map(|k| (37 * k + 11) as u8).collect()
-}
-
-fn word(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-
-/// Thread 0 fills the first `n` bytes of `sh` with 0xee, initializes the barrier for one
-/// arrival, arrives with expect-tx `tx`, issues `copy`, waits for phase 0, and copies `n`
-/// bytes of `sh` to `out`.
-fn load_kernel(copy: &str, tx: u32, n: u32) -> String {
-    format!(
-        "@!%p7 bra END;\nmov.u32 %r10, 0;\nFILL:\nadd.u32 %r11, %r3, %r10;\nst.shared.u32 [%r11], 0xeeeeeeee;\n\
-         add.u32 %r10, %r10, 4;\nsetp.lt.u32 %p2, %r10, {n};\n@%p2 bra FILL;\n\
-         mbarrier.init.shared.b64 [%r1], 1;\n\
-         mbarrier.arrive.expect_tx.shared.b64 %rd3, [%r1], {tx};\n{copy}\n\
-         mov.u32 %r6, 0;\nWAIT:\nmbarrier.try_wait.parity.shared.b64 %p1, [%r1], %r6;\n@!%p1 bra WAIT;\n\
-         mov.u32 %r10, 0;\nCOPY:\nadd.u32 %r11, %r3, %r10;\nld.shared.u32 %r12, [%r11];\n\
-         cvt.u64.u32 %rd6, %r10;\nadd.u64 %rd7, %rd1, %rd6;\nst.global.u32 [%rd7], %r12;\n\
-         add.u32 %r10, %r10, 4;\nsetp.lt.u32 %p2, %r10, {n};\n@%p2 bra COPY;\nEND:\nret;"
-    )
 }
 
 /// An 8 × 12 f32 matrix in `src` (rows of 32 bytes), rows 4 elements wide.

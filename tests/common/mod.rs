@@ -18,13 +18,32 @@ pub fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// What a planted bug rewrites before the oracle answers.
+#[allow(dead_code)] // Not every test binary sharing the module plants both kinds.
+#[derive(Clone, Copy)]
+pub enum Rewrite {
+    /// The launch's PTX file (`kernel.ptx`, what the `cmd:` backend writes): a wrong instruction.
+    Kernel,
+    /// The launch file itself: e.g. a tensor map's driver-call description read wrongly.
+    Launch,
+}
+
 /// A `cmd:` backend with a planted bug: a shell script that rewrites the launch's PTX file
-/// (`kernel.ptx`, what the `cmd:` backend writes) with the sed expression `sed`, then answers
-/// with `ptxconf run` — the oracle, wrong in exactly that way.
+/// with the sed expression `sed`, then answers with `ptxconf run` — the oracle, wrong in exactly
+/// that way.
 pub fn planted_backend(dir: &Path, sed: &str) -> String {
+    planted_backend_of(dir, sed, Rewrite::Kernel)
+}
+
+/// [`planted_backend`] rewriting what `what` names.
+pub fn planted_backend_of(dir: &Path, sed: &str, what: Rewrite) -> String {
     let script = dir.join("planted.sh");
+    let file = match what {
+        Rewrite::Kernel => r#""$(dirname "$1")/kernel.ptx""#,
+        Rewrite::Launch => r#""$1""#,
+    };
     let text = format!(
-        "#!/bin/sh\nsed -i '{sed}' \"$(dirname \"$1\")/kernel.ptx\"\nexec '{}' run \"$1\"\n",
+        "#!/bin/sh\nsed -i '{sed}' {file}\nexec '{}' run \"$1\"\n",
         env!("CARGO_BIN_EXE_ptxconf")
     );
     std::fs::write(&script, text).unwrap();
@@ -41,8 +60,14 @@ pub fn planted_backend(dir: &Path, sed: &str) -> String {
 /// The report, and the scratch directory.
 #[allow(dead_code)] // The planted-bug suites use it; `programs.rs` shares the module.
 pub fn conform_planted(name: &str, sed: &str, forms: &[&str]) -> (serde_json::Value, PathBuf) {
+    conform_planted_of(name, sed, Rewrite::Kernel, forms)
+}
+
+/// [`conform_planted`] with the bug planted in what `what` names.
+#[allow(dead_code)]
+pub fn conform_planted_of(name: &str, sed: &str, what: Rewrite, forms: &[&str]) -> (serde_json::Value, PathBuf) {
     let dir = scratch(name);
-    let backend = planted_backend(&dir, sed);
+    let backend = planted_backend_of(&dir, sed, what);
     let json = dir.join("report.json");
     let out = ptxconf()
         .args(["conform", "--quiet", "--backend", &backend])

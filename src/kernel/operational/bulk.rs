@@ -360,6 +360,9 @@ fn bf16_round(x: f32) -> u16 {
 /// the exact sum in f32 (both values are within 2^±4, so no bit is lost) rounded to nearest
 /// even here, min/max of floating-point values by their order.
 pub(super) fn reduce(op: &str, t: Elem, old: &[u8], src: &[u8]) -> Vec<u8> {
+    use spec::atom::Op;
+    // The modifier as the catalog's row spells it; an unknown one is a template defect.
+    let op = Op::parse(op).unwrap_or_else(|| panic!("`.{op}`: not a reduction of the catalog"));
     let n = t.bytes();
     let mut out = Vec::with_capacity(old.len());
     for (a, b) in old.chunks(n).zip(src.chunks(n)) {
@@ -379,9 +382,9 @@ pub(super) fn reduce(op: &str, t: Elem, old: &[u8], src: &[u8]) -> Vec<u8> {
                 };
                 let (fx, fy) = (val(x), val(y));
                 match op {
-                    "add" if t == Elem::F16 => u64::from(f16_round(fx + fy)),
-                    "add" => u64::from(bf16_round(fx + fy)),
-                    "min" => {
+                    Op::Add if t == Elem::F16 => u64::from(f16_round(fx + fy)),
+                    Op::Add => u64::from(bf16_round(fx + fy)),
+                    Op::Min => {
                         if fy < fx {
                             y
                         } else {
@@ -399,25 +402,25 @@ pub(super) fn reduce(op: &str, t: Elem, old: &[u8], src: &[u8]) -> Vec<u8> {
             }
             (Elem::F32, _) => u64::from((f32::from_bits(x as u32) + f32::from_bits(y as u32)).to_bits()),
             (Elem::F64, _) => (f64::from_bits(x) + f64::from_bits(y)).to_bits(),
-            (_, "add") => (u128::from(x) + u128::from(y)) as u64 & mask,
-            (_, "and") => x & y,
-            (_, "or") => x | y,
-            (_, "xor") => x ^ y,
-            (_, "inc") => {
+            (_, Op::Add) => (u128::from(x) + u128::from(y)) as u64 & mask,
+            (_, Op::And) => x & y,
+            (_, Op::Or) => x | y,
+            (_, Op::Xor) => x ^ y,
+            (_, Op::Inc) => {
                 if x >= y {
                     0
                 } else {
                     x + 1
                 }
             }
-            (_, "dec") => {
+            (_, Op::Dec) => {
                 if x == 0 || x > y {
                     y
                 } else {
                     x - 1
                 }
             }
-            (Elem::Signed(_), "min") => {
+            (Elem::Signed(_), Op::Min) => {
                 if signed(y) < signed(x) {
                     y
                 } else {
@@ -431,7 +434,7 @@ pub(super) fn reduce(op: &str, t: Elem, old: &[u8], src: &[u8]) -> Vec<u8> {
                     x
                 }
             }
-            (_, "min") => x.min(y),
+            (_, Op::Min) => x.min(y),
             _ => x.max(y),
         };
         out.extend_from_slice(&r.to_le_bytes()[..n]);

@@ -303,16 +303,18 @@ pub(super) enum Op {
 }
 
 impl Op {
+    /// The `.redOp` modifier as the catalog spells it (`spec::atom::Op`'s names).
     pub fn parse(s: &str) -> Option<Op> {
-        Some(match s {
-            "add" => Op::Add,
-            "min" => Op::Min,
-            "max" => Op::Max,
-            "inc" => Op::Inc,
-            "dec" => Op::Dec,
-            "and" => Op::And,
-            "or" => Op::Or,
-            "xor" => Op::Xor,
+        use spec::atom::Op as A;
+        Some(match A::parse(s)? {
+            A::Add => Op::Add,
+            A::Min => Op::Min,
+            A::Max => Op::Max,
+            A::Inc => Op::Inc,
+            A::Dec => Op::Dec,
+            A::And => Op::And,
+            A::Or => Op::Or,
+            A::Xor => Op::Xor,
             _ => return None,
         })
     }
