@@ -8,7 +8,10 @@
 //! the address `mapa` gives (L14114-14116) with the form under test — a load stores what it
 //! read to `out`, a store writes operands from `in`, an atomic combines an operand with the
 //! slot and stores the old value it returns; after another phase both CTAs store their slots
-//! to `out`. The expected bytes are this module's: loads and stores by byte copying, the
+//! to `out`. The 128-bit atomics `atom.exch.b128`/`atom.cas.b128` (L17386-17387), which no
+//! golden vectors judge, are also taken in their other spaces: through the generic address of
+//! the slot in CTA 1, on the thread's own slot (`.shared`, `.shared::cta`), or on its own
+//! record of `in` (`.global`, then copied to its own slot). The expected bytes are this module's: loads and stores by byte copying, the
 //! atomic operations by its own arithmetic (integers in 128-bit arithmetic; `f32`/`f64` `.add`
 //! by Rust's `+`, which is the round-to-nearest-even the manual gives, L17488, on operands
 //! and sums kept away from subnormals and NaN; `f16`/`bf16` `.add.noftz` by the exact sum in
@@ -28,7 +31,8 @@ const DECLS: &str = ".shared .align 16 .b8 buf[512];";
 /// Whether `form` is one of this module's: a `.shared::cluster` access of `ld`, `st`, `atom`,
 /// `red`, `cvta`, `isspacep` — but not the 32-bit `cvta`s, which the oracle does not execute
 /// yet (`ptxconf coverage`'s executed column) — or a 128-bit `atom` on `.shared`,
-/// `.shared::cta` or a generic address (no golden vectors judge those; see [`Target`]).
+/// `.shared::cta`, `.global` or a generic address (no golden vectors judge those; see
+/// [`Target`]).
 pub(super) fn is_dsmem(form: &Form) -> bool {
     let unexecuted = form.exec() == Some(Exec::Cvta) && form.var("t") == Some("u32");
     let cluster = matches!(
@@ -54,12 +58,16 @@ enum Target {
     PeerGeneric,
     /// Its own slot, at the `.shared` (`.shared::cta`) address (128-bit `atom` only).
     Own,
+    /// Its own record of `in`, in global memory (128-bit `atom` only); the thread then copies
+    /// the record into its own slot, so the dump shows it as for [`Target::Own`].
+    Global,
 }
 
 impl Target {
-    /// `None` for `.global` (the scenarios' slots are shared memory) and other spaces.
+    /// `None` for the spaces an atomic does not access (`.local`, ...).
     fn of(form: &Form) -> Option<Target> {
         match form.var("ss") {
+            Some("global") => Some(Target::Global),
             Some("shared::cluster") => Some(Target::Peer),
             Some("shared" | "shared::cta") => Some(Target::Own),
             Some("") | None => Some(Target::PeerGeneric),
@@ -73,6 +81,7 @@ impl Target {
             Target::Peer => "%rd11",
             Target::PeerGeneric => "%rd13",
             Target::Own => "%rd10",
+            Target::Global => "%rd14",
         }
     }
 
@@ -80,6 +89,7 @@ impl Target {
     fn place(self) -> &'static str {
         match self {
             Target::Own => "of its own",
+            Target::Global => "of its own in `in` (global memory)",
             _ => "in CTA 1",
         }
     }
@@ -152,7 +162,7 @@ pub(super) fn scenarios(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, Bui
 }
 
 /// Lines: the thread's slot address in its own CTA (`%rd10`, `.shared`) and in CTA 1 (`%rd11`;
-/// generic, `%rd13`).
+/// generic, `%rd13`); its record of `in` in CTA 0 (`%rd14`, `.global`).
 fn slot_addresses() -> Vec<String> {
     vec![
         "mov.u64 %rd10, buf;".into(),
@@ -161,6 +171,7 @@ fn slot_addresses() -> Vec<String> {
         "mov.u32 %r11, 1;".into(),
         "mapa.shared::cluster.u64 %rd11, %rd10, %r11;".into(),
         "cvta.shared::cluster.u64 %rd13, %rd11;".into(),
+        "add.s64 %rd14, %rd1, %rd9;".into(),
     ]
 }
 
@@ -215,7 +226,11 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     };
     if let Some(m) = &model {
         for t in 0..t_count {
-            let slot = if target == Target::Own { t } else { t_count + t } * SLOT;
+            let slot = if matches!(target, Target::Own | Target::Global) {
+                t
+            } else {
+                t_count + t
+            } * SLOT;
             let (b, c) = (ops_at + t * SLOT, ops_at + (t_count + t) * SLOT);
             m.operands(rng, t, &mut input, slot, b, c, bytes);
         }
@@ -258,6 +273,11 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
                 given.push(("d", d.clone()));
             }
             l.push(instr(form, &given)?);
+            if target == Target::Global {
+                // The record's new bytes into the thread's own slot (dumped below).
+                l.push(format!("ld.global.b{0} %q5, [%rd14];", e.bits));
+                l.push(format!("st.shared.b{0} [%rd10], %q5;", e.bits));
+            }
             if !form.outputs.is_empty() {
                 l.push(Grid::at(SLOT));
                 l.push(store_d);
@@ -277,7 +297,8 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
         let tu = t as usize;
         let own_at = tu * SLOT;
         let peer_at = t_count * SLOT + tu * SLOT;
-        let (slot_at, other_at) = if target == Target::Own {
+        let own_target = matches!(target, Target::Own | Target::Global);
+        let (slot_at, other_at) = if own_target {
             (own_at, peer_at)
         } else {
             (peer_at, own_at)
@@ -317,12 +338,8 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
             }
             _ => {}
         }
-        let (own, peer) = if target == Target::Own {
-            (slot, other)
-        } else {
-            (other, slot)
-        };
-        let (own_what, peer_what) = if target == Target::Own {
+        let (own, peer) = if own_target { (slot, other) } else { (other, slot) };
+        let (own_what, peer_what) = if own_target {
             (what.clone(), "untouched".to_string())
         } else {
             ("untouched".to_string(), what.clone())
@@ -350,6 +367,7 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
                 Target::Peer => "`.shared::cluster`, through mapa",
                 Target::PeerGeneric => "generic, through mapa and cvta",
                 Target::Own => "`.shared`",
+                Target::Global => "`.global`, copied to the own slot",
             }
         ),
         head,
@@ -792,14 +810,15 @@ mod tests {
         assert!(is_dsmem(by("atom.shared::cluster.exch.b128")));
         assert!(is_dsmem(by("atom.shared::cta.cas.b128")));
         assert!(is_dsmem(by("atom.cas.b128")));
-        assert!(!is_dsmem(by("atom.global.exch.b128")));
+        assert!(is_dsmem(by("atom.global.exch.b128")));
+        assert!(!is_dsmem(by("atom.global.exch.b64")));
         assert!(!is_dsmem(by(
             "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32"
         )));
         let n = cat.forms.iter().filter(|f| is_dsmem(f)).count();
         // ld 429, st 429, atom 800 (50 of them b128), red 375, cvta 2, isspacep 1; and the
-        // b128 atoms on .shared/.shared::cta (100) and generic addresses (50).
-        assert_eq!(n, 2186);
+        // b128 atoms on .global, .shared, .shared::cta and generic addresses (50 each).
+        assert_eq!(n, 2236);
         assert!(!cat.forms.iter().any(|f| is_dsmem(f) && spec::eval::has_semantics(f)));
     }
 }
