@@ -15,6 +15,7 @@ use spec::sreg::Place;
 use spec::value::{Args, EvalErrorKind, Input};
 use std::collections::VecDeque;
 
+mod atom128;
 mod bulk;
 mod cluster;
 mod control;
@@ -1524,7 +1525,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         d: &[Dst],
         addr: &Addr,
         b: &[Src],
-        c: &Src,
+        c: &[Src],
     ) -> Result<()> {
         let a = self.address(i, addr);
         let (space, a) = match space {
@@ -1550,11 +1551,14 @@ impl<'m, 'p> Cta<'m, 'p> {
             }
         };
         let eb = op.elem_bytes() as usize;
+        if eb == 16 {
+            return self.atom_b128(i, pc, op, (space, aspace, a), d, b, c);
+        }
         let n = b.len();
         let mut buf = [0u8; 64];
         self.load(i, pc, space, a, &mut buf[..eb * n])?;
         let t = &self.threads[i];
-        let cv = self.rd(t, c) as u128;
+        let cv = self.rd(t, &c[0]) as u128;
         let mut olds = [0u64; 8];
         let mut new = [0u8; 64];
         for k in 0..n {

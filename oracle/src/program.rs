@@ -614,8 +614,9 @@ pub enum Op {
         addr: Addr,
         /// The operand, one per element.
         b: Vec<Src>,
-        /// `cas`'s new value (`Imm(0)` for other operations).
-        c: Src,
+        /// `cas`'s new value (`Imm(0)` for other operations); a `.b128` operand is given as
+        /// two halves, low first, here and in `d` and `b`.
+        c: Vec<Src>,
     },
     /// A warp collective, computed once for the lanes that execute it together.
     Warp {
@@ -1059,7 +1060,7 @@ impl Inst {
             Op::Atom { d, addr: a, b, c, .. } => {
                 addr(a, &mut r);
                 b.iter().for_each(|s| src(s, &mut r));
-                src(c, &mut r);
+                c.iter().for_each(|s| src(s, &mut r));
                 d.iter().for_each(|d| dst(d.slot, &mut w));
             }
             Op::CpAsync {

@@ -169,13 +169,6 @@ impl FuncCx<'_> {
             });
         };
         let ty = op.ty();
-        if ty.bits() > 64 {
-            self.shape(i, form)?;
-            return terr(
-                loc,
-                format!("`.{ty}` atomics are not supported by the oracle yet (registers are at most 64 bits)"),
-            );
-        }
         let n = op.lanes() as usize;
         let ops = &i.operands[..];
         let (d, rest) = if op.is_red() {
@@ -214,9 +207,29 @@ impl FuncCx<'_> {
             .map(|o| self.src(&o, ty, false, at))
             .collect::<Result<_>>()?;
         let c = match c {
-            Some(c) => self.src(c, ty, false, at)?,
-            None => Src::Imm(0),
+            Some(c) => vec![self.src(c, ty, false, at)?],
+            None => vec![Src::Imm(0)],
         };
+        // `.b128` (`exch`, `cas`): each operand as its register's two halves, low first.
+        let (d, _) = wide_as_halves(d, ty, |d| {
+            if d == Dst::SINK {
+                return [Dst::SINK; 2];
+            }
+            [
+                Dst { bits: 64, ..d },
+                Dst {
+                    slot: d.slot + 1,
+                    bits: 64,
+                    ..d
+                },
+            ]
+        });
+        let src_halves = |s| match s {
+            Src::Reg(r) => [Src::Reg(r), Src::Reg(r + 1)],
+            other => [other, Src::Imm(0)],
+        };
+        let (b, _) = wide_as_halves(b, ty, src_halves);
+        let (c, _) = wide_as_halves(c, ty, src_halves);
         let (addr, space) = self.mem_addr(a, form, loc)?;
         Ok(Op::Atom {
             op,

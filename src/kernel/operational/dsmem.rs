@@ -8,7 +8,10 @@
 //! the address `mapa` gives (L14114-14116) with the form under test — a load stores what it
 //! read to `out`, a store writes operands from `in`, an atomic combines an operand with the
 //! slot and stores the old value it returns; after another phase both CTAs store their slots
-//! to `out`. The expected bytes are this module's: loads and stores by byte copying, the
+//! to `out`. The 128-bit atomics `atom.exch.b128`/`atom.cas.b128` (L17386-17387), which no
+//! golden vectors judge, are also taken in their other spaces: through the generic address of
+//! the slot in CTA 1, on the thread's own slot (`.shared`, `.shared::cta`), or on its own
+//! record of `in` (`.global`, then copied to its own slot). The expected bytes are this module's: loads and stores by byte copying, the
 //! atomic operations by its own arithmetic (integers in 128-bit arithmetic; `f32`/`f64` `.add`
 //! by Rust's `+`, which is the round-to-nearest-even the manual gives, L17488, on operands
 //! and sums kept away from subnormals and NaN; `f16`/`bf16` `.add.noftz` by the exact sum in
@@ -26,19 +29,70 @@ const SLOT: usize = 16;
 const DECLS: &str = ".shared .align 16 .b8 buf[512];";
 
 /// Whether `form` is one of this module's: a `.shared::cluster` access of `ld`, `st`, `atom`,
-/// `red`, `cvta`, `isspacep` — but not the 128-bit `atom`s nor the 32-bit `cvta`s, which the
-/// oracle does not execute yet (`ptxconf coverage`'s executed column).
+/// `red`, `cvta`, `isspacep` — but not the 32-bit `cvta`s, which the oracle does not execute
+/// yet (`ptxconf coverage`'s executed column) — or a 128-bit `atom` on `.shared`,
+/// `.shared::cta`, `.global` or a generic address (no golden vectors judge those; see
+/// [`Target`]).
 pub(super) fn is_dsmem(form: &Form) -> bool {
-    let unexecuted = match form.exec() {
-        Some(Exec::Atom) => form.var("t") == Some("b128"),
-        Some(Exec::Cvta) => form.var("t") == Some("u32"),
-        _ => false,
-    };
-    matches!(
+    let unexecuted = form.exec() == Some(Exec::Cvta) && form.var("t") == Some("u32");
+    let cluster = matches!(
         form.exec(),
         Some(Exec::Ld | Exec::St | Exec::Atom | Exec::Cvta | Exec::Isspacep)
     ) && form.var("ss") == Some("shared::cluster")
-        && !unexecuted
+        && !unexecuted;
+    cluster || (is_b128_atom(form) && Target::of(form).is_some())
+}
+
+/// `atom.exch.b128` and `atom.cas.b128` (L17386-17387).
+fn is_b128_atom(form: &Form) -> bool {
+    form.exec() == Some(Exec::Atom) && form.var("t") == Some("b128")
+}
+
+/// The slot CTA 0's thread accesses, by the form's state space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    /// Its slot in CTA 1, at the `.shared::cluster` address `mapa` gives (L14114-14116).
+    Peer,
+    /// Its slot in CTA 1, at the generic address of that `.shared::cluster` address (`cvta`,
+    /// L13534): a generic address in the shared window is a `.shared::cluster` one.
+    PeerGeneric,
+    /// Its own slot, at the `.shared` (`.shared::cta`) address (128-bit `atom` only).
+    Own,
+    /// Its own record of `in`, in global memory (128-bit `atom` only); the thread then copies
+    /// the record into its own slot, so the dump shows it as for [`Target::Own`].
+    Global,
+}
+
+impl Target {
+    /// `None` for the spaces an atomic does not access (`.local`, ...).
+    fn of(form: &Form) -> Option<Target> {
+        match form.var("ss") {
+            Some("global") => Some(Target::Global),
+            Some("shared::cluster") => Some(Target::Peer),
+            Some("shared" | "shared::cta") => Some(Target::Own),
+            Some("") | None => Some(Target::PeerGeneric),
+            _ => None,
+        }
+    }
+
+    /// The register holding the slot's address (see [`slot_addresses`]).
+    fn reg(self) -> &'static str {
+        match self {
+            Target::Peer => "%rd11",
+            Target::PeerGeneric => "%rd13",
+            Target::Own => "%rd10",
+            Target::Global => "%rd14",
+        }
+    }
+
+    /// Where the slot lies: "in CTA 1" or "of its own".
+    fn place(self) -> &'static str {
+        match self {
+            Target::Own => "of its own",
+            Target::Global => "of its own in `in` (global memory)",
+            _ => "in CTA 1",
+        }
+    }
 }
 
 /// The form's element type: its width in bits and name.
@@ -107,7 +161,8 @@ pub(super) fn scenarios(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, Bui
     }
 }
 
-/// Lines: the thread's slot address in its own CTA (`%rd10`, `.shared`) and in CTA 1 (`%rd11`).
+/// Lines: the thread's slot address in its own CTA (`%rd10`, `.shared`) and in CTA 1 (`%rd11`;
+/// generic, `%rd13`); its record of `in` in CTA 0 (`%rd14`, `.global`).
 fn slot_addresses() -> Vec<String> {
     vec![
         "mov.u64 %rd10, buf;".into(),
@@ -115,6 +170,8 @@ fn slot_addresses() -> Vec<String> {
         "add.s64 %rd10, %rd10, %rd9;".into(),
         "mov.u32 %r11, 1;".into(),
         "mapa.shared::cluster.u64 %rd11, %rd10, %r11;".into(),
+        "cvta.shared::cluster.u64 %rd13, %rd11;".into(),
+        "add.s64 %rd14, %rd1, %rd9;".into(),
     ]
 }
 
@@ -149,8 +206,11 @@ fn dump(g: &mut Grid, base: usize) {
     g.by(None, &l);
 }
 
-/// `ld`/`st`/`atom`/`red` on `.shared::cluster`: CTA 0's threads on their slots in CTA 1.
+/// `ld`/`st`/`atom`/`red` on `.shared::cluster`: CTA 0's threads on their slots in CTA 1 (a
+/// 128-bit `atom` also through a generic address, or on their own slots through `.shared`).
 fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
+    let target = Target::of(form).ok_or_else(|| BuildError(format!("`{}`: no slot in its state space", form.name)))?;
+    let place = target.place();
     let head = header(form, 90, PtxVersion(7, 8));
     let e = elem(form)?;
     let n = lanes(form);
@@ -166,7 +226,11 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     };
     if let Some(m) = &model {
         for t in 0..t_count {
-            let slot = t_count * SLOT + t * SLOT;
+            let slot = if matches!(target, Target::Own | Target::Global) {
+                t
+            } else {
+                t_count + t
+            } * SLOT;
             let (b, c) = (ops_at + t * SLOT, ops_at + (t_count + t) * SLOT);
             m.operands(rng, t, &mut input, slot, b, c, bytes);
         }
@@ -184,19 +248,19 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     let (_, d) = regs(e.bits, n, 20);
     let (_, b) = regs(e.bits, n, 30);
     let (_, c) = regs(e.bits, n, 40);
-    let addr = "[%rd11]".to_string();
+    let addr = format!("[{}]", target.reg());
     let store_d = format!("{} [%rd6+{rec}], {d};", helper("st", n));
     let what: String = match (form.exec(), &model) {
         (Some(Exec::Ld), _) => {
             l.push(instr(form, &[("d", d.clone()), ("addr", addr)])?);
             l.push(Grid::at(SLOT));
             l.push(store_d);
-            "loaded from the slot in CTA 1".into()
+            format!("loaded from the slot {place}")
         }
         (Some(Exec::St), _) => {
             l.push(format!("{} {b}, [%rd12];", helper("ld", n)));
             l.push(instr(form, &[("addr", addr), ("b", b.clone())])?);
-            "stored to the slot in CTA 1".into()
+            format!("stored to the slot {place}")
         }
         (_, Some(m)) => {
             l.push(format!("{} {b}, [%rd12];", helper("ld", n)));
@@ -209,11 +273,16 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
                 given.push(("d", d.clone()));
             }
             l.push(instr(form, &given)?);
+            if target == Target::Global {
+                // The record's new bytes into the thread's own slot (dumped below).
+                l.push(format!("ld.global.b{0} %q5, [%rd14];", e.bits));
+                l.push(format!("st.shared.b{0} [%rd10], %q5;", e.bits));
+            }
             if !form.outputs.is_empty() {
                 l.push(Grid::at(SLOT));
                 l.push(store_d);
             }
-            format!("{} on the slot in CTA 1", m.op)
+            format!("{} on the slot {place}", m.op)
         }
         _ => return Err(BuildError(format!("`{}` has no access model", form.name))),
     };
@@ -222,12 +291,20 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     let after = g.records(SLOT);
     dump(&mut g, after);
     g.sync();
-    // Expectations.
+    // Expectations: the accessed slot (CTA 1's, or CTA 0's own) changes as the form says, the
+    // other one not at all.
     for t in 0..THREADS {
         let tu = t as usize;
-        let own = input[tu * SLOT..(tu + 1) * SLOT].to_vec();
+        let own_at = tu * SLOT;
         let peer_at = t_count * SLOT + tu * SLOT;
-        let mut peer = input[peer_at..peer_at + SLOT].to_vec();
+        let own_target = matches!(target, Target::Own | Target::Global);
+        let (slot_at, other_at) = if own_target {
+            (own_at, peer_at)
+        } else {
+            (peer_at, own_at)
+        };
+        let mut slot = input[slot_at..slot_at + SLOT].to_vec();
+        let other = input[other_at..other_at + SLOT].to_vec();
         let b_in = &input[ops_at + tu * SLOT..ops_at + tu * SLOT + bytes];
         let c_in = &input[ops_at + (t_count + tu) * SLOT..ops_at + (t_count + tu) * SLOT + bytes];
         match (form.exec(), &model) {
@@ -235,47 +312,64 @@ fn access(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
                 rec,
                 SLOT,
                 t,
-                peer[..bytes].to_vec(),
+                slot[..bytes].to_vec(),
                 format!(
-                    "`{}`: the {bytes} bytes of the thread's slot in CTA 1 (L12436, L14114)",
+                    "`{}`: the {bytes} bytes of the thread's slot {place} (L12436, L14114)",
                     form.name
                 ),
             ),
-            (Some(Exec::St), _) => peer[..bytes].copy_from_slice(b_in),
+            (Some(Exec::St), _) => slot[..bytes].copy_from_slice(b_in),
             (_, Some(m)) => {
-                let old = peer[..bytes].to_vec();
+                let old = slot[..bytes].to_vec();
                 let new = m.apply(&old, b_in, c_in);
-                peer[..bytes].copy_from_slice(&new);
+                slot[..bytes].copy_from_slice(&new);
                 if !form.outputs.is_empty() {
                     g.check(
                         rec,
                         SLOT,
                         t,
                         old,
-                        format!("`{}` returns the slot's old value in CTA 1 (L17488-17500)", form.name),
+                        format!(
+                            "`{}` returns the old value of the slot {place} (L17488-17500)",
+                            form.name
+                        ),
                     );
                 }
             }
             _ => {}
         }
+        let (own, peer) = if own_target { (slot, other) } else { (other, slot) };
+        let (own_what, peer_what) = if own_target {
+            (what.clone(), "untouched".to_string())
+        } else {
+            ("untouched".to_string(), what.clone())
+        };
         g.check(
             after,
             SLOT,
             t,
             own,
-            format!("CTA 0's own slot after `{}` on CTA 1's: untouched", form.name),
+            format!("CTA 0's own slot after its `{}`: {own_what}", form.name),
         );
         g.check(
             after,
             SLOT,
             THREADS + t,
             peer,
-            format!("CTA 1's slot after CTA 0's `{}`: {what} (L14114-14116)", form.name),
+            format!("CTA 1's slot after CTA 0's `{}`: {peer_what} (L14114-14116)", form.name),
         );
     }
     Ok(vec![g.finish(
         form,
-        &format!("CTA 0 of a 2-CTA cluster: {what} through mapa; both CTAs' slots stored"),
+        &format!(
+            "CTA 0 of a 2-CTA cluster: {what} ({} address); both CTAs' slots stored",
+            match target {
+                Target::Peer => "`.shared::cluster`, through mapa",
+                Target::PeerGeneric => "generic, through mapa and cvta",
+                Target::Own => "`.shared`",
+                Target::Global => "`.global`, copied to the own slot",
+            }
+        ),
         head,
         DECLS,
         &input,
@@ -713,12 +807,18 @@ mod tests {
         assert!(is_dsmem(by("red.shared::cluster.add.f32")));
         assert!(!is_dsmem(by("ld.global.u32")));
         assert!(!is_dsmem(by("ld.shared::cta.u32")));
+        assert!(is_dsmem(by("atom.shared::cluster.exch.b128")));
+        assert!(is_dsmem(by("atom.shared::cta.cas.b128")));
+        assert!(is_dsmem(by("atom.cas.b128")));
+        assert!(is_dsmem(by("atom.global.exch.b128")));
+        assert!(!is_dsmem(by("atom.global.exch.b64")));
         assert!(!is_dsmem(by(
             "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32"
         )));
         let n = cat.forms.iter().filter(|f| is_dsmem(f)).count();
-        // ld 429, st 429, atom 750 (800 less the 50 b128), red 375, cvta 2, isspacep 1.
-        assert_eq!(n, 1986);
+        // ld 429, st 429, atom 800 (50 of them b128), red 375, cvta 2, isspacep 1; and the
+        // b128 atoms on .global, .shared, .shared::cta and generic addresses (50 each).
+        assert_eq!(n, 2236);
         assert!(!cat.forms.iter().any(|f| is_dsmem(f) && spec::eval::has_semantics(f)));
     }
 }
