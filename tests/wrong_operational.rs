@@ -284,6 +284,7 @@ fn a_bulk_wait_group_read_that_waits_too_little_is_found() {
     assert!(bad["reason"].as_str().unwrap().contains("L15362"), "{bad}");
     assert_eq!(form(&r, "cp.async.bulk.wait_group")["status"], "passed");
     assert_eq!(r["totals"]["forms_failed"], 1);
+}
 
 /// The forms of `report` that failed, by key.
 fn failed(report: &serde_json::Value) -> Vec<String> {

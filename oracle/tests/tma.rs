@@ -124,8 +124,15 @@ fn the_map_parameter_named_directly_and_a_shared_cta_destination() {
     // ptxas 12.9 refuses the parameter named there (corpus/findings/ptxas-12.9-tensormap-operand.txt).
     let e = run(&load_kernel(copy, 64, 64), 1, &[0; 64], &src, tmap.clone()).expect_err("ptxas grammar");
     assert_eq!(e.kind, ErrorKind::Type, "{e}");
-    assert_eq!(e.loc.map(|l| l.0), Some(line_of(&load_kernel(copy, 64, 64), "cp.async.bulk.tensor")), "{e}");
-    assert!(e.message.contains("L14904") && e.message.contains("State space mismatch"), "{e}");
+    assert_eq!(
+        e.loc.map(|l| l.0),
+        Some(line_of(&load_kernel(copy, 64, 64), "cp.async.bulk.tensor")),
+        "{e}"
+    );
+    assert!(
+        e.message.contains("L14904") && e.message.contains("State space mismatch"),
+        "{e}"
+    );
     // The manual's grammar takes it, and the copy runs.
     let out = run_with(&load_kernel(copy, 64, 64), 1, &[0; 64], &src, tmap, "manual").unwrap();
     for r in 0..4 {

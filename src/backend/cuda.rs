@@ -520,6 +520,12 @@ impl Cuda {
                             tensor_map.buffer
                         )));
                     }
+                    // Our limitation, not the implementation's: the form is skipped.
+                    if tensor_map.encode == "im2col_wide" {
+                        return Err(Failure::Unavailable(format!(
+                            "parameter {k}: an im2col_wide tensor map needs cuTensorMapEncodeIm2colWide, which this backend does not call yet"
+                        )));
+                    }
                     tensor_map::encode_args(tensor_map, 0)
                         .map_err(|m| launch_err(format!("parameter {k}: tensor map: {m}")))?;
                     Vec::new()

@@ -920,7 +920,10 @@ impl Cta<'_, '_> {
             Place::Shared { rank, off } => (format!("shared memory{}", self.of_cta(rank)), off),
             // A global place is an offset in its allocation; the message gives the address the
             // program used.
-            Place::Global { k, off } => ("global memory".to_string(), self.m.global.regions[k].base as usize + off),
+            Place::Global { k, off } => (
+                "global memory".to_string(),
+                self.m.global.regions[k].base as usize + off,
+            ),
         };
         for p in &self.cluster.flight.ops {
             let line = self.m.prog.code[p.pc as usize].loc.line;

@@ -179,6 +179,11 @@ pub fn encode_args(spec: &TensorMapSpec, base: u64) -> Result<Encode, String> {
                 channels_per_pixel,
                 pixels_per_column,
             },
+            // sm_100's wide maps come from cuTensorMapEncodeIm2colWide (CUDA 12.8), which this
+            // backend does not resolve yet; `Cuda::launch` skips such jobs before this.
+            Mode::Im2colWide { .. } => {
+                return Err("im2col_wide maps: the cuda backend does not call cuTensorMapEncodeIm2colWide yet".into())
+            }
         },
         element_strides: map.element_strides,
         interleave: interleave(map.interleave),

@@ -184,6 +184,9 @@ fn spec_of(m: &Map, buffer: &str) -> TensorMapSpec {
         pixel_box_upper_corner: upper,
         channels_per_pixel: cpp,
         pixels_per_column: ppc,
+        pixel_box_lower_corner_width: None,
+        pixel_box_upper_corner_width: None,
+        mode: None,
     }
 }
 

@@ -106,6 +106,9 @@ pub(super) fn input_map(box_elems: u32, in_bytes: u64) -> ParamSpec {
             pixel_box_upper_corner: None,
             channels_per_pixel: None,
             pixels_per_column: None,
+            pixel_box_lower_corner_width: None,
+            pixel_box_upper_corner_width: None,
+            mode: None,
         }),
     }
 }
