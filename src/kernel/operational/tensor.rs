@@ -145,6 +145,7 @@ fn region_addr(lines: &mut Vec<String>, k: usize) {
 fn spec_of(m: &Map, buffer: &str) -> TensorMapSpec {
     let (encode, box_dim, lower, upper, cpp, ppc) = match &m.shape {
         Shape::Tile(b) => ("tiled", Some(b.clone()), None, None, None, None),
+        Shape::Gather4(w) => ("tiled", Some(vec![*w, 1]), None, None, None, None),
         Shape::Im2col {
             lower,
             upper,
@@ -279,11 +280,65 @@ fn random_map(rng: &mut Rng, r: usize, im2col: bool, t: Ty, swz: (u32, u32), str
     }
 }
 
+/// A 2-D map for `.tile::gather4`/`.tile::scatter4`: rows as wide as `random_map`'s inner
+/// extent (the swizzle span when swizzled), `boxDim` {width, 1} (L2216), 4 to 8 rows.
+fn gather_map(rng: &mut Rng, t: Ty, swz: (u32, u32)) -> Map {
+    let inner = if swz.0 == 0 {
+        16 * rng.range(1, 4) as usize
+    } else {
+        swz.0 as usize
+    };
+    let width = (inner / t.bytes) as u32;
+    let dims = vec![u64::from(width + rng.range(0, width)), u64::from(rng.range(4, 8))];
+    let row = (dims[0] * t.bytes as u64).div_ceil(16) * 16 + 16 * u64::from(rng.range(0, 1));
+    Map {
+        ty: t,
+        offset: 16 * u64::from(rng.range(0, 3)),
+        dims,
+        strides: vec![row],
+        estrides: vec![1, 1],
+        shape: Shape::Gather4(width),
+        swizzle: swz,
+        interleave16: false,
+        nan: false,
+    }
+}
+
+/// Four distinct row indices of `m` (a gather's): inside the tensor when `inside`, else from one
+/// row above it to one row below it.
+fn gather_rows(rng: &mut Rng, m: &Map, inside: bool) -> Vec<i32> {
+    let n = m.dims[1] as i32;
+    let mut cand: Vec<i32> = if inside { (0..n).collect() } else { (-1..=n).collect() };
+    for i in 0..4 {
+        let j = i + rng.range(0, (cand.len() - 1 - i) as u32) as usize;
+        cand.swap(i, j);
+    }
+    cand.truncate(4);
+    cand
+}
+
 /// Coordinates (and im2col offsets) of a box of `m`: wholly inside when `inside`, else from
 /// crossing the tensor's edge in dimension 0 (C in im2col), negative coordinates included.
 fn random_box(rng: &mut Rng, m: &Map, inside: bool, offsets: bool) -> (Vec<i32>, Vec<u16>) {
     let r = m.rank();
     match &m.shape {
+        Shape::Gather4(width) => {
+            let n = m.dims[0] as u32;
+            let col = if inside {
+                rng.range(0, n - width) as i32
+            } else {
+                // Across the left or right edge, as a tile box's dimension 0.
+                let k = rng.range(1, width - 1) as i32;
+                if rng.range(0, 1) == 0 {
+                    -k
+                } else {
+                    (n - width) as i32 + k
+                }
+            };
+            let mut c = vec![col];
+            c.extend(gather_rows(rng, m, inside));
+            (c, Vec::new())
+        }
         Shape::Tile(b) => {
             let c = (0..r)
                 .map(|d| {
@@ -521,7 +576,8 @@ fn finish(
 
 /// A map for scenario `n` of a copy form: plain; swizzled with a box over the edge (and the
 /// cache hint); traversal strides with OOB-NaN fill on `f32` (loads) or another type.
-fn map_for(rng: &mut Rng, form: &Form, n: usize, r: usize, im2col: bool, store: Option<Option<Op>>) -> Map {
+fn map_for(rng: &mut Rng, form: &Form, n: usize, r: usize, mode: &str, store: Option<Option<Op>>) -> Map {
+    let im2col = mode.starts_with("im2col");
     let t = match store {
         Some(Some(op)) => {
             let names = op.types();
@@ -544,7 +600,11 @@ fn map_for(rng: &mut Rng, form: &Form, n: usize, r: usize, im2col: bool, store: 
     } else {
         (0, 16)
     };
-    let mut m = random_map(rng, r, im2col, t, swz, n == 2, store.is_some());
+    let mut m = if mode.starts_with("tile::") {
+        gather_map(rng, t, swz)
+    } else {
+        random_map(rng, r, im2col, t, swz, n == 2, store.is_some())
+    };
     m.nan = n == 2 && store.is_none() && t.name == "f32";
     m
 }
@@ -555,9 +615,11 @@ fn copies(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     let kind = kind(form)?;
     let r = rank(form)?;
     let mode = form.var("mode").unwrap_or("");
-    // The sm_100 modes (`.tile::gather4`/`scatter4`: five coordinates; `.im2col::w*`: {wHalo,
-    // wOffset}) select their boxes differently: no scenario here yet.
-    if !matches!(mode, "" | "tile" | "im2col" | "im2col_no_offs") {
+    // `.im2col::w*` ({wHalo, wOffset}) selects its pixels differently: no scenario here yet.
+    if !matches!(
+        mode,
+        "" | "tile" | "im2col" | "im2col_no_offs" | "tile::gather4" | "tile::scatter4"
+    ) {
         return Err(BuildError(format!(
             "`{}`: no tensor-copy scenario for `.{mode}` yet",
             form.name
@@ -573,7 +635,7 @@ fn copies(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
             Kind::Store(op) => Some(op),
             _ => None,
         };
-        let m = map_for(rng, form, n, r, im2col, store);
+        let m = map_for(rng, form, n, r, mode, store);
         let hinted = hint_ok && n == 1;
         let boxes: Vec<(Vec<i32>, Vec<u16>)> = (0..2)
             .map(|b| random_box(rng, &m, b == 0, im2col && store.is_none()))
@@ -589,6 +651,7 @@ fn copies(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
 fn describe(m: &Map, boxes: &[(Vec<i32>, Vec<u16>)]) -> String {
     let shape = match &m.shape {
         Shape::Tile(b) => format!("box {b:?}"),
+        Shape::Gather4(w) => format!("four rows of {w}"),
         Shape::Im2col {
             lower,
             upper,
@@ -665,7 +728,11 @@ fn load(
         if kind == Kind::Prefetch {
             l.push(tensor_instr(form, &ops)?);
             ops.hinted = false;
-            let mode = if im2col { "im2col" } else { "tile" };
+            let mode = match m.shape {
+                Shape::Im2col { .. } => "im2col",
+                Shape::Gather4(_) => "tile::gather4",
+                Shape::Tile(_) => "tile",
+            };
             let offs = if im2col {
                 format!(", {{{}}}", ops.im2col.join(", "))
             } else {

@@ -92,6 +92,10 @@ pub(super) fn ty(name: &str) -> Ty {
 pub(super) enum Shape {
     /// `boxDim`, one per dimension.
     Tile(Vec<u32>),
+    /// `.tile::gather4`/`.tile::scatter4` on a 2-D map of `boxDim` {width, 1}: four rows of
+    /// `width` elements from column `col_idx`, row `k` from `row_idx{k}` (L2200-2216,
+    /// L14916-14926), stored densely one row after the other.
+    Gather4(u32),
     /// The im2col bounding box (W first) and the column's size.
     Im2col {
         lower: Vec<i32>,
@@ -177,6 +181,14 @@ impl Map {
                     out.push(self.global(&x));
                 }
             }
+            Shape::Gather4(width) => {
+                for &row in &coords[1..5] {
+                    for i in 0..*width {
+                        let x = [i64::from(coords[0]) + i64::from(i), i64::from(row)];
+                        out.push(self.global(&x));
+                    }
+                }
+            }
             Shape::Im2col {
                 lower,
                 upper,
@@ -225,6 +237,7 @@ impl Map {
                     .product::<usize>()
                     * self.ty.bytes
             }
+            Shape::Gather4(width) => 4 * *width as usize * self.ty.bytes,
             Shape::Im2col { channels, pixels, .. } => (channels * pixels) as usize * self.ty.bytes,
         }
     }
@@ -459,6 +472,21 @@ mod tests {
         assert_eq!(e[16], Some(5 * 128 * 9 + 14));
         // An offset of (1, 0) shifts every read one pixel along W.
         assert_eq!(m.elements(&[7, 7, 4, 0], &[1, 0])[8], Some(5 * 128 * 9 + 14));
+    }
+
+    /// Gather4 from column 5 of an 8 x 12 u32 tensor (rows 32 bytes), box width 4: rows 2, 11,
+    /// 12 (outside) and 0, each 4 elements, columns 8 and 9 outside; rows one after another.
+    #[test]
+    fn gather4_by_hand() {
+        let mut m = tile("u32", &[8, 12], &[32], &[4, 1]);
+        m.shape = Shape::Gather4(4);
+        let e = m.elements(&[5, 2, 11, 12, 0], &[]);
+        assert_eq!(e.len(), 16);
+        assert_eq!(m.box_bytes(), 64);
+        assert_eq!(e[..4], [Some(2 * 32 + 20), Some(2 * 32 + 24), Some(2 * 32 + 28), None]);
+        assert_eq!(e[4], Some(11 * 32 + 20));
+        assert_eq!(e[8..12], [None, None, None, None]);
+        assert_eq!(e[12], Some(20));
     }
 
     #[test]
