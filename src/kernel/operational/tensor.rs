@@ -17,6 +17,9 @@
 //! proxy fences follow, and a load through the edited map must show the new field.
 
 mod model;
+mod through;
+
+pub(super) use through::is_param_prefetch;
 
 use super::{header, trailing_hints, BuildError, Check, Kernel, Rng, Rule, Scenario, THREADS};
 use crate::backend::{Job, JobBuffer, JobParam};
@@ -56,6 +59,8 @@ pub(super) fn scenarios(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, Bui
     match form.exec() {
         Some(Exec::TensormapReplace) => replace(form, rng),
         Some(Exec::TensormapCpFenceproxy) => cp_fenceproxy(form, rng),
+        Some(Exec::TensormapFence) => through::fence(form, rng),
+        _ if is_param_prefetch(form) => through::param_prefetch(form, rng),
         _ => copies(form, rng),
     }
 }
