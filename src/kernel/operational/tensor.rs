@@ -165,7 +165,14 @@ fn spec_of(m: &Map, buffer: &str) -> TensorMapSpec {
                 Some(*upper),
                 Some(if *w128 { "w128" } else { "w" }.to_string()),
             );
-            ("im2col_wide", None, None, None, Some(*channels), (!*w128).then_some(*pixels))
+            (
+                "im2col_wide",
+                None,
+                None,
+                None,
+                Some(*channels),
+                (!*w128).then_some(*pixels),
+            )
         }
         Shape::Im2col {
             lower,
@@ -706,13 +713,7 @@ fn copies(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     let mode = form.var("mode").unwrap_or("");
     if !matches!(
         mode,
-        "" | "tile"
-            | "im2col"
-            | "im2col_no_offs"
-            | "tile::gather4"
-            | "tile::scatter4"
-            | "im2col::w"
-            | "im2col::w::128"
+        "" | "tile" | "im2col" | "im2col_no_offs" | "tile::gather4" | "tile::scatter4" | "im2col::w" | "im2col::w::128"
     ) {
         return Err(BuildError(format!(
             "`{}`: no tensor-copy scenario for `.{mode}` yet",

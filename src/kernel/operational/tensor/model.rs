@@ -298,7 +298,11 @@ impl Map {
                 halo,
                 ..
             } => {
-                let n = if *w128 { 128 + 4 * u32::from(*halo) } else { pixels + u32::from(*halo) };
+                let n = if *w128 {
+                    128 + 4 * u32::from(*halo)
+                } else {
+                    pixels + u32::from(*halo)
+                };
                 (n * channels) as usize * self.ty.bytes
             }
             Shape::Im2col { channels, pixels, .. } => (channels * pixels) as usize * self.ty.bytes,

@@ -127,7 +127,10 @@ pub(super) fn param_prefetch(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>
             let pre = vec![format!("{} [tmap0];", form.name)];
             let what = format!("the box at {coords:?} through the prefetched parameter map (a hint, L13286)");
             load_box(&mut k, pre, &m, &input, &coords, "%rd30", &what);
-            let how = format!("prefetch the map parameter, then load: {}", describe(&m, &[(coords.clone(), Vec::new())]));
+            let how = format!(
+                "prefetch the map parameter, then load: {}",
+                describe(&m, &[(coords.clone(), Vec::new())])
+            );
             Ok(finish(k, form, &how, head, &[(&m, "in")], &input, Vec::new()))
         })
         .collect()
