@@ -535,3 +535,22 @@ fn a_tensormap_replace_that_drops_the_swizzle_is_found() {
     }
     assert_eq!(r["totals"]["forms_failed"], 3);
 }
+
+/// A `.tile::gather4` load into `.shared::cta` that swaps its first two row indices puts row 1
+/// where row 0 belongs: the three `.shared::cta` gather forms fail, the `.shared::cluster` ones
+/// and the prefetch (whose loads are `.shared::cluster`) pass.
+#[test]
+fn a_gather4_with_two_rows_swapped_is_found() {
+    let r = conform_planted(
+        "wrong-gather4-rows",
+        r"s/^\t\(cp\.async\.bulk\.tensor\.2d\.shared::cta\.global\.tile::gather4.*{%r20, \)%r21, %r22,/\t\1%r22, %r21,/",
+        &["tile::gather4"],
+    );
+    let forms = r["forms"].as_array().unwrap();
+    assert_eq!(forms.len(), 10, "{r}");
+    for f in forms {
+        let cta = f["form"].as_str().unwrap().contains(".shared::cta.");
+        assert_eq!(f["status"], if cta { "failed" } else { "passed" }, "{f}");
+    }
+    assert_eq!(r["totals"]["forms_failed"], 3);
+}

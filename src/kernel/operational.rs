@@ -227,6 +227,7 @@ const EXECUTORS: &[Exec] = &[
     Exec::TensorCopy,
     Exec::TensormapReplace,
     Exec::TensormapCpFenceproxy,
+    Exec::TensormapFence,
 ];
 
 /// Whether `form` is judged by scenarios (an operational form of the executors above; a form
@@ -236,7 +237,8 @@ pub fn covers(form: &Form) -> bool {
         || cluster::is_cluster(form)
         || dsmem::is_dsmem(form)
         || fence::is_fence(form)
-        || control::is_control(form))
+        || control::is_control(form)
+        || (form.exec() == Some(Exec::Prefetch) && tensor::is_param_prefetch(form)))
         && !spec::eval::has_semantics(form)
 }
 
@@ -271,9 +273,10 @@ pub fn scenarios(form: &Form, seed: u64) -> Result<Vec<Scenario>, BuildError> {
         Some(Exec::Elect) => elect::scenarios(form, &mut rng),
         Some(Exec::BulkCopy | Exec::BulkGroup | Exec::StBulk) => bulk::scenarios(form, &mut rng),
         Some(Exec::StAsync | Exec::RedAsync) => st_async::scenarios(form, &mut rng),
-        Some(Exec::TensorCopy | Exec::TensormapReplace | Exec::TensormapCpFenceproxy) => {
+        Some(Exec::TensorCopy | Exec::TensormapReplace | Exec::TensormapCpFenceproxy | Exec::TensormapFence) => {
             tensor::scenarios(form, &mut rng)
         }
+        Some(Exec::Prefetch) if tensor::is_param_prefetch(form) => tensor::scenarios(form, &mut rng),
         _ if cluster::is_cluster(form) => cluster::scenarios(form, &mut rng),
         _ if dsmem::is_dsmem(form) => dsmem::scenarios(form, &mut rng),
         _ if fence::is_fence(form) => fence::scenarios(form, &mut rng),

@@ -17,6 +17,9 @@
 //! proxy fences follow, and a load through the edited map must show the new field.
 
 mod model;
+mod through;
+
+pub(super) use through::is_param_prefetch;
 
 use super::{header, trailing_hints, BuildError, Check, Kernel, Rng, Rule, Scenario, THREADS};
 use crate::backend::{Job, JobBuffer, JobParam};
@@ -27,10 +30,10 @@ use std::fmt::Write as _;
 
 /// Bytes of shared memory per box: each box starts 1024-aligned, where every swizzle pattern
 /// starts its repeat (L3012-3040), so the swizzle base offset is 0.
-const REGION: usize = 2048;
+const REGION: usize = 4096;
 
 /// Shared memory: the boxes, the mbarrier, a 128-byte tensor-map template.
-const DECLS: &str = ".shared .align 1024 .b8 sm[6144];\n.shared .align 8 .b64 mbar;\n.shared .align 128 .b8 tm[128];";
+const DECLS: &str = ".shared .align 1024 .b8 sm[12288];\n.shared .align 8 .b64 mbar;\n.shared .align 128 .b8 tm[128];";
 
 /// The cache policy the hinted copies pass (CUTLASS's `EVICT_NORMAL`); a policy is only a hint
 /// (L15016).
@@ -56,6 +59,8 @@ pub(super) fn scenarios(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, Bui
     match form.exec() {
         Some(Exec::TensormapReplace) => replace(form, rng),
         Some(Exec::TensormapCpFenceproxy) => cp_fenceproxy(form, rng),
+        Some(Exec::TensormapFence) => through::fence(form, rng),
+        _ if is_param_prefetch(form) => through::param_prefetch(form, rng),
         _ => copies(form, rng),
     }
 }
@@ -143,8 +148,32 @@ fn region_addr(lines: &mut Vec<String>, k: usize) {
 
 /// The driver-call description of `m` on `buffer`.
 fn spec_of(m: &Map, buffer: &str) -> TensorMapSpec {
+    let mut wide = (None, None, None);
     let (encode, box_dim, lower, upper, cpp, ppc) = match &m.shape {
         Shape::Tile(b) => ("tiled", Some(b.clone()), None, None, None, None),
+        Shape::Gather4(w) => ("tiled", Some(vec![*w, 1]), None, None, None, None),
+        Shape::Im2colW {
+            lower,
+            upper,
+            channels,
+            pixels,
+            w128,
+            ..
+        } => {
+            wide = (
+                Some(*lower),
+                Some(*upper),
+                Some(if *w128 { "w128" } else { "w" }.to_string()),
+            );
+            (
+                "im2col_wide",
+                None,
+                None,
+                None,
+                Some(*channels),
+                (!*w128).then_some(*pixels),
+            )
+        }
         Shape::Im2col {
             lower,
             upper,
@@ -184,9 +213,9 @@ fn spec_of(m: &Map, buffer: &str) -> TensorMapSpec {
         pixel_box_upper_corner: upper,
         channels_per_pixel: cpp,
         pixels_per_column: ppc,
-        pixel_box_lower_corner_width: None,
-        pixel_box_upper_corner_width: None,
-        mode: None,
+        pixel_box_lower_corner_width: wide.0,
+        pixel_box_upper_corner_width: wide.1,
+        mode: wide.2,
     }
 }
 
@@ -279,11 +308,131 @@ fn random_map(rng: &mut Rng, r: usize, im2col: bool, t: Ty, swz: (u32, u32), str
     }
 }
 
+/// A 2-D map for `.tile::gather4`/`.tile::scatter4`: rows as wide as `random_map`'s inner
+/// extent (the swizzle span when swizzled), `boxDim` {width, 1} (L2216), 4 to 8 rows.
+fn gather_map(rng: &mut Rng, t: Ty, swz: (u32, u32)) -> Map {
+    let inner = if swz.0 == 0 {
+        16 * rng.range(1, 4) as usize
+    } else {
+        swz.0 as usize
+    };
+    let width = (inner / t.bytes) as u32;
+    let dims = vec![u64::from(width + rng.range(0, width)), u64::from(rng.range(4, 8))];
+    let row = (dims[0] * t.bytes as u64).div_ceil(16) * 16 + 16 * u64::from(rng.range(0, 1));
+    Map {
+        ty: t,
+        offset: 16 * u64::from(rng.range(0, 3)),
+        dims,
+        strides: vec![row],
+        estrides: vec![1, 1],
+        shape: Shape::Gather4(width),
+        swizzle: swz,
+        interleave16: false,
+        nan: false,
+    }
+}
+
+/// A rank-`r` im2col-wide map for `.im2col::w` (`w128` false) or `.im2col::w::128`: pixels of
+/// 16 or 32 bytes (16 for `::128`, whose 128 pixels and halos then fit a region), a swizzle
+/// the driver takes for such maps (64B, 128B, 128B with 32-byte atoms; spec/INTERPRETATIONS.md),
+/// W traversal stride 2 when `strided`, `wHalo` 0..=3.
+fn wide_map(rng: &mut Rng, r: usize, t: Ty, w128: bool, strided: bool) -> Map {
+    let swz = [(64, 16), (128, 16), (128, 32)][rng.range(0, 2) as usize];
+    let pixel = if w128 { 16 } else { 16 * rng.range(1, 2) as usize };
+    let channels = (pixel / t.bytes) as u32;
+    let mut dims = vec![u64::from(channels + rng.range(0, channels)), u64::from(rng.range(3, 9))];
+    for _ in 0..r - 3 {
+        dims.push(u64::from(rng.range(1, 3)));
+    }
+    dims.push(u64::from(rng.range(2, 3)));
+    let mut estrides = vec![1u32; r];
+    if strided {
+        estrides[1] = 2;
+    }
+    let mut strides = Vec::new();
+    let mut below = dims[0] * t.bytes as u64;
+    for &n in &dims[1..] {
+        let s = below.div_ceil(16) * 16 + 16 * u64::from(rng.range(0, 1));
+        strides.push(s);
+        below = s * n;
+    }
+    Map {
+        ty: t,
+        offset: 16 * u64::from(rng.range(0, 3)),
+        dims,
+        strides,
+        estrides,
+        shape: Shape::Im2colW {
+            lower: -(rng.range(0, 1) as i32),
+            upper: -(rng.range(0, 2) as i32),
+            channels,
+            pixels: rng.range(2, 24),
+            w128,
+            halo: rng.range(0, 3) as u16,
+        },
+        swizzle: swz,
+        interleave16: false,
+        nan: false,
+    }
+}
+
+/// Four distinct row indices of `m` (a gather's): inside the tensor when `inside`, else from one
+/// row above it to one row below it.
+fn gather_rows(rng: &mut Rng, m: &Map, inside: bool) -> Vec<i32> {
+    let n = m.dims[1] as i32;
+    let mut cand: Vec<i32> = if inside { (0..n).collect() } else { (-1..=n).collect() };
+    for i in 0..4 {
+        let j = i + rng.range(0, (cand.len() - 1 - i) as u32) as usize;
+        cand.swap(i, j);
+    }
+    cand.truncate(4);
+    cand
+}
+
 /// Coordinates (and im2col offsets) of a box of `m`: wholly inside when `inside`, else from
 /// crossing the tensor's edge in dimension 0 (C in im2col), negative coordinates included.
 fn random_box(rng: &mut Rng, m: &Map, inside: bool, offsets: bool) -> (Vec<i32>, Vec<u16>) {
     let r = m.rank();
     match &m.shape {
+        Shape::Im2colW {
+            lower,
+            upper,
+            channels,
+            halo,
+            ..
+        } => {
+            let c0 = m.dims[0] as u32 - channels;
+            let mut c = vec![if inside {
+                rng.range(0, c0)
+            } else {
+                c0 + rng.range(1, channels - 1)
+            } as i32];
+            // The first W inside the box (a start right of it is refused, L2421).
+            let hi = m.dims[1] as i32 - 1 + upper;
+            c.push(lower + rng.range(0, (hi - lower) as u32) as i32);
+            for d in 2..r - 1 {
+                c.push(rng.range(0, m.dims[d] as u32 - 1) as i32);
+            }
+            c.push(rng.range(0, m.dims[r - 1] as u32 - 1) as i32);
+            (c, vec![*halo, rng.range(0, 2) as u16])
+        }
+        Shape::Gather4(width) => {
+            let n = m.dims[0] as u32;
+            let col = if inside {
+                rng.range(0, n - width) as i32
+            } else {
+                // Across the left or right edge, as a tile box's dimension 0.
+                let k = rng.range(1, width - 1) as i32;
+                if rng.range(0, 1) == 0 {
+                    -k
+                } else {
+                    (n - width) as i32 + k
+                }
+            };
+            let mut c = vec![col];
+            c.extend(gather_rows(rng, m, inside));
+            (c, Vec::new())
+        }
         Shape::Tile(b) => {
             let c = (0..r)
                 .map(|d| {
@@ -521,7 +670,8 @@ fn finish(
 
 /// A map for scenario `n` of a copy form: plain; swizzled with a box over the edge (and the
 /// cache hint); traversal strides with OOB-NaN fill on `f32` (loads) or another type.
-fn map_for(rng: &mut Rng, form: &Form, n: usize, r: usize, im2col: bool, store: Option<Option<Op>>) -> Map {
+fn map_for(rng: &mut Rng, form: &Form, n: usize, r: usize, mode: &str, store: Option<Option<Op>>) -> Map {
+    let im2col = mode.starts_with("im2col");
     let t = match store {
         Some(Some(op)) => {
             let names = op.types();
@@ -544,7 +694,13 @@ fn map_for(rng: &mut Rng, form: &Form, n: usize, r: usize, im2col: bool, store: 
     } else {
         (0, 16)
     };
-    let mut m = random_map(rng, r, im2col, t, swz, n == 2, store.is_some());
+    let mut m = if mode.starts_with("tile::") {
+        gather_map(rng, t, swz)
+    } else if mode.starts_with("im2col::w") {
+        wide_map(rng, r, t, mode == "im2col::w::128", n == 2)
+    } else {
+        random_map(rng, r, im2col, t, swz, n == 2, store.is_some())
+    };
     m.nan = n == 2 && store.is_none() && t.name == "f32";
     m
 }
@@ -555,9 +711,10 @@ fn copies(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     let kind = kind(form)?;
     let r = rank(form)?;
     let mode = form.var("mode").unwrap_or("");
-    // The sm_100 modes (`.tile::gather4`/`scatter4`: five coordinates; `.im2col::w*`: {wHalo,
-    // wOffset}) select their boxes differently: no scenario here yet.
-    if !matches!(mode, "" | "tile" | "im2col" | "im2col_no_offs") {
+    if !matches!(
+        mode,
+        "" | "tile" | "im2col" | "im2col_no_offs" | "tile::gather4" | "tile::scatter4" | "im2col::w" | "im2col::w::128"
+    ) {
         return Err(BuildError(format!(
             "`{}`: no tensor-copy scenario for `.{mode}` yet",
             form.name
@@ -573,7 +730,7 @@ fn copies(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
             Kind::Store(op) => Some(op),
             _ => None,
         };
-        let m = map_for(rng, form, n, r, im2col, store);
+        let m = map_for(rng, form, n, r, mode, store);
         let hinted = hint_ok && n == 1;
         let boxes: Vec<(Vec<i32>, Vec<u16>)> = (0..2)
             .map(|b| random_box(rng, &m, b == 0, im2col && store.is_none()))
@@ -589,6 +746,18 @@ fn copies(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
 fn describe(m: &Map, boxes: &[(Vec<i32>, Vec<u16>)]) -> String {
     let shape = match &m.shape {
         Shape::Tile(b) => format!("box {b:?}"),
+        Shape::Gather4(w) => format!("four rows of {w}"),
+        Shape::Im2colW {
+            lower,
+            upper,
+            channels,
+            pixels,
+            w128,
+            halo,
+        } => format!(
+            "im2col-wide W corners {lower}/{upper}, {channels} channels x {} pixels, wHalo {halo}",
+            if *w128 { 128 } else { *pixels }
+        ),
         Shape::Im2col {
             lower,
             upper,
@@ -650,7 +819,7 @@ fn load(
         "mbarrier.arrive.expect_tx.shared.b64 %rd10, [mbar], {};",
         bb * boxes.len()
     ));
-    let im2col = matches!(m.shape, Shape::Im2col { .. });
+    let im2col = matches!(m.shape, Shape::Im2col { .. } | Shape::Im2colW { .. });
     let r = m.rank();
     for (i, (c, o)) in boxes.iter().enumerate() {
         let (coords, im2col_ops) = place(&mut l, c, o);
@@ -665,7 +834,13 @@ fn load(
         if kind == Kind::Prefetch {
             l.push(tensor_instr(form, &ops)?);
             ops.hinted = false;
-            let mode = if im2col { "im2col" } else { "tile" };
+            let mode = match m.shape {
+                Shape::Im2col { .. } => "im2col",
+                Shape::Im2colW { w128: false, .. } => "im2col::w",
+                Shape::Im2colW { w128: true, .. } => "im2col::w::128",
+                Shape::Gather4(_) => "tile::gather4",
+                Shape::Tile(_) => "tile",
+            };
             let offs = if im2col {
                 format!(", {{{}}}", ops.im2col.join(", "))
             } else {
@@ -685,10 +860,10 @@ fn load(
         &format!("expect_tx of {} bytes and the copies", bb * boxes.len()),
     );
     for (i, (c, o)) in boxes.iter().enumerate() {
-        let base = k.out;
-        k.out += bb.div_ceil(64) * 64;
-        copy_out(&mut k, i * REGION, base, bb.div_ceil(4) * 4, m.nan);
         let img = m.load(&input, c, o);
+        let base = k.out;
+        k.out += img.len().div_ceil(64) * 64;
+        copy_out(&mut k, i * REGION, base, img.len().div_ceil(4) * 4, m.nan);
         check_bytes(
             &mut k,
             base,

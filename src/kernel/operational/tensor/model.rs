@@ -92,6 +92,21 @@ pub(super) fn ty(name: &str) -> Ty {
 pub(super) enum Shape {
     /// `boxDim`, one per dimension.
     Tile(Vec<u32>),
+    /// `.tile::gather4`/`.tile::scatter4` on a 2-D map of `boxDim` {width, 1}: four rows of
+    /// `width` elements from column `col_idx`, row `k` from `row_idx{k}` (L2200-2216,
+    /// L14916-14926), stored densely one row after the other.
+    Gather4(u32),
+    /// The im2col-wide map (`.im2col::w`, `.im2col::w::128`, L2395-2546): the W bounding box
+    /// `lower ..= globalDim[1] - 1 + upper`, the pixel's channels, `pixelsPerColumn` (`::w`;
+    /// 128 for `::128`), and the instruction's `wHalo`, which sizes the box.
+    Im2colW {
+        lower: i32,
+        upper: i32,
+        channels: u32,
+        pixels: u32,
+        w128: bool,
+        halo: u16,
+    },
     /// The im2col bounding box (W first) and the column's size.
     Im2col {
         lower: Vec<i32>,
@@ -177,6 +192,56 @@ impl Map {
                     out.push(self.global(&x));
                 }
             }
+            Shape::Gather4(width) => {
+                for &row in &coords[1..5] {
+                    for i in 0..*width {
+                        let x = [i64::from(coords[0]) + i64::from(i), i64::from(row)];
+                        out.push(self.global(&x));
+                    }
+                }
+            }
+            Shape::Im2colW {
+                lower,
+                upper,
+                channels,
+                pixels,
+                w128,
+                halo,
+            } => {
+                // wOffset shifts the box and the start along W (L2482-2486); the main pixels
+                // step W by the traversal stride and wrap past the box's end to its first W in
+                // the next image; each halo pixel continues the traversal of the main pixel
+                // before it in the same image, unwrapped (spec/INTERPRETATIONS.md, `.im2col::w`).
+                let off = i64::from(offsets.get(1).copied().unwrap_or(0));
+                let (lo, hi) = (
+                    i64::from(*lower) + off,
+                    self.dims[1] as i64 - 1 + i64::from(*upper) + off,
+                );
+                let stride = i64::from(self.estrides[1]);
+                let (mut w, mut n) = (i64::from(coords[1]) + off, i64::from(coords[r - 1]));
+                let count = if *w128 { 128 } else { *pixels };
+                let pixel = |out: &mut Vec<Option<usize>>, w: i64, n: i64| {
+                    for c in 0..*channels {
+                        let mut x = vec![i64::from(coords[0]) + i64::from(c), w];
+                        x.extend(coords[2..r - 1].iter().map(|&v| i64::from(v)));
+                        x.push(n);
+                        out.push(self.global(&x));
+                    }
+                };
+                for k in 1..=count {
+                    pixel(&mut out, w, n);
+                    if (*w128 && k % 32 == 0) || (!*w128 && k == count) {
+                        for h in 1..=i64::from(*halo) {
+                            pixel(&mut out, w + h * stride, n);
+                        }
+                    }
+                    w += stride;
+                    if w > hi {
+                        w = lo;
+                        n += 1;
+                    }
+                }
+            }
             Shape::Im2col {
                 lower,
                 upper,
@@ -225,6 +290,21 @@ impl Map {
                     .product::<usize>()
                     * self.ty.bytes
             }
+            Shape::Gather4(width) => 4 * *width as usize * self.ty.bytes,
+            Shape::Im2colW {
+                channels,
+                pixels,
+                w128,
+                halo,
+                ..
+            } => {
+                let n = if *w128 {
+                    128 + 4 * u32::from(*halo)
+                } else {
+                    pixels + u32::from(*halo)
+                };
+                (n * channels) as usize * self.ty.bytes
+            }
             Shape::Im2col { channels, pixels, .. } => (channels * pixels) as usize * self.ty.bytes,
         }
     }
@@ -258,10 +338,18 @@ impl Map {
         }
     }
 
-    /// The shared-memory image a load of the box leaves (every byte of the box written).
+    /// The shared-memory image a load of the box leaves (every byte of the box written). A
+    /// swizzled box that ends inside a 128-byte row of the pattern (an im2col-wide box) moves
+    /// bytes past its end: the image then runs to the row's end, its unwritten bytes 0xa5 (the
+    /// scenarios' sentinel).
     pub fn load(&self, buf: &[u8], coords: &[i32], offsets: &[u16]) -> Vec<u8> {
         let e = self.ty.bytes;
-        let mut img = vec![0u8; self.box_bytes()];
+        let bb = self.box_bytes();
+        let mut img = if self.swizzle.0 == 0 {
+            vec![0u8; bb]
+        } else {
+            vec![0xa5u8; bb.div_ceil(128) * 128]
+        };
         for (k, g) in self.elements(coords, offsets).into_iter().enumerate() {
             let at = self.swizzled(k * e);
             match g {
@@ -461,6 +549,46 @@ mod tests {
         assert_eq!(e[16], Some(5 * 128 * 9 + 14));
         // An offset of (1, 0) shifts every read one pixel along W.
         assert_eq!(m.elements(&[7, 7, 4, 0], &[1, 0])[8], Some(5 * 128 * 9 + 14));
+    }
+
+    /// Gather4 from column 5 of an 8 x 12 u32 tensor (rows 32 bytes), box width 4: rows 2, 11,
+    /// 12 (outside) and 0, each 4 elements, columns 8 and 9 outside; rows one after another.
+    #[test]
+    fn gather4_by_hand() {
+        let mut m = tile("u32", &[8, 12], &[32], &[4, 1]);
+        m.shape = Shape::Gather4(4);
+        let e = m.elements(&[5, 2, 11, 12, 0], &[]);
+        assert_eq!(e.len(), 16);
+        assert_eq!(m.box_bytes(), 64);
+        assert_eq!(e[..4], [Some(2 * 32 + 20), Some(2 * 32 + 24), Some(2 * 32 + 28), None]);
+        assert_eq!(e[4], Some(11 * 32 + 20));
+        assert_eq!(e[8..12], [None, None, None, None]);
+        assert_eq!(e[12], Some(20));
+    }
+
+    /// The oracle test's `.im2col::w` case by hand: C 4, W 5, N 2 f32, box W 0..=4, six
+    /// pixels from W 3 of image 0 wrap to image 1; wHalo 1 adds W 4 of image 1.
+    #[test]
+    fn im2col_w_by_hand() {
+        let mut m = tile("f32", &[4, 5, 2], &[16, 80], &[4, 1, 1]);
+        m.shape = Shape::Im2colW {
+            lower: 0,
+            upper: 0,
+            channels: 4,
+            pixels: 6,
+            w128: false,
+            halo: 1,
+        };
+        let e = m.elements(&[0, 3, 0], &[1, 0]);
+        assert_eq!(e.len(), 28);
+        assert_eq!(m.box_bytes(), 112);
+        let px: Vec<usize> = e.iter().step_by(4).map(|g| g.unwrap()).collect();
+        assert_eq!(px, [48, 64, 80, 96, 112, 128, 144]);
+        // wOffset 1: box 1..=5, start W 4: W 4, then 5 (outside), then image 1 from W 1.
+        let e = m.elements(&[0, 3, 0], &[1, 1]);
+        assert_eq!(e[0], Some(64));
+        assert_eq!(e[4], None);
+        assert_eq!(e[8], Some(96));
     }
 
     #[test]
