@@ -13,11 +13,6 @@ use tma_common::{load_kernel, pattern, word, Launch};
 
 const TARGET: &str = "sm_90a";
 
-/// [`tma_common::kernel`] for this suite's target.
-fn kernel(body: &str) -> String {
-    tma_common::kernel(TARGET, body)
-}
-
 /// The line of `needle` in the kernel text.
 fn line_of(body: &str, needle: &str) -> u32 {
     tma_common::line_of(TARGET, body, needle)
