@@ -443,12 +443,12 @@ fn tensor_frame() -> Frame {
 #[test]
 fn tensor_copy_destination_read_before_its_phase_completes() {
     let body = "mbarrier.init.shared.b64 [%r1], 1;\nmbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], 64;\n\
-                mov.u32 %r20, 0;\nmov.u64 %rd5, tmap;\n\
+                mov.u32 %r20, 0;\nmov.u64 %rd5, tmap;\ncvta.param.u64 %rd5, %rd5;\n\
                 cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd5, {%r20}], [%r1];\n\
                 ld.shared.u32 %r4, [%r3+60];";
     let e = fault_in(&tensor_frame(), body, 1);
     assert_located(&e, body, "ld.shared",
-        "`ld.shared.u32 %r4, [%r3+60];`: thread (0,0,0) of block (0,0,0): read of shared memory [0x43c, 0x440), the destination of the `cp.async.bulk.tensor` at line 23 by thread (0, 0, 0), which has not completed: its results may be accessed only after the phase it signals completes, as `mbarrier.test_wait`/`try_wait` on the object at shared 0x0 returning True for phase 0 observes (L14223-14225, L14243)",
+        "`ld.shared.u32 %r4, [%r3+60];`: thread (0,0,0) of block (0,0,0): read of shared memory [0x43c, 0x440), the destination of the `cp.async.bulk.tensor` at line 24 by thread (0, 0, 0), which has not completed: its results may be accessed only after the phase it signals completes, as `mbarrier.test_wait`/`try_wait` on the object at shared 0x0 returning True for phase 0 observes (L14223-14225, L14243)",
     );
 }
 

@@ -56,7 +56,7 @@ impl FuncCx<'_> {
             return terr(
                 loc,
                 format!(
-                    "`{}`: a `.{}` variable named as tensorMap is in the PTX ISA 8.7 grammar (L14904), but ptxas 12.9 refuses it: \"State space mismatch between instruction and address\"; put its address in a register (`mov.u64 %rd, name;`) (corpus/findings/ptxas-12.9-tensormap-operand.txt; a launch with `\"grammar\": \"manual\"` accepts it)",
+                    "`{}`: a `.{}` variable named as tensorMap is in the PTX ISA 8.7 grammar (L14904), but ptxas 12.9 refuses it: \"State space mismatch between instruction and address\"; put its generic address in a register (`mov.u64 %rd, name; cvta.param.u64 %rd, %rd;`) (corpus/findings/ptxas-12.9-tensormap-operand.txt; a launch with `\"grammar\": \"manual\"` accepts it)",
                     form.name,
                     if space == Space::Param { "param" } else { "const" }
                 ),

@@ -682,8 +682,15 @@ fn map_for(rng: &mut Rng, form: &Form, n: usize, r: usize, mode: &str, store: Op
     };
     // A 1-D box is one row, where every swizzle pattern is the identity.
     let swz = if n == 1 && r > 1 {
-        let spans = [32, 64, 128];
-        let span = spans[rng.range(0, 2) as usize];
+        // A gather's four rows of a 32-byte-swizzled map fill one 128-byte row at the 1024-aligned
+        // destination, where the 32-byte pattern is the identity: its swizzled scenarios take the
+        // spans that move bytes.
+        let spans: &[u32] = if mode.starts_with("tile::") {
+            &[64, 128]
+        } else {
+            &[32, 64, 128]
+        };
+        let span = spans[rng.range(0, spans.len() as u32 - 1) as usize];
         // The 32- and 64-byte atomicities of the 128-byte swizzle are sm_100 modes.
         let atom = if span == 128 && form.target.sm >= 100 {
             [16, 32, 64][rng.range(0, 2) as usize]
