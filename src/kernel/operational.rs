@@ -285,6 +285,36 @@ pub fn scenarios(form: &Form, seed: u64) -> Result<Vec<Scenario>, BuildError> {
     }
 }
 
+/// Polls of a scenario's wait loop before giving up (each after `nanosleep` of 1 µs where the
+/// loop sleeps: 65 ms in all, far beyond a copy's latency): an implementation whose phase never
+/// completes fails the check instead of hanging.
+const POLLS: u32 = 1 << 16;
+
+/// A wait loop of at most [`POLLS`] rounds on the predicate `%p3` that `wait` (an mbarrier
+/// `test_wait`/`try_wait`) sets, labels `poll` and `done`, `nanosleep` between rounds when
+/// `sleep`; the thread's outcome (1: True) stored at `out + off` through `%rd4`. Counts in
+/// `%r16`, `%p5`; the outcome in `%r9`.
+fn bounded_wait(wait: &str, poll: &str, done: &str, off: usize, sleep: bool) -> Vec<String> {
+    let mut l = vec![
+        "mov.u32 %r16, 0;".to_string(),
+        format!("{poll}:"),
+        wait.to_string(),
+        format!("@%p3 bra {done};"),
+    ];
+    if sleep {
+        l.push("nanosleep.u32 1000;".into());
+    }
+    l.extend([
+        "add.u32 %r16, %r16, 1;".to_string(),
+        format!("setp.lt.u32 %p5, %r16, {POLLS};"),
+        format!("@%p5 bra {poll};"),
+        format!("{done}:"),
+        "selp.u32 %r9, 1, 0, %p3;".into(),
+        format!("st.global.u32 [%rd4+{off}], %r9;"),
+    ]);
+    l
+}
+
 /// SplitMix64, seeded by the seed and the form's name: a form's data does not change when
 /// another form is added.
 struct Rng(u64);

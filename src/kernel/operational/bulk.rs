@@ -13,7 +13,7 @@
 //! [`Check`], its bytes computed here: the region's sentinel or old contents, with the copies
 //! laid over them byte by byte ([`Region`]) or reduced element by element ([`reduce`]).
 
-use super::{header, instr_with, trailing_hints, BuildError, Check, Kernel, Rng, Rule, Scenario, THREADS};
+use super::{header, instr_with, trailing_hints, BuildError, Check, Kernel, Rng, Rule, Scenario, POLLS, THREADS};
 use spec::catalog::{Exec, Form, PtxVersion};
 
 /// Bytes of each region (shared destination, shared source, `out` region): 8 words a thread.
@@ -21,11 +21,6 @@ pub(super) const REGION: u32 = 1024;
 
 /// What a destination region holds before the operations, where no operation writes.
 pub(super) const SENTINEL: u8 = 0xa5;
-
-/// Polls of a wait loop before giving up (each after `nanosleep` of 1 µs: 65 ms in all, far
-/// beyond a copy's latency; an implementation whose phase never completes fails the check
-/// instead of hanging).
-pub(super) const POLLS: u32 = 1 << 16;
 
 /// The modules' shared memory: the destination, the source, the mbarrier object.
 const DECLS: &str =
@@ -144,19 +139,16 @@ pub(super) fn wait_phase(k: &mut Kernel, parity: u32, what: &str) {
         0,
         THREADS,
         &[
-            format!("mov.u32 %r17, {parity};"),
-            "mov.u32 %r16, 0;".into(),
-            format!("{poll}:"),
-            "mbarrier.try_wait.parity.shared::cta.b64 %p3, [mbar], %r17;".into(),
-            format!("@%p3 bra {done};"),
-            "nanosleep.u32 1000;".into(),
-            "add.u32 %r16, %r16, 1;".into(),
-            format!("setp.lt.u32 %p5, %r16, {POLLS};"),
-            format!("@%p5 bra {poll};"),
-            format!("{done}:"),
-            "selp.u32 %r9, 1, 0, %p3;".into(),
-            format!("st.global.u32 [%rd4+{off}], %r9;"),
-        ],
+            vec![format!("mov.u32 %r17, {parity};")],
+            super::bounded_wait(
+                "mbarrier.try_wait.parity.shared::cta.b64 %p3, [mbar], %r17;",
+                &poll,
+                &done,
+                off,
+                true,
+            ),
+        ]
+        .concat(),
     );
     for t in 0..THREADS {
         k.checks.push(Check {

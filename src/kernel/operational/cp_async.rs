@@ -6,7 +6,9 @@
 //! first `src-size` bytes (all `cp-size` without it, none when `ignore-src` is True) from the
 //! source, zeros for the rest of `cp-size` (L14273).
 
-use super::{header, instr, instr_with, trailing_hints, BuildError, Check, Kernel, Rng, Rule, Scenario, THREADS};
+use super::{
+    header, instr, instr_with, trailing_hints, BuildError, Check, Kernel, Rng, Rule, Scenario, POLLS, THREADS,
+};
 use spec::catalog::{Exec, Form, PtxVersion};
 
 /// Bytes of each thread's slice of shared memory and of `in`.
@@ -339,11 +341,6 @@ fn store_first(k: &mut Kernel, expected: &Slices, slot: u32, what: &str) {
     }
 }
 
-/// Polls of the wait loop before giving up (each after `nanosleep` of 1 µs: 65 ms in all, far
-/// beyond a copy's latency; an implementation whose phase never completes fails the check
-/// instead of hanging).
-const POLLS: u32 = 1 << 16;
-
 /// `cp.async.mbarrier.arrive{.noinc}`: copies, the form, an arrive, a wait loop; the phase
 /// completes (with `.noinc` the init count covers the asynchronous arrive-ons, L18950;
 /// without it the form adds its own, L18948) and the copies are visible (L19077).
@@ -368,24 +365,23 @@ fn mbarrier_arrive(form: &Form, input: &[u8]) -> Result<(String, Kernel), BuildE
         0,
         THREADS,
         &[
-            // The second copy's src-size: thread t copies t mod 9 of its 8 bytes.
-            "rem.u32 %r13, %r0, 9;".into(),
-            "cp.async.ca.shared.global [%rd5], [%rd7], 16;".into(),
-            "cp.async.ca.shared.global [%rd5+16], [%rd7+16], 8, %r13;".into(),
-            instr(form, &[("addr", addr)])?,
-            "mbarrier.arrive.shared.b64 %rd10, [mbar];".into(),
-            "mov.u32 %r16, 0;".into(),
-            format!("{poll}:"),
-            "mbarrier.test_wait.shared.b64 %p3, [mbar], %rd10;".into(),
-            format!("@%p3 bra {done};"),
-            "nanosleep.u32 1000;".into(),
-            "add.u32 %r16, %r16, 1;".into(),
-            format!("setp.lt.u32 %p5, %r16, {POLLS};"),
-            format!("@%p5 bra {poll};"),
-            format!("{done}:"),
-            "selp.u32 %r9, 1, 0, %p3;".into(),
-            format!("st.global.u32 [%rd4+{off}], %r9;"),
-        ],
+            vec![
+                // The second copy's src-size: thread t copies t mod 9 of its 8 bytes.
+                "rem.u32 %r13, %r0, 9;".into(),
+                "cp.async.ca.shared.global [%rd5], [%rd7], 16;".into(),
+                "cp.async.ca.shared.global [%rd5+16], [%rd7+16], 8, %r13;".into(),
+                instr(form, &[("addr", addr)])?,
+                "mbarrier.arrive.shared.b64 %rd10, [mbar];".into(),
+            ],
+            super::bounded_wait(
+                "mbarrier.test_wait.shared.b64 %p3, [mbar], %rd10;",
+                &poll,
+                &done,
+                off,
+                true,
+            ),
+        ]
+        .concat(),
     );
     for t in 0..THREADS {
         expected.copy(t, 0, 16, 16);

@@ -39,10 +39,6 @@ const DECLS: &str = ".shared .align 1024 .b8 sm[12288];\n.shared .align 8 .b64 m
 /// (L15016).
 const POLICY: &str = "mov.b64 %rd9, 0x1000000000000000;";
 
-/// Polls of a wait loop before giving up (an implementation whose phase never completes fails
-/// the check instead of hanging).
-const POLLS: u32 = 1 << 16;
-
 /// The sentinel shared memory holds before a load, so that a byte a load does not write shows.
 const SENTINEL: u32 = 0xa5a5_a5a5;
 
@@ -513,18 +509,13 @@ fn wait_phase(k: &mut Kernel, what: &str) {
     k.by(
         0,
         THREADS,
-        &[
-            "mov.u32 %r16, 0;".into(),
-            format!("{poll}:"),
-            "mbarrier.try_wait.parity.shared.b64 %p3, [mbar], 0;".into(),
-            format!("@%p3 bra {done};"),
-            "add.u32 %r16, %r16, 1;".into(),
-            format!("setp.lt.u32 %p5, %r16, {POLLS};"),
-            format!("@%p5 bra {poll};"),
-            format!("{done}:"),
-            "selp.u32 %r9, 1, 0, %p3;".into(),
-            format!("st.global.u32 [%rd4+{off}], %r9;"),
-        ],
+        &super::bounded_wait(
+            "mbarrier.try_wait.parity.shared.b64 %p3, [mbar], 0;",
+            &poll,
+            &done,
+            off,
+            false,
+        ),
     );
     for t in 0..THREADS {
         k.checks.push(Check {
