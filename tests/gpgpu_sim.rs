@@ -194,13 +194,16 @@ fn integer_arithmetic_matches_values_computed_here() {
 #[test]
 fn a_parse_error_is_reported_with_its_line() {
     let adapter = adapter_or_skip!();
-    // Line 19 of the module (the `{op}` line) holds an opcode GPGPU-Sim does not know.
+    // Line 18 of the module (the `{op}` line) holds an opcode GPGPU-Sim does not know.
     let ptx = binary_kernel("frobnicate.u32");
-    assert_eq!(ptx.lines().nth(18).map(str::trim), Some("frobnicate.u32 %r4, %r2, %r3;"));
+    assert_eq!(
+        ptx.lines().nth(17).map(str::trim),
+        Some("frobnicate.u32 %r4, %r2, %r3;")
+    );
     match backend(adapter).run(&job(&ptx, &pairs(1), 1, 1)) {
         Err(Failure::Rejected { kind, message }) => {
             assert_eq!(kind, "parse", "{message}");
-            assert!(message.starts_with("kernel.ptx:19"), "{message}");
+            assert!(message.starts_with("kernel.ptx:18:"), "{message}");
         }
         other => panic!("expected a parse error, got {other:?}"),
     }

@@ -273,7 +273,12 @@ if [ "$(cat "$out/.id" 2>/dev/null)" != "$adapter_id" ]; then
     cfg=$src/configs/tested-cfgs/SM86_RTX3070
     mkdir "$out/config"
     sed -f "$HERE/gpgpusim.config.sed" "$cfg/gpgpusim.config" >"$out/config/gpgpusim.config"
-    cp "$cfg"/*.icnt "$out/config/"
+    # The interconnect's node count: the SM clusters plus the memory sub-partitions the config
+    # above leaves (1 + 1 x 2).
+    for f in "$cfg"/*.icnt; do
+        sed 's|^k = .*|k = 3; // ptxconf: 1 SM cluster + 1 memory channel x 2 sub-partitions|' "$f" \
+            >"$out/config/$(basename "$f")"
+    done
     cp "$src/COPYRIGHT" "$out/COPYRIGHT.gpgpu-sim"
     printf '%s\n' "$src_kind $source_arg${commit:+ @ $commit}" "key $key" >"$out/SOURCE"
     echo "$adapter_id" >"$out/.id"
