@@ -20,6 +20,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 DEFAULT_SOURCE="$ROOT/../shared/third-party/gpgpu-sim_distribution-6b244a5d.tar.gz"
+# The commit that archive holds (gpgpu-sim/gpgpu-sim_distribution, branch dev, "GPGPU-Sim 4.2.0").
+PINNED_COMMIT=6b244a5d3be7811f16c312905c1c7fee137ac7a4
 # The CUDA stand-in: headers from these wheels, the version the stub nvcc reports.
 CUDA_WHEELS=(nvidia-cuda-runtime-cu11==11.8.89 nvidia-cuda-nvcc-cu11==11.8.89 nvidia-cuda-profiler-api-cu11==11.8.86)
 CUDA_RELEASE=11.8
@@ -184,7 +186,7 @@ elif [ -d "$source_arg" ]; then
             LC_ALL=C sort -z | xargs -0 sha256sum | hash_stdin)
     fi
 else
-    lacking "GPGPU-Sim source not found: $source_arg (give --source PATH|URL, or set PTXCONF_GPGPU_SIM_SOURCE)"
+    lacking "GPGPU-Sim source not found: $source_arg (give --source ARCHIVE|CHECKOUT, or --source https://github.com/gpgpu-sim/gpgpu-sim_distribution --commit $PINNED_COMMIT; or set PTXCONF_GPGPU_SIM_SOURCE)"
 fi
 
 patch_id=$(cat "$HERE"/patches/*.patch | hash_stdin)
