@@ -258,6 +258,9 @@ adapter_id=$(cat "$HERE"/shim/*.cc "$HERE"/shim/*.h "$HERE"/gpgpusim.config.sed 
 out=$build/adapter
 if [ "$(cat "$out/.id" 2>/dev/null)" != "$adapter_id" ]; then
     say "building the adapter in $out"
+    # Built next to the old one and moved in place, so that runs using it are not disturbed.
+    final=$out
+    out=$build/adapter.new
     rm -rf "$out"
     mkdir -p "$out"
     cflags=(-O2 -g -fPIC -std=c++17 -Wall -Wno-sign-compare -Wno-unused-function)
@@ -284,6 +287,9 @@ if [ "$(cat "$out/.id" 2>/dev/null)" != "$adapter_id" ]; then
     cp "$src/COPYRIGHT" "$out/COPYRIGHT.gpgpu-sim"
     printf '%s\n' "$src_kind $source_arg${commit:+ @ $commit}" "key $key" >"$out/SOURCE"
     echo "$adapter_id" >"$out/.id"
+    rm -rf "$final"
+    mv "$out" "$final"
+    out=$final
 fi
 
 echo "$out/gpgpu-sim-ptxconf"

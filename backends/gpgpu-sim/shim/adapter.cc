@@ -5,8 +5,8 @@
 //                                       {"status":"error","kind",...}
 //   gpgpu-sim-ptxconf --capabilities    what GPGPU-Sim implements, as one JSON object
 //
-// The launch runs in a forked child, in a scratch directory holding the simulator's config
-// (GPGPU-Sim reads ./gpgpusim.config) and a log that takes the child's stdout and stderr (the
+// The launch runs in a forked child, in a scratch directory (next to the launch file) holding the
+// simulator's config (GPGPU-Sim reads ./gpgpusim.config) and a log that takes the child's stdout and stderr (the
 // simulator prints dozens of lines per launch). The child opens the shim (sim.cc, which links
 // GPGPU-Sim's libcudart.so) only after that redirection, and writes its reply to a file; this
 // process then copies the reply to stdout, or, when the child died (GPGPU-Sim aborts on parse
@@ -510,8 +510,15 @@ int main(int argc, char **argv) {
 
   std::string shim = shim_path();
   std::string exe_dir = dir_of(shim);
-  const char *tmp = getenv("TMPDIR");
-  std::string scratch = std::string(tmp && *tmp ? tmp : "/tmp") + "/ptxconf-gpgpu-sim-XXXXXX";
+  // Inside the launch's directory: ptxconf's cmd backend removes that one after the launch, also
+  // when its timeout killed this process before it could clean up.
+  // Absolute: the child changes into it, and the reply's path must still hold there.
+  char launch_dir[PATH_MAX];
+  if (!realpath(dir_of(args[0]).c_str(), launch_dir)) {
+    write_all(1, error_json("internal", "cannot resolve the directory of " + args[0]));
+    return 0;
+  }
+  std::string scratch = std::string(launch_dir) + "/gpgpu-sim-XXXXXX";
   if (!mkdtemp(&scratch[0])) {
     write_all(1, error_json("internal", "cannot create a scratch directory: " + std::string(strerror(errno))));
     return 0;
@@ -551,6 +558,8 @@ int main(int argc, char **argv) {
     dup2(log, 1);
     dup2(log, 2);
     close(log);
+    // Line-buffered: GPGPU-Sim prints why before it aborts, and abort() flushes nothing.
+    setvbuf(stdout, nullptr, _IOLBF, 0);
     // Functional simulation (cudaLaunch reads it at every launch).
     setenv("PTX_SIM_MODE_FUNC", "1", 1);
     std::string reply;
@@ -585,7 +594,9 @@ int main(int argc, char **argv) {
     } else {
       how = "exited with status " + std::to_string(WEXITSTATUS(status));
     }
+    // GPGPU-Sim names the module `_1.ptx` (the string it was given); the user has the file.
     std::string gist = log_gist(log);
+    for (size_t at; (at = gist.find("_1.ptx")) != std::string::npos;) gist.replace(at, 6, l.ptx_name);
     write_all(1, error_json("internal", "GPGPU-Sim " + how + " while " +
                                             PHASE_TEXT[*phase < 0 || *phase > DONE ? 0 : *phase] +
                                             (gist.empty() ? "" : ": " + gist)));
