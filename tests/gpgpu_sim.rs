@@ -182,7 +182,8 @@ fn integer_arithmetic_matches_values_computed_here() {
     let cmd = backend(adapter);
     const T: usize = 64;
     let inp = pairs(T);
-    let cases: [(&str, fn(u32, u32) -> u32); 4] = [
+    type Op = fn(u32, u32) -> u32;
+    let cases: [(&str, Op); 4] = [
         ("add.u32", |a, b| a.wrapping_add(b)),
         ("sub.s32", |a, b| a.wrapping_sub(b)),
         ("mul.lo.u32", |a, b| a.wrapping_mul(b)),
