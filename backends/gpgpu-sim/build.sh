@@ -81,7 +81,7 @@ hash_stdin() { sha256sum | cut -c1-16; }
 
 missing_tools() {
     local t missing=()
-    for t in g++ make bison flex makedepend git; do
+    for t in g++ make bison flex makedepend; do
         command -v "$t" >/dev/null 2>&1 || missing+=("$t")
     done
     if command -v g++ >/dev/null 2>&1; then
@@ -154,6 +154,9 @@ source_arg=${source_arg:-$DEFAULT_SOURCE}
 is_url() { case $1 in *://* | git@*) return 0 ;; *) return 1 ;; esac; }
 
 # Sets src_kind (archive|checkout|url) and src_id (what the build is keyed by).
+if is_url "$source_arg" || [ -d "$source_arg/.git" ]; then
+    command -v git >/dev/null 2>&1 || lacking "git is needed for --source $source_arg (apt-get install git)"
+fi
 if is_url "$source_arg"; then
     [ -n "$commit" ] || die "--source $source_arg is a URL: give --commit SHA (or a branch)"
     clone=$cache/clones/$(printf %s "$source_arg" | hash_stdin)
