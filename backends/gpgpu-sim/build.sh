@@ -30,9 +30,6 @@ DEBIAN_PACKAGES=(build-essential bison flex xutils-dev zlib1g-dev libgl-dev pyth
 
 usage() {
     cat >&2 <<EOF
-Exit status: 0 built (or already built), 1 the build failed, 2 usage, 3 a prerequisite is
-missing (named on stderr in one line).
-
 usage: $0 [--source PATH|URL] [--commit SHA] [--cache DIR] [--jobs N] [--install-deps] [--quiet]
 
   --source PATH|URL  a .tar.gz of GPGPU-Sim's source, a checkout of it, or a git URL
@@ -47,6 +44,9 @@ usage: $0 [--source PATH|URL] [--commit SHA] [--cache DIR] [--jobs N] [--install
                      when any tool is missing, and pip-install the CUDA 11.8 header wheels into the
                      cache (without it, anything missing is named and the script stops)
   --quiet            no progress on stderr (errors still go there)
+
+Prints the adapter's path on stdout. Exit status: 0 built (or already built), 1 the build failed,
+2 usage, 3 a prerequisite is missing (named on stderr in one line).
 EOF
 }
 
@@ -59,10 +59,16 @@ install_deps=0
 quiet=0
 while [ $# -gt 0 ]; do
     case $1 in
-        --source) source_arg=$2; shift 2 ;;
-        --commit) commit=$2; shift 2 ;;
-        --cache) cache=$2; shift 2 ;;
-        --jobs) jobs=$2; shift 2 ;;
+        --source | --commit | --cache | --jobs)
+            [ $# -ge 2 ] || { echo "build.sh: $1 needs a value" >&2; usage; exit 2; }
+            case $1 in
+                --source) source_arg=$2 ;;
+                --commit) commit=$2 ;;
+                --cache) cache=$2 ;;
+                --jobs) jobs=$2 ;;
+            esac
+            shift 2
+            ;;
         --install-deps) install_deps=1; shift ;;
         --quiet) quiet=1; shift ;;
         -h | --help) usage; exit 0 ;;
@@ -158,7 +164,7 @@ if is_url "$source_arg" || [ -d "$source_arg/.git" ]; then
     command -v git >/dev/null 2>&1 || lacking "git is needed for --source $source_arg (apt-get install git)"
 fi
 if is_url "$source_arg"; then
-    [ -n "$commit" ] || die "--source $source_arg is a URL: give --commit SHA (or a branch)"
+    [ -n "$commit" ] || { echo "gpgpu-sim: --source $source_arg is a URL: give --commit SHA (or a branch)" >&2; exit 2; }
     clone=$cache/clones/$(printf %s "$source_arg" | hash_stdin)
     if [ ! -d "$clone/.git" ]; then
         say "cloning $source_arg"
