@@ -113,6 +113,12 @@ fi
 
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
+# One build at a time per cache (two test processes, CI and a user): the others wait, then find
+# the build done.
+if command -v flock >/dev/null 2>&1; then
+    exec 9>"$cache/.lock"
+    flock 9
+fi
 
 # --- CUDA headers and the stub nvcc ------------------------------------------------------------
 
