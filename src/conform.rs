@@ -371,7 +371,9 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
     let (outputs, matrix_d) = outputs_of(form);
     let all: Vec<usize> = (0..fv.vectors.len()).collect();
     let mut failing: Vec<usize> = Vec::new();
-    let batches = match kernel::build(form, &fv.vectors, &all, settings.max_threads) {
+    // Kernels without what the backend lacks (`brx.idx`), so it is judged on the instruction.
+    let dispatch = kernel::Dispatch::for_caps(backend.caps());
+    let batches = match kernel::build_with(form, &fv.vectors, &all, settings.max_threads, dispatch) {
         Ok(b) => b,
         Err(e) => {
             r.status = Status::Failed;
@@ -474,7 +476,7 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
     }
     if r.status == Status::Failed {
         if let Some(dir) = &settings.repro_dir {
-            r.repro = Some(match write_repro(dir, form, fv, &failing) {
+            r.repro = Some(match write_repro(dir, form, fv, &failing, dispatch) {
                 Ok(p) => p.display().to_string(),
                 Err(e) => format!("(could not write the repro: {e})"),
             });
@@ -487,12 +489,19 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
 /// Writes a standalone repro of a failed form: the failing vectors as a vector file, their
 /// kernel and its launch file. `ptxconf run launch.json` replays the launch on the oracle or
 /// by hand on any implementation; `ptxconf conform --file vectors.vec --backend B` judges it.
-fn write_repro(dir: &Path, form: &Form, fv: &FormVectors, failing: &[usize]) -> Result<PathBuf, String> {
+/// The kernel dispatches its variants as the backend's did (`dispatch`).
+fn write_repro(
+    dir: &Path,
+    form: &Form,
+    fv: &FormVectors,
+    failing: &[usize],
+    dispatch: kernel::Dispatch,
+) -> Result<PathBuf, String> {
     let d = dir.join(form_key(form));
     std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
     let vectors: Vec<Vector> = failing.iter().map(|&i| fv.vectors[i].clone()).collect();
     let all: Vec<usize> = (0..vectors.len()).collect();
-    let batch = kernel::build(form, &vectors, &all, vectors.len().max(1))
+    let batch = kernel::build_with(form, &vectors, &all, vectors.len().max(1), dispatch)
         .map_err(|e| e.to_string())?
         .into_iter()
         .next()

@@ -274,6 +274,8 @@ impl Cuda {
                         super::ptxas_rejects(),
                         "ptxas 12.9 rejects this form of the PTX ISA 8.7 grammar (corpus/findings/ptxas-12.9-rejects.txt)",
                     )),
+                    // The driver's JIT compiles `brx.idx` (sm_30 and later).
+                    lacks: Default::default(),
                 },
                 api,
                 lib: lib_name,

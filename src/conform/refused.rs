@@ -49,7 +49,8 @@ pub(super) fn check(backend: &dyn Backend, fv: &FormVectors, settings: &Settings
     if let Some(why) = failed {
         r = fail(r, why);
         if let Some(dir) = &settings.repro_dir {
-            r.repro = Some(match write_repro(dir, form, fv, &all) {
+            let dispatch = kernel::Dispatch::for_caps(backend.caps());
+            r.repro = Some(match write_repro(dir, form, fv, &all, dispatch) {
                 Ok(p) => p.display().to_string(),
                 Err(e) => format!("(could not write the repro: {e})"),
             });
