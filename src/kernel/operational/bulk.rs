@@ -13,6 +13,8 @@
 //! [`Check`], its bytes computed here: the region's sentinel or old contents, with the copies
 //! laid over them byte by byte ([`Region`]) or reduced element by element ([`reduce`]).
 
+mod multicast;
+
 use super::{header, instr_with, trailing_hints, BuildError, Check, Kernel, Rng, Rule, Scenario, POLLS, THREADS};
 use spec::catalog::{Exec, Form, PtxVersion};
 
@@ -231,18 +233,24 @@ pub(super) fn scenarios(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, Bui
         Some(Exec::BulkGroup) => Ok(vec![groups(form, rng, head)?]),
         Some(Exec::StBulk) => Ok(vec![st_bulk(form, rng, head)?]),
         _ if super::st_async::needs_remote(form) => Ok(vec![super::st_async::bulk_to_peer(form, rng)?]),
-        _ => hint_sets(form)
-            .iter()
-            .map(|hints| {
-                if form.has("prefetch") {
-                    prefetch(form, hints, rng, head)
-                } else if form.var("dst") == Some("global") {
-                    to_global(form, hints, rng, head)
-                } else {
-                    to_shared(form, hints, rng, head)
-                }
-            })
-            .collect(),
+        _ => {
+            let mut v = hint_sets(form)
+                .iter()
+                .map(|hints| {
+                    if form.has("prefetch") {
+                        prefetch(form, hints, rng, head)
+                    } else if form.var("dst") == Some("global") {
+                        to_global(form, hints, rng, head)
+                    } else {
+                        to_shared(form, hints, rng, head)
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if form.inputs.iter().any(|o| o.name == "cta_mask") {
+                v.push(multicast::to_cluster(form, rng, head)?);
+            }
+            Ok(v)
+        }
     }
 }
 

@@ -16,6 +16,7 @@
 //! `tensormap.replace` edits a copy of a launch map in global or shared memory, the tensormap
 //! proxy fences follow, and a load through the edited map must show the new field.
 
+mod cluster;
 mod model;
 mod through;
 
@@ -92,6 +93,8 @@ struct Ops {
     coords: Vec<String>,
     im2col: Vec<String>,
     hinted: bool,
+    /// The mbarrier operand, `[mbar]` when `None`.
+    mbar: Option<String>,
 }
 
 /// The instruction of `form` with `ops` (the map and coordinates as one `[map, {..}]` address,
@@ -103,7 +106,7 @@ fn tensor_instr(form: &Form, ops: &Ops) -> Result<String, BuildError> {
             "dst" | "src" => parts.push(format!("[{}]", ops.smem)),
             "tensor_map" => parts.push(format!("[{}, {{{}}}]", ops.map, ops.coords.join(", "))),
             "coords" => {}
-            "mbar" => parts.push("[mbar]".into()),
+            "mbar" => parts.push(ops.mbar.clone().unwrap_or_else(|| "[mbar]".into())),
             "im2col_info" => parts.push(format!("{{{}}}", ops.im2col.join(", "))),
             // Own-CTA multicast: bit 0, the only CTA of the cluster (L15008).
             "cta_mask" => parts.push("%rs5".into()),
@@ -738,6 +741,12 @@ fn copies(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
             Kind::Store(op) => store_scenario(form, rng, op, &m, &boxes, hinted, head)?,
         });
     }
+    if kind == Kind::Load && cluster::is_multicast(form) {
+        out.push(cluster::multicast(form, rng)?);
+    }
+    if kind == Kind::Load && cluster::is_peer_signalled(form) {
+        out.push(cluster::peer(form, rng)?);
+    }
     Ok(out)
 }
 
@@ -828,6 +837,7 @@ fn load(
             coords,
             im2col: im2col_ops,
             hinted,
+            mbar: None,
         };
         if kind == Kind::Prefetch {
             l.push(tensor_instr(form, &ops)?);
@@ -929,6 +939,7 @@ fn store_scenario(
                 coords,
                 im2col: Vec::new(),
                 hinted,
+                mbar: None,
             },
         )?);
         l.push("cp.async.bulk.commit_group;".into());
