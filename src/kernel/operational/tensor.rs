@@ -22,6 +22,7 @@ mod through;
 
 pub(super) use through::is_param_prefetch;
 
+use super::bulk::Elem;
 use super::{header, trailing_hints, BuildError, Check, Kernel, Rng, Rule, Scenario, THREADS};
 use crate::backend::{Job, JobBuffer, JobParam};
 use model::{ty, Map, Op, Shape, Ty, TYPES};
@@ -741,6 +742,17 @@ fn copies(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
             Kind::Store(op) => store_scenario(form, rng, op, &m, &boxes, hinted, head)?,
         });
     }
+    if let Kind::Store(Some(op)) = kind {
+        if op.halves() {
+            // `.f16` and `.bf16` maps, boxes inside the tensor (whole rows: the element pairs
+            // of packed halves never split).
+            for t in ["f16", "bf16"] {
+                let m = random_map(rng, r, im2col, model::ty(t), (0, 16), false, true);
+                let boxes: Vec<(Vec<i32>, Vec<u16>)> = (0..2).map(|_| random_box(rng, &m, true, false)).collect();
+                out.push(store_scenario(form, rng, Some(op), &m, &boxes, false, head)?);
+            }
+        }
+    }
     if kind == Kind::Load && cluster::is_multicast(form) {
         out.push(cluster::multicast(form, rng)?);
     }
@@ -912,6 +924,13 @@ fn store_scenario(
         // Small values make `.inc`/`.dec` take both branches and `f32` sums exact.
         match (op, m.ty.name) {
             (Some(Op::Inc | Op::Dec), _) => (0..n / 4).flat_map(|_| rng.range(0, 12).to_le_bytes()).collect(),
+            (Some(o), "f16" | "bf16") => {
+                // Finite halves; for `.add` a quarter subnormal and a quarter among the smallest
+                // normals (bulk.rs `Elem::random_subnormal`).
+                let e = if m.ty.name == "f16" { Elem::F16 } else { Elem::Bf16 };
+                let name = if o == Op::Add { "add" } else { "min" };
+                (0..n / 2).flat_map(|_| e.random_subnormal(name, rng)).collect()
+            }
             (_, "f32") => (0..n / 4)
                 .flat_map(|_| ((rng.range(0, 2000) as f32 - 1000.0) / 8.0).to_bits().to_le_bytes())
                 .collect(),
