@@ -128,6 +128,8 @@ driver_api! {
         // The enum arguments are `repr(u32)` C enums in cuda.h: passed as `c_uint`.
         cuTensorMapEncodeTiled: fn(*mut CUtensorMap, c_uint, c_uint, *mut c_void, *const u64, *const u64, *const u32, *const u32, c_uint, c_uint, c_uint, c_uint);
         cuTensorMapEncodeIm2col: fn(*mut CUtensorMap, c_uint, c_uint, *mut c_void, *const u64, *const u64, *const c_int, *const c_int, c_uint, c_uint, *const u32, c_uint, c_uint, c_uint, c_uint);
+        // CUDA 12.8: the W corners by value, the mode between interleave and swizzle.
+        cuTensorMapEncodeIm2colWide: fn(*mut CUtensorMap, c_uint, c_uint, *mut c_void, *const u64, *const u64, c_int, c_int, c_uint, c_uint, *const u32, c_uint, c_uint, c_uint, c_uint, c_uint);
     }
 }
 
@@ -520,12 +522,6 @@ impl Cuda {
                             tensor_map.buffer
                         )));
                     }
-                    // Our limitation, not the implementation's: the form is skipped.
-                    if tensor_map.encode == "im2col_wide" {
-                        return Err(Failure::Unavailable(format!(
-                            "parameter {k}: an im2col_wide tensor map needs cuTensorMapEncodeIm2colWide, which this backend does not call yet"
-                        )));
-                    }
                     tensor_map::encode_args(tensor_map, 0)
                         .map_err(|m| launch_err(format!("parameter {k}: tensor map: {m}")))?;
                     Vec::new()
@@ -723,6 +719,33 @@ impl Cuda {
                     pixels_per_column,
                     e.element_strides.as_ptr(),
                     e.interleave,
+                    e.swizzle,
+                    e.l2_promotion,
+                    e.oob_fill,
+                ),
+                None => return Err(CUDA_ERROR_NOT_SUPPORTED),
+            },
+            tensor_map::Bounds::Im2colWide {
+                lower_w,
+                upper_w,
+                channels_per_pixel,
+                pixels_per_column,
+                mode,
+            } => match self.api.cuTensorMapEncodeIm2colWide {
+                Some(f) => f(
+                    &mut map,
+                    e.data_type,
+                    e.rank,
+                    address,
+                    e.global_dim.as_ptr(),
+                    e.global_strides.as_ptr(),
+                    lower_w,
+                    upper_w,
+                    channels_per_pixel,
+                    pixels_per_column,
+                    e.element_strides.as_ptr(),
+                    e.interleave,
+                    mode,
                     e.swizzle,
                     e.l2_promotion,
                     e.oob_fill,
