@@ -573,7 +573,10 @@ fn a_multicast_ignoring_its_cta_mask_is_found() {
     let bad = &r["forms"][0];
     assert!(
         bad["reason"].as_str().unwrap_or_default().contains("runtime error")
-            || bad["mismatches"][0]["vector"].as_str().unwrap_or_default().contains("cluster of 4"),
+            || bad["mismatches"][0]["vector"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("cluster of 4"),
         "{bad}"
     );
 }
@@ -635,7 +638,10 @@ fn a_noftz_add_that_flushes_subnormals_is_found() {
     );
     let bad = form(&r, "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16");
     assert!(
-        bad["mismatches"][0]["vector"].as_str().unwrap().contains(".add source element"),
+        bad["mismatches"][0]["vector"]
+            .as_str()
+            .unwrap()
+            .contains(".add source element"),
         "{bad}"
     );
     assert_eq!(
@@ -662,5 +668,46 @@ fn a_tensor_reduction_reading_f16_as_bf16_is_found() {
     );
     failed.sort();
     assert_eq!(failed, want);
-    assert!(!passed.is_empty() && passed.iter().all(|k| k.contains(".and")), "{passed:?}");
+    assert!(
+        !passed.is_empty() && passed.iter().all(|k| k.contains(".and")),
+        "{passed:?}"
+    );
+}
+
+/// A remote store that lands in the storing CTA's own shared memory, in the message pushed into
+/// the reader CTA's shared memory (`fence/across.rs`): the reader, after the flag and the
+/// fence, finds no message there; `fence.release.gpu` fails, on that scenario only (its
+/// message in the writer's shared memory and in global memory pass), and the tensormap-proxy
+/// release fence the filter also selects passes. (On the oracle's sequentially consistent
+/// memory a *missing* fence never shows; what the scenarios catch is a message not delivered.)
+#[test]
+fn a_pushed_message_landing_in_the_writer_is_found() {
+    let r = conform_planted(
+        "wrong-pushed-message",
+        r"s/^\tst\.shared::cluster\.u32 \[%rd10+\([0-9]*\)\], %r10;$/\tst.shared::cluster.u32 [%rd11+\1], %r10;/",
+        &["fence.release.gpu"],
+    );
+    assert_eq!(failed(&r), ["fence.release.gpu"]);
+    let bad = form(&r, "fence.release.gpu");
+    assert!(
+        bad["mismatches"][0]["vector"]
+            .as_str()
+            .unwrap()
+            .contains("stored by CTA 0 into CTA 1's shared memory"),
+        "{bad}"
+    );
+}
+
+/// A flag stored over the message's last word instead of its own place, in the manual's
+/// message-passing test through global memory (L4181-4198): the reader's bounded spin never
+/// sees it; `fence.sc.gpu` fails, the other scenarios of the form (whose flags are in shared
+/// memory) are untouched.
+#[test]
+fn a_flag_that_never_arrives_is_found() {
+    let r = conform_planted(
+        "wrong-global-flag",
+        r"s/^\t\(st\.relaxed\.gpu\.global\.u32\) \[%rd10\], %r10;$/\t\1 [%rd10+32], %r10;/",
+        &["fence.sc.gpu"],
+    );
+    assert_eq!(failed(&r), ["fence.sc.gpu"]);
 }

@@ -58,7 +58,11 @@ impl Half {
             return sign | r as u16;
         }
         // r in [2^man, 2^(man+1)]: a carry to 2^(man+1) moves into the exponent.
-        let (r, e) = if r == 1 << (self.man + 1) { (r >> 1, e + 1) } else { (r, e) };
+        let (r, e) = if r == 1 << (self.man + 1) {
+            (r >> 1, e + 1)
+        } else {
+            (r, e)
+        };
         sign | (((e + self.bias) as u32) << self.man | (r - (1 << self.man))) as u16
     }
 }

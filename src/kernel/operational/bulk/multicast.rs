@@ -12,8 +12,8 @@
 
 use super::super::ranks::{self, Varying};
 use super::{
-    decls, init_mbar, layout, prologue, wait_phase, words, BuildError, Kernel, Region, Rng, Scenario, REGION,
-    SENTINEL, THREADS,
+    decls, init_mbar, layout, prologue, wait_phase, words, BuildError, Kernel, Region, Rng, Scenario, REGION, SENTINEL,
+    THREADS,
 };
 use crate::kernel::operational::instr;
 use spec::catalog::{Form, PtxVersion, Target};
@@ -169,7 +169,10 @@ mod tests {
             .find(|f| key(f) == "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster")
             .expect("the multicast form");
         let all = scenarios(f, 1).unwrap();
-        let s = all.iter().find(|s| s.job.cluster == Some([4, 1, 1])).expect("a cluster scenario");
+        let s = all
+            .iter()
+            .find(|s| s.job.cluster == Some([4, 1, 1]))
+            .expect("a cluster scenario");
         let bufs = Oracle::new(&Options::default()).run(&s.job).expect("runs");
         assert_eq!(s.judge(&bufs).unwrap(), Vec::new());
         let sentinel = |c: &&crate::kernel::operational::Check| c.rule == Rule::Bytes(vec![0xa5; 16]);

@@ -44,7 +44,13 @@ pub(super) fn applies(form: &Form) -> bool {
 
 /// The scenario of `form` (a thread fence of semantics `sem` at `scope`, wider than `.cta`)
 /// with the message kept at `place` (module doc).
-pub(super) fn message(form: &Form, rng: &mut Rng, sem: &str, scope: &str, place: Place) -> Result<Scenario, BuildError> {
+pub(super) fn message(
+    form: &Form,
+    rng: &mut Rng,
+    sem: &str,
+    scope: &str,
+    place: Place,
+) -> Result<Scenario, BuildError> {
     let head = header(form, 90, PtxVersion(7, 8));
     let input = rng.bytes(4 * WORDS);
     let it = instr(form, &[])?;

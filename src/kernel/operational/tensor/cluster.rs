@@ -21,8 +21,8 @@
 use super::super::ranks::{self, Varying};
 use super::model::Map;
 use super::{
-    copy_out, describe, fill_shared, finish, map_for, place, random_box, region_addr, tensor_instr, wait_phase,
-    Ops, REGION, SENTINEL,
+    copy_out, describe, fill_shared, finish, map_for, place, random_box, region_addr, tensor_instr, wait_phase, Ops,
+    REGION, SENTINEL,
 };
 use crate::kernel::operational::bulk::Region;
 use crate::kernel::operational::{header, BuildError, Kernel, Rng, Scenario, THREADS};
@@ -79,7 +79,10 @@ fn dump(
     let mut v = Vec::new();
     for (i, img) in images.iter().enumerate() {
         if img.len() % 16 != 0 {
-            return Err(BuildError(format!("a box of {} bytes: not whole 16-byte checks", img.len())));
+            return Err(BuildError(format!(
+                "a box of {} bytes: not whole 16-byte checks",
+                img.len()
+            )));
         }
         let base = k.out;
         k.out += img.len().div_ceil(64) * 64;
@@ -135,7 +138,12 @@ pub(super) fn multicast(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildErr
     let totals: Vec<usize> = (0..CTAS)
         .map(|c| {
             plan.iter()
-                .map(|&(issuer, mask)| (0..CTAS).filter(|&d| mask >> d & 1 == 1 && signalled(pair, d, issuer) == c).count() * bb)
+                .map(|&(issuer, mask)| {
+                    (0..CTAS)
+                        .filter(|&d| mask >> d & 1 == 1 && signalled(pair, d, issuer) == c)
+                        .count()
+                        * bb
+                })
                 .sum()
         })
         .collect();
@@ -180,10 +188,7 @@ pub(super) fn multicast(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildErr
     )?;
     k.by(0, THREADS, &ranks::cluster_sync());
     let part = k.out;
-    let described: Vec<String> = plan
-        .iter()
-        .map(|(i, mk)| format!("CTA {i} to {mk:#06b}"))
-        .collect();
+    let described: Vec<String> = plan.iter().map(|(i, mk)| format!("CTA {i} to {mk:#06b}")).collect();
     let how = format!(
         "multicast loads in a cluster of {CTAS} ({}; complete-tx to {}): {}",
         described.join(", "),
@@ -245,7 +250,10 @@ pub(super) fn peer(form: &Form, rng: &mut Rng) -> Result<Scenario, BuildError> {
     }
     l.push(format!("{skip}:"));
     k.by(0, 1, &l);
-    wait_phase(&mut k, "the complete-tx of the peer's boxes, signalled to this CTA's mbar (L14968)");
+    wait_phase(
+        &mut k,
+        "the complete-tx of the peer's boxes, signalled to this CTA's mbar (L14968)",
+    );
     // This CTA's boxes were signalled to the peer: the peer's wait and the cluster barrier
     // order them before this CTA reads them.
     k.by(0, THREADS, &ranks::cluster_sync());
@@ -315,7 +323,12 @@ mod tests {
             assert!(s.job.cluster.is_some(), "{k}");
             let bufs = oracle.run(&s.job).unwrap_or_else(|e| panic!("{k}: {e}\n{}", s.job.ptx));
             let broken = s.judge(&bufs).unwrap();
-            assert!(broken.is_empty(), "{k}: {:?}\n{}", broken.first().map(|b| &s.checks[b.check].what), s.job.ptx);
+            assert!(
+                broken.is_empty(),
+                "{k}: {:?}\n{}",
+                broken.first().map(|b| &s.checks[b.check].what),
+                s.job.ptx
+            );
         }
         assert_eq!(seen, 5);
     }
