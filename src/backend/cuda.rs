@@ -13,8 +13,9 @@
 //! Launches: a job with `cluster` goes through `cuLaunchKernelEx` with a cluster-dimension
 //! attribute, a tensor-map parameter is the driver's own 128-byte encoding of the launch file's
 //! fields ([`tensor_map`]), and dynamic shared memory above 48 KiB is enabled per kernel first
-//! ([`launch_ex`]). Those entry points are optional: a driver without one (older than CUDA 12.0)
-//! still runs every other job, and a job that needs it is `Unavailable`, naming it.
+//! ([`launch_ex`]). Those entry points are optional: a driver without one (older than CUDA 12.0;
+//! 12.8 for `cuTensorMapEncodeIm2colWide`, the im2col-wide maps' encoder) still runs every
+//! other job, and a job that needs it is `Unavailable`, naming it.
 
 use super::{Backend, Buffers, Caps, Failure, Job, JobParam};
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute, CUjit_option, CUlaunchConfig, CUtensorMap};
