@@ -11,14 +11,17 @@
 //!
 //! ```text
 //! # ptxconf baseline 1
-//! # backend: cmd:./adapter
+//! # backend: cmd:./planted.sh
 //! # ptxconf: 0.1.0
-//! # vector set: 5f0c6e1d2a3b4c7d (3 forms)
+//! # vector set: 5f0c6e1d2a3b4c7d (2 forms)
 //! # columns: form, expect, class, failed/vectors, failing digest, vectors digest
-//! add.rm.f32	passed	-	0/384	-	0d1e2f3a4b5c6d7e
-//! add.rn.f32	failed	wrong	93/384	8e2a51f07c3d9b46	1f2e3d4c5b6a7988
-//! wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.e4m3.e4m3	skipped	caps	-	-	-
+//! add.rm.f32  passed  -  0/384  -  af97addd1caec4c8
+//! add.rn.f32  failed  wrong  65/384  cf8d689c03dcab1d  1fb4a076ae511e1e
+//! wgmma.mma_async.sp.sync.aligned.m64n104k16.f32.tf32.tf32~o1  skipped  caps  -  -  -
 //! ```
+//!
+//! (the columns are separated by one tab; `add.rn.f32`'s line is a backend that rounds it
+//! toward zero).
 //!
 //! - `expect`: `passed`, `failed` or `skipped`.
 //! - `class`: for a failed form, the worst failure among its launches ([`FailureClass`]): `wrong` (a
@@ -34,8 +37,11 @@
 //!   index. With `class`, the failure's signature: no time, message or path goes into it, so it
 //!   is the same on every run over the same vectors.
 //! - `vectors digest`: the same digest of all of the form's vectors (an operational form: of its
-//!   scenarios' kernels and expectations); the header's `vector set` digests the forms' lines
-//!   `form<TAB>digest\n` in order.
+//!   scenarios' kernels and expectations; a skipped form: `-`); the header's `vector set`
+//!   digests the forms' lines `form<TAB>digest\n` in order.
+//!
+//! The digests are taken only by a run that asks for them (`Settings::digests`), as they cost
+//! a formatting of every vector.
 //!
 //! # The comparison
 //!
@@ -84,10 +90,7 @@ impl FailureClass {
         match f {
             Failure::Rejected { kind, .. } => {
                 // A kind is one word in the file.
-                let kind: String = kind
-                    .chars()
-                    .map(|c| if c.is_whitespace() { '_' } else { c })
-                    .collect();
+                let kind: String = kind.chars().map(|c| if c.is_whitespace() { '_' } else { c }).collect();
                 FailureClass::Rejected(if kind.is_empty() { "?".into() } else { kind })
             }
             Failure::Timeout { .. } => FailureClass::Timeout,
@@ -156,7 +159,9 @@ impl Skip {
     }
 
     fn parse(s: &str) -> Option<Skip> {
-        [Skip::Caps, Skip::Ptxas, Skip::Unavailable].into_iter().find(|k| k.name() == s)
+        [Skip::Caps, Skip::Ptxas, Skip::Unavailable]
+            .into_iter()
+            .find(|k| k.name() == s)
     }
 }
 
@@ -217,6 +222,11 @@ impl Trace {
         self.vectors = Some(digest);
     }
 
+    /// Drops what was gathered for [`Trace::seal`] (a run that records no baseline).
+    pub fn forget(&mut self) {
+        self.failing = Vec::new();
+    }
+
     /// Takes the digests: of the failing vectors' lines and (unless set) of all `count`
     /// vectors' lines; `line(i)` is vector `i`'s. Only the digests are kept.
     pub fn seal(&mut self, count: usize, line: impl Fn(usize) -> String) {
@@ -258,11 +268,9 @@ impl Expect {
     pub fn of(r: &FormReport) -> Expect {
         match r.status {
             Status::Passed => Expect::Passed { vectors: r.vectors },
-            Status::Skipped => Expect::Skipped(r.trace.skip.unwrap_or(if r.refused {
-                Skip::Ptxas
-            } else {
-                Skip::Caps
-            })),
+            Status::Skipped => {
+                Expect::Skipped(r.trace.skip.unwrap_or(if r.refused { Skip::Ptxas } else { Skip::Caps }))
+            }
             Status::Failed => Expect::Failed {
                 class: r.trace.class.clone().unwrap_or(FailureClass::Error),
                 failed: r.failed,
@@ -442,13 +450,16 @@ impl Baseline {
                 "failed" => {
                     let (failed, vectors) = count(counts)?;
                     Expect::Failed {
-                        class: FailureClass::parse(class).ok_or_else(|| bad(format!("unknown failure class `{class}`")))?,
+                        class: FailureClass::parse(class)
+                            .ok_or_else(|| bad(format!("unknown failure class `{class}`")))?,
                         failed,
                         vectors,
                         digest: hex(digest, "failing digest")?,
                     }
                 }
-                "skipped" => Expect::Skipped(Skip::parse(class).ok_or_else(|| bad(format!("unknown skip reason `{class}`")))?),
+                "skipped" => {
+                    Expect::Skipped(Skip::parse(class).ok_or_else(|| bad(format!("unknown skip reason `{class}`")))?)
+                }
                 other => return Err(bad(format!("expected passed, failed or skipped, found `{other}`"))),
             };
             b.forms.insert(form.to_string(), Entry { expect, vectors });
@@ -712,7 +723,14 @@ impl Comparison {
         let _ = writeln!(
             s,
             "baseline {}: {} regressions, {} fixes, {} improved, {} changed, {} new, {} missing, {} unchanged",
-            self.file, self.regressions, self.fixes, self.improved, self.changed, self.new, self.missing, self.unchanged
+            self.file,
+            self.regressions,
+            self.fixes,
+            self.improved,
+            self.changed,
+            self.new,
+            self.missing,
+            self.unchanged
         );
         if !self.regressed() {
             let _ = writeln!(

@@ -141,6 +141,7 @@ pub fn run(a: ConformArgs) -> ExitCode {
         strict: a.strict,
         record: a.record_profile.is_some(),
         seed,
+        digests: a.baseline.is_some() || a.write_baseline.is_some(),
         ..Settings::default()
     };
 

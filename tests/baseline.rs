@@ -56,7 +56,16 @@ fn conform(backend: &str, extra: &[&std::ffi::OsStr]) -> (i32, String) {
 
 /// The lines `--baseline` printed: from the first `regression`/`fix`/... or `baseline` line on.
 fn comparison(stdout: &str) -> Vec<&str> {
-    let kinds = ["regression ", "fix ", "improved ", "changed ", "new ", "missing ", "baseline", "no regression"];
+    let kinds = [
+        "regression ",
+        "fix ",
+        "improved ",
+        "changed ",
+        "new ",
+        "missing ",
+        "baseline",
+        "no regression",
+    ];
     let lines: Vec<&str> = stdout.lines().collect();
     let start = lines
         .iter()
@@ -91,7 +100,10 @@ fn vector_lines(key: &str) -> Vec<String> {
     flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
         .read_to_string(&mut text)
         .unwrap();
-    text.lines().filter(|l| !l.starts_with('#')).map(str::to_string).collect()
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The baseline's line of form `key`, split into its columns.
@@ -144,7 +156,10 @@ fn a_baseline_records_each_form_and_reports_what_changed() {
     assert_eq!(lines[0], "# ptxconf baseline 1");
     assert_eq!(lines[1], format!("# backend: {backend}"));
     assert_eq!(lines[2], format!("# ptxconf: {}", env!("CARGO_PKG_VERSION")));
-    assert!(lines[3].starts_with("# vector set: ") && lines[3].ends_with(" (12 forms)"), "{text}");
+    assert!(
+        lines[3].starts_with("# vector set: ") && lines[3].ends_with(" (12 forms)"),
+        "{text}"
+    );
     assert_eq!(
         lines[4],
         "# columns: form, expect, class, failed/vectors, failing digest, vectors digest"
@@ -187,7 +202,10 @@ fn a_baseline_records_each_form_and_reports_what_changed() {
 
     // Deterministic: another run, one job at a time, writes the same file.
     let again = dir.join("again.tsv");
-    conform(&backend, &["--jobs".as_ref(), "1".as_ref(), "--write-baseline".as_ref(), os(&again)]);
+    conform(
+        &backend,
+        &["--jobs".as_ref(), "1".as_ref(), "--write-baseline".as_ref(), os(&again)],
+    );
     assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
 
     // As recorded: exit 0 although a form fails.
@@ -201,7 +219,11 @@ fn a_baseline_records_each_form_and_reports_what_changed() {
     // Recorded as failing, now passing: a fix (exit 0, with the hint).
     let zero = "0".repeat(16);
     let rz = fnv(&vector_lines("add.rz.f32"));
-    let fixed = edit(&file, "add.rz.f32", &format!("add.rz.f32\tfailed\twrong\t3/384\t{zero}\t{rz}"));
+    let fixed = edit(
+        &file,
+        "add.rz.f32",
+        &format!("add.rz.f32\tfailed\twrong\t3/384\t{zero}\t{rz}"),
+    );
     let (code, out) = conform(&backend, &["--baseline".as_ref(), os(&fixed)]);
     assert_eq!(code, 0, "{out}");
     assert_eq!(
@@ -258,7 +280,11 @@ fn a_baseline_records_each_form_and_reports_what_changed() {
     let milder = edit(
         &file,
         "add.rn.f32",
-        &format!("add.rn.f32\tfailed\trejected:parse\t{0}/{0}\t{1}\t{1}", all.len(), rn[5]),
+        &format!(
+            "add.rn.f32\tfailed\trejected:parse\t{0}/{0}\t{1}\t{1}",
+            all.len(),
+            rn[5]
+        ),
     );
     let (code, out) = conform(&backend, &["--baseline".as_ref(), os(&milder)]);
     assert_eq!(code, 0, "{out}");
@@ -388,7 +414,11 @@ fn a_form_that_newly_fails_or_crashes_is_a_regression_in_every_report() {
 fn an_unreadable_baseline_is_a_usage_error_naming_the_line() {
     let dir = scratch("baseline-bad");
     let file = dir.join("bad.tsv");
-    std::fs::write(&file, "# ptxconf baseline 1\nadd.rn.f32\tfailed\twrongish\t1/2\t00\t-\n").unwrap();
+    std::fs::write(
+        &file,
+        "# ptxconf baseline 1\nadd.rn.f32\tfailed\twrongish\t1/2\t00\t-\n",
+    )
+    .unwrap();
     let out = ptxconf()
         .args(["conform", "--quiet", "add.rn.f32", "--baseline"])
         .arg(&file)

@@ -27,8 +27,10 @@ pub(super) fn check(backend: &dyn Backend, i: FormId, settings: &Settings, mut r
         }
     };
     r.vectors = scenarios.iter().map(|s| s.checks.len()).sum();
-    r.trace
-        .set_vectors(digest_lines(scenarios.iter().flat_map(|s| [s.job.ptx.clone(), s.expected_text()])));
+    if settings.digests {
+        let parts = scenarios.iter().flat_map(|s| [s.job.ptx.clone(), s.expected_text()]);
+        r.trace.set_vectors(digest_lines(parts));
+    }
     let mut failing: Vec<usize> = Vec::new();
     let mut index = 0;
     for (k, s) in scenarios.iter().enumerate() {
@@ -78,7 +80,8 @@ pub(super) fn check(backend: &dyn Backend, i: FormId, settings: &Settings, mut r
             continue;
         }
         r.status = Status::Failed;
-        r.trace.fail(FailureClass::Wrong, broken.iter().map(|b| first + b.check));
+        r.trace
+            .fail(FailureClass::Wrong, broken.iter().map(|b| first + b.check));
         failing.push(k);
         for b in broken.iter().take(settings.show.saturating_sub(r.mismatches.len())) {
             r.mismatches.push(Mismatch {
