@@ -53,6 +53,10 @@
 //! another reason, another class of the same severity, the same count over vectors that changed);
 //! **new** and **missing** forms are not in the baseline or not in the run. Only a regression
 //! fails the run.
+//!
+//! [`findings`] does the same for `ptxconf fuzz`: known findings, by signature.
+
+pub mod findings;
 
 use crate::backend::Failure;
 use crate::conform::{FormReport, Report, Status};
@@ -335,8 +339,8 @@ pub struct Baseline {
 pub enum BaselineError {
     /// The file cannot be read.
     Io(std::io::Error),
-    /// The first line is not [`MAGIC`].
-    NotABaseline,
+    /// The first line is not the one given ([`MAGIC`], [`findings::MAGIC`]).
+    NotABaseline(&'static str),
     /// A line that does not follow the format.
     Line {
         /// Its number (from 1).
@@ -350,7 +354,9 @@ impl fmt::Display for BaselineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BaselineError::Io(e) => write!(f, "{e}"),
-            BaselineError::NotABaseline => write!(f, "not a ptxconf baseline (the first line is not `{MAGIC}`)"),
+            BaselineError::NotABaseline(magic) => {
+                write!(f, "not a ptxconf baseline (the first line is not `{magic}`)")
+            }
             BaselineError::Line { line, message } => write!(f, "line {line}: {message}"),
         }
     }
@@ -406,7 +412,7 @@ impl Baseline {
     pub fn parse(text: &str) -> Result<Baseline, BaselineError> {
         let mut lines = text.lines().enumerate();
         if lines.next().map(|(_, l)| l.trim_end()) != Some(MAGIC) {
-            return Err(BaselineError::NotABaseline);
+            return Err(BaselineError::NotABaseline(MAGIC));
         }
         let mut b = Baseline {
             backend: String::new(),

@@ -441,3 +441,69 @@ fn an_unreadable_baseline_is_a_usage_error_naming_the_line() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a ptxconf baseline"));
 }
+
+/// `fuzz --baseline`: a campaign whose one finding reduces to a recorded signature passes; the
+/// same program unreduced has another signature, a new finding, and fails.
+#[test]
+fn a_fuzz_finding_with_a_recorded_signature_is_known() {
+    let dir = scratch("baseline-fuzz");
+    let backend = planted_backend(&dir, "s/add\\.rn\\.f32 /add.rz.f32 /g");
+    let known = dir.join("known.txt");
+    // Program 4 of seed 1 (floating-point family) uses add.rn.f32 where the rounding shows.
+    let fuzz = |extra: &[&std::ffi::OsStr]| {
+        let out = ptxconf()
+            .args([
+                "fuzz", "--quiet", "--first", "4", "--count", "1", "--jobs", "1", "--family", "9.7.3",
+            ])
+            .args(["--backend", &backend, "--findings"])
+            .arg(dir.join("findings"))
+            .args(extra)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        (out.status.code(), stdout)
+    };
+    let (code, out) = fuzz(&["--write-baseline".as_ref(), os(&known)]);
+    assert_eq!(code, Some(1), "{out}");
+    let text = std::fs::read_to_string(&known).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "# ptxconf fuzz baseline 1",
+            &format!("# backend: {backend}"),
+            &format!("# ptxconf: {}", env!("CARGO_PKG_VERSION"))
+        ]
+    );
+    assert_eq!(lines.len(), 4, "{text}");
+    // The reduced program: the planted form, how its result is stored, nothing else.
+    let sig = lines[3];
+    assert!(
+        sig.starts_with("wrong: ") && sig.split(' ').any(|i| i == "add.rn.f32"),
+        "{sig}"
+    );
+    assert!(sig.split(' ').count() <= 11, "not reduced: {sig}");
+
+    let (code, out) = fuzz(&["--baseline".as_ref(), os(&known)]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.lines().next().unwrap().ends_with("1 mismatching value(s) (known)"),
+        "{out}"
+    );
+    assert_eq!(
+        out.lines().last().unwrap(),
+        format!("baseline {}: 1 known finding(s), 0 new", known.display())
+    );
+
+    let (code, out) = fuzz(&["--no-reduce".as_ref(), "--baseline".as_ref(), os(&known)]);
+    assert_eq!(code, Some(1), "{out}");
+    let tail: Vec<&str> = out.lines().rev().take(2).collect();
+    assert_eq!(
+        tail[0],
+        format!("baseline {}: 0 known finding(s), 1 new", known.display())
+    );
+    assert!(
+        tail[1].starts_with("new finding: program 4: wrong: ") && tail[1] != format!("new finding: program 4: {sig}"),
+        "{out}"
+    );
+}
