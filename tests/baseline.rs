@@ -297,6 +297,26 @@ fn a_baseline_records_each_form_and_reports_what_changed() {
         )
     );
 
+    // Recorded over other vectors (its vectors digest differs): counts are not compared, a change.
+    let moved = edit(
+        &file,
+        "add.rn.f32",
+        &format!("add.rn.f32\tfailed\twrong\t1/{}\t{zero}\t{zero}", all.len()),
+    );
+    let (code, out) = conform(&backend, &["--baseline".as_ref(), os(&moved)]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        comparison(&out)[..2],
+        [
+            "baseline: the vectors of 1 forms differ from the recorded ones; their failures are compared by class only"
+                .to_string(),
+            format!(
+                "changed add.rn.f32: failed wrong 1/{} {zero} -> {rn_was} (its vectors changed)",
+                all.len()
+            ),
+        ]
+    );
+
     // A form not in the baseline, and one the run does not select.
     let new = edit(&file, "add.rm.f32", "add.rp.f32\tpassed\t-\t0/384\t-\t-");
     let (code, out) = conform(&backend, &["--baseline".as_ref(), os(&new)]);
