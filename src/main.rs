@@ -235,6 +235,14 @@ struct ConformArgs {
     /// Record what the backend returns as a hardware profile into this directory.
     #[arg(long)]
     record_profile: Option<std::path::PathBuf>,
+    /// Compare each form's result with this baseline (written by --write-baseline): exit 1 only
+    /// on a regression, and list regressions, fixes and other changes.
+    #[arg(long)]
+    baseline: Option<std::path::PathBuf>,
+    /// Record each form's result (passed; failed, with its failure's signature; skipped, with
+    /// why) as a baseline file.
+    #[arg(long)]
+    write_baseline: Option<std::path::PathBuf>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
