@@ -285,3 +285,79 @@ fn conform_runs_add_s32_on_gpgpu_sim() {
     // add.s32 passes: the one form of 9.7.1 the filter selects.
     assert!(stdout.contains("\n1 forms passed, 0 failed,"), "{stdout}");
 }
+
+/// `conform --baseline FILE` of the logic and shift family (9.7.8) on GPGPU-Sim: exit code and
+/// stdout.
+fn conform_with_baseline(adapter: &Path, file: &Path) -> (i32, String) {
+    let dir = std::env::temp_dir().join(format!("ptxconf-gpgpu-sim-baseline-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxconf"))
+        .args(["conform", "--quiet", "--jobs", "2", "--timeout", "5", "--repro"])
+        .arg(&dir)
+        .arg("--backend")
+        .arg(format!("cmd:{}", adapter.display()))
+        .arg("--baseline")
+        .arg(file)
+        .arg("9.7.8")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let code = out.status.code().unwrap_or(-1);
+    assert!(
+        code == 0 || code == 1,
+        "exit {code}\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (code, stdout)
+}
+
+/// The committed baseline (corpus/findings/gpgpu-sim/baseline.tsv, recorded over the whole
+/// suite) holds for 9.7.8: no regression, exit 0 (the other families' forms are only
+/// "missing" from this run). The same file with one form GPGPU-Sim fails (`shr.u16`: a shift by
+/// 0x20200000 leaves 5, where a shift amount above the register width is clamped to it and gives 0, L11531) recorded as
+/// passed instead: that form is a regression, and the run exits 1.
+#[test]
+fn the_committed_baseline_holds_and_a_changed_entry_is_a_regression() {
+    let adapter = adapter_or_skip!();
+    let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/findings/gpgpu-sim/baseline.tsv");
+    let (code, stdout) = conform_with_baseline(adapter, &baseline);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(!stdout.lines().any(|l| l.starts_with("regression ")), "{stdout}");
+
+    let text = std::fs::read_to_string(&baseline).unwrap();
+    let cols: Vec<&str> = text
+        .lines()
+        .find(|l| l.split('\t').next() == Some("shr.u16"))
+        .expect("shr.u16 in the baseline")
+        .split('\t')
+        .collect();
+    assert_eq!(
+        cols[1], "failed",
+        "GPGPU-Sim's shr.u16 was recorded as failing: {cols:?}"
+    );
+    let total = cols[3].split('/').nth(1).unwrap();
+    let passed = format!("shr.u16\tpassed\t-\t0/{total}\t-\t{}", cols[5]);
+    let edited: String = text
+        .lines()
+        .map(|l| {
+            if l.split('\t').next() == Some("shr.u16") {
+                passed.as_str()
+            } else {
+                l
+            }
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let file = std::env::temp_dir().join(format!("ptxconf-gpgpu-sim-edited-{}.tsv", std::process::id()));
+    std::fs::write(&file, edited).unwrap();
+    let (code, stdout) = conform_with_baseline(adapter, &file);
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(code, 1, "{stdout}");
+    let regressions: Vec<&str> = stdout.lines().filter(|l| l.starts_with("regression ")).collect();
+    assert_eq!(regressions.len(), 1, "{stdout}");
+    assert!(
+        regressions[0].starts_with("regression shr.u16: passed -> failed "),
+        "{}",
+        regressions[0]
+    );
+}
