@@ -272,7 +272,7 @@ impl Cuda {
                     families: None,
                     rejects: Some((
                         super::ptxas_rejects(),
-                        "ptxas 12.9 rejects this form of the PTX ISA 8.7 grammar (corpus/findings/ptxas-12.9-rejects.txt)",
+                        "ptxas 12.9 rejects this form of the PTX ISA 8.7 grammar, or the 32-bit module its kernels need (corpus/findings/ptxas-12.9-rejects.txt, ptxas-12.9-32-bit-addresses.txt)",
                     )),
                 },
                 api,
