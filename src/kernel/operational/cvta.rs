@@ -161,10 +161,14 @@ pub(super) fn scenarios(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, Bui
     }
     Ok(vec![k.finish(
         form,
-        &format!(
-            "{} of each thread's word of a `.{space}` variable, accessed through",
-            form.name
-        ),
+        &if matches!(expected, Expected::Same) {
+            format!("{} of the kernel parameter `in`'s address, read through", form.name)
+        } else {
+            format!(
+                "{} of each thread's word of a `.{space}` variable, accessed through",
+                form.name
+            )
+        },
         head,
         &decls,
         &input,
