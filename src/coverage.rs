@@ -27,7 +27,7 @@ use generators::program::{self, Config};
 use oracle::ast::{Expr, Instr, Item, Operand as AstOperand, Stmt};
 use oracle::program::Op;
 use serde::Serialize;
-use spec::catalog::{catalog, write, Class, Form, FormId, Target};
+use spec::catalog::{catalog, write, Class, Exec, Form, FormId, Target};
 use spec::types::Kind;
 use std::collections::BTreeSet;
 use std::fmt::{self, Write as _};
@@ -362,6 +362,17 @@ impl Regs {
     }
 }
 
+/// The `.address_size` of `form`'s probe module: 32 for the `.u32` forms of `cvta`, whose size
+/// is the module's address size (§9.7.9.20, L13544-13548; a 64-bit module refuses them:
+/// corpus/findings/ptxas-12.9-32-bit-addresses.txt), 64 otherwise.
+pub fn address_bits(form: &Form) -> u32 {
+    if form.exec() == Some(Exec::Cvta) && form.outputs.first().is_some_and(|o| o.ty.bits() == 32) {
+        32
+    } else {
+        64
+    }
+}
+
 /// One instance of `form` as a whole module, and the line of the instruction under test.
 fn instance(form: &Form) -> (String, u32) {
     let (ptx, target) = crate::kernel::header_for(form);
@@ -446,7 +457,11 @@ fn instance(form: &Form) -> (String, u32) {
         }
     };
     let mut m = String::new();
-    let _ = writeln!(m, ".version {ptx}\n.target {target}\n.address_size 64");
+    let _ = writeln!(
+        m,
+        ".version {ptx}\n.target {target}\n.address_size {}",
+        address_bits(form)
+    );
     let _ = writeln!(m, ".global .align 16 .b8 {GLOBAL}[64];");
     let _ = writeln!(m, ".shared .align 16 .b8 {SHARED}[64];");
     let _ = writeln!(m, ".func {FUNC}()\n{{\n\tret;\n}}");

@@ -303,12 +303,20 @@ fn coverage_counts_executed_and_generated_forms() {
     ] {
         assert_eq!(form(name)["executed"], true, "{name}");
     }
-    // `cvta` on 32-bit addresses is refused as ptxas 12.9 refuses it in a 64-bit module
-    // (corpus/findings/ptxas-12.9-32-bit-addresses.txt); `mov.u32 d, avar` runs (a `.shared`
-    // variable's address, which ptxas takes); `cp.async` with its optional operands runs.
-    let cvta = form("cvta.to.global.u32");
-    assert_eq!(cvta["executed"], false, "{cvta}");
-    assert!(cvta["refused"].as_str().unwrap().contains("ptxas 12.9"), "{cvta}");
+    // `cvta` on 32-bit addresses runs in a 32-bit module, which the probe writes for it
+    // (a 64-bit module refuses it, as ptxas 12.9 does: corpus/findings/ptxas-12.9-32-bit-addresses.txt),
+    // and has scenarios; `mov.u32 d, avar` runs (a `.shared` variable's address, which ptxas
+    // takes); `cp.async` with its optional operands runs.
+    for name in [
+        "cvta.to.global.u32",
+        "cvta.shared::cluster.u32",
+        "mapa.u32",
+        "getctarank.u32",
+    ] {
+        let f = form(name);
+        assert_eq!(f["executed"], true, "{f}");
+        assert_eq!(f["kernels"], true, "{f}");
+    }
     for f in forms.iter().filter(|f| {
         f["signature"] == "mov.u32 d:u32 = avar:u32" || f["name"].as_str().unwrap().starts_with("cp.async.c")
     }) {

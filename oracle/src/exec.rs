@@ -116,18 +116,26 @@ impl<'p> Machine<'p> {
         if prog.global_bytes > limit || prog.const_bytes > limit {
             return Err(Error::new(ErrorKind::Limit, "module variables exceed the memory limit"));
         }
+        // A 32-bit module's variables must lie in its windows (`mem::Windows::A32`).
+        let w = prog.windows;
+        if prog.global_bytes > w.heap - w.global_data || prog.const_bytes > w.size {
+            return Err(Error::new(
+                ErrorKind::Limit,
+                format!("module variables exceed the windows of a {}-bit module", w.bits),
+            ));
+        }
         let mut gdata = vec![0u8; prog.global_bytes as usize];
         let mut constant = vec![0u8; prog.const_bytes as usize];
         for d in &prog.data {
             let (buf, base) = match d.space {
-                Space::Global => (&mut gdata, mem::GLOBAL_DATA),
+                Space::Global => (&mut gdata, prog.windows.global_data),
                 _ => (&mut constant, 0),
             };
             let off = (d.addr - base) as usize;
             buf[off..off + d.bytes.len()].copy_from_slice(&d.bytes);
         }
         if !gdata.is_empty() {
-            global.map("module .global variables", mem::GLOBAL_DATA, gdata);
+            global.map("module .global variables", prog.windows.global_data, gdata);
         }
         Ok(Machine {
             prog,
@@ -139,11 +147,29 @@ impl<'p> Machine<'p> {
         })
     }
 
-    /// Allocates a zero- or data-initialized global buffer; returns its address.
-    pub fn alloc(&mut self, name: &str, data: Vec<u8>) -> u64 {
-        let base = self.global.next_base(mem::HEAP);
+    /// Allocates a zero- or data-initialized global buffer; returns its address. In a 32-bit
+    /// module global memory ends below 4 GiB ([`mem::Windows::A32`]): a buffer past its end is a
+    /// limit error.
+    pub fn alloc(&mut self, name: &str, data: Vec<u8>) -> Result<u64> {
+        let w = self.prog.windows;
+        let base = self.global.next_base(w.heap);
+        if base
+            .checked_add(data.len() as u64)
+            .is_none_or(|end| end > w.global_last)
+        {
+            return Err(Error::new(
+                ErrorKind::Limit,
+                format!(
+                    "buffer `{name}` ({} bytes) does not fit the global memory of a {}-bit module (buffers from {:#x} to {:#x})",
+                    data.len(),
+                    w.bits,
+                    w.heap,
+                    w.global_last
+                ),
+            ));
+        }
         self.global.map(name, base, data);
-        base
+        Ok(base)
     }
 
     /// The bytes of the global allocation at `base`.
@@ -195,6 +221,17 @@ impl<'p> Machine<'p> {
                     "kernel `{}` takes {need} bytes of parameters; the launch gives {}",
                     l.entry,
                     l.params.len()
+                ),
+            ));
+        }
+        // A 32-bit module's local window is 256 MiB (`mem::Windows::A32`): a larger stack would
+        // have addresses no generic address reaches.
+        if l.limits.stack as u64 > prog.windows.size {
+            return Err(Error::new(
+                ErrorKind::Launch,
+                format!(
+                    "a stack limit of {} bytes exceeds the local window of a {}-bit module ({} bytes)",
+                    l.limits.stack, prog.windows.bits, prog.windows.size
                 ),
             ));
         }
@@ -953,9 +990,9 @@ impl<'m, 'p> Cta<'m, 'p> {
                         self.cvta_cta(i, pc, v, *to_generic)?;
                     }
                     let v = if *to_generic {
-                        mem::to_generic(*space, v)
+                        self.m.prog.windows.to_generic(*space, v)
                     } else {
-                        mem::from_generic(*space, v)
+                        self.m.prog.windows.from_generic(*space, v)
                     };
                     let t = &mut self.threads[i];
                     wr(t, d, v);
@@ -1179,7 +1216,7 @@ impl<'m, 'p> Cta<'m, 'p> {
     fn address(&self, i: usize, a: &Addr) -> u64 {
         let t = &self.threads[i];
         match *a {
-            Addr::Reg(r, off) => t.regs[t.base + r as usize].wrapping_add(off as u64),
+            Addr::Reg(r, off) => t.regs[t.base + r as usize].wrapping_add(off as u64) & self.m.prog.windows.mask,
             Addr::Abs(x) => x,
             Addr::Frame(o, off) => (t.sbase as u64 + o as u64).wrapping_add(off as u64),
         }
@@ -1188,7 +1225,7 @@ impl<'m, 'p> Cta<'m, 'p> {
     /// Where an access lands, after the alignment and bounds checks: the area and the offset.
     fn locate(&self, i: usize, pc: u32, space: Space, addr: u64, len: usize, write: bool) -> Result<(Area, usize)> {
         let (space, a) = match space {
-            Space::Generic => match mem::resolve_generic(addr) {
+            Space::Generic => match self.m.prog.windows.resolve_generic(addr) {
                 // The generic shared window is the `.shared::cluster` one (`crate::cluster`).
                 Some((Space::Shared, a)) => (Space::SharedCluster, a),
                 Some(x) => x,
@@ -1529,7 +1566,7 @@ impl<'m, 'p> Cta<'m, 'p> {
     ) -> Result<()> {
         let a = self.address(i, addr);
         let (space, a) = match space {
-            Space::Generic => match mem::resolve_generic(a) {
+            Space::Generic => match self.m.prog.windows.resolve_generic(a) {
                 Some((Space::Shared, a)) => (Space::SharedCluster, a),
                 Some(x) => x,
                 None => return Err(self.rt_err(i, pc, format!("generic address {a:#x} is in no state space"))),
@@ -1586,9 +1623,10 @@ impl<'m, 'p> Cta<'m, 'p> {
             Callee::Direct(f) => *f,
             Callee::Indirect { fptr, params, rets } => {
                 let a = self.rd(&self.threads[i], fptr);
-                let k = a.wrapping_sub(mem::FUNC_BASE);
+                let a = a & prog.windows.mask;
+                let k = a.wrapping_sub(prog.windows.func);
                 let f = (k / 16) as usize;
-                if a < mem::FUNC_BASE || !k.is_multiple_of(16) || f >= prog.funcs.len() || prog.funcs[f].entry {
+                if a < prog.windows.func || !k.is_multiple_of(16) || f >= prog.funcs.len() || prog.funcs[f].entry {
                     return Err(self.rt_err(
                         i,
                         pc,

@@ -371,7 +371,7 @@ fn run_inner(
             _ => return launch_err(format!("buffer `{}` needs exactly one of `hex` and `size`", b.name)),
         };
         total = total.saturating_add(data.len() as u64 * (b.hex.is_some() as u64));
-        let base = m.alloc(&b.name, data);
+        let base = m.alloc(&b.name, data)?;
         bases.push((b.name.clone(), base));
     }
     let func = &prog.funcs[entry];
@@ -414,9 +414,11 @@ fn run_inner(
                         "parameter {k} names buffer `{buffer}`, which the launch does not list"
                     ));
                 };
-                if psize != 8 {
+                // A 32-bit module's address fits 4 bytes; 8 hold it zero-extended (L3114).
+                let need = prog.windows.bits / 8;
+                if psize != 8 && psize != need {
                     return launch_err(format!(
-                        "parameter {k} is `.{declared}` ({psize} bytes); a buffer's address needs 8"
+                        "parameter {k} is `.{declared}` ({psize} bytes); a buffer's address needs {need}"
                     ));
                 }
                 *base

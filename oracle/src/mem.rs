@@ -1,14 +1,17 @@
 //! The oracle's memory: where each state space lives in the 64-bit generic address space, and the
 //! checked accesses that turn a bad address into a message instead of a crash.
 //!
-//! Generic addresses (§6.4.1.2 "generic addressing") are windows of 4 GiB, one per space; inside
-//! a window the offset is the address in that space. Global memory is a set of allocations (module
+//! Generic addresses (§6.4.1.2 "generic addressing") are windows, one per space; inside a window
+//! the offset is the address in that space ([`Windows`]: 4 GiB each in a 64-bit module, smaller
+//! and all below 4 GiB in a 32-bit one). Global memory is a set of allocations (module
 //! `.global` data, then launch buffers) with unmapped gaps between them, so running off the end of
 //! a buffer is caught, not silently read from the next one.
 
 use crate::program::Space;
 
-/// One window's size: state-space addresses are offsets below it.
+// The windows of a 64-bit module ([`Windows::A64`]).
+
+/// One window's size in a 64-bit module: state-space addresses are offsets below it.
 pub const WINDOW: u64 = 1 << 32;
 /// Generic window of shared memory: the `.shared::cluster` window ([`crate::cluster`]), whose
 /// first 16 MiB are the executing CTA's own shared memory.
@@ -74,56 +77,145 @@ impl Global {
     }
 }
 
-/// Which window a generic address falls in, and its address in that space.
-pub fn resolve_generic(addr: u64) -> Option<(Space, u64)> {
-    let win = |base: u64| (base..base + WINDOW).contains(&addr).then(|| addr - base);
-    if let Some(a) = win(SHARED_WIN) {
-        return Some((Space::Shared, a));
-    }
-    if let Some(a) = win(LOCAL_WIN) {
-        return Some((Space::Local, a));
-    }
-    if let Some(a) = win(CONST_WIN) {
-        return Some((Space::Const, a));
-    }
-    if let Some(a) = win(PARAM_WIN) {
-        return Some((Space::Param, KPARAM + a));
-    }
-    (addr >= GLOBAL_DATA).then_some((Space::Global, addr))
+/// Where the state spaces lie in the generic address space of a module of one `.address_size`
+/// (§11.1.3, L33312-33347): one window per space, inside which the offset is the address in that
+/// space, and global memory (module `.global` data, then the launch's buffers) apart from them.
+/// A 64-bit module has [`Windows::A64`] (the constants above); a 32-bit one [`Windows::A32`],
+/// every address below 4 GiB (spec/INTERPRETATIONS.md, "32-bit modules").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Windows {
+    /// The module's address size in bits: 32 or 64.
+    pub bits: u32,
+    /// The bits of an address: a wider register value is truncated to them (L3114).
+    pub mask: u64,
+    /// The shared window: the `.shared::cluster` window ([`crate::cluster`]).
+    pub shared: u64,
+    /// The shared window's size (a power of two).
+    pub shared_size: u64,
+    /// The executing thread's local memory (its stack).
+    pub local: u64,
+    /// The constant bank.
+    pub konst: u64,
+    /// The kernel parameters (`cvta.param`, PTX 7.7).
+    pub param: u64,
+    /// The size of the local, constant and parameter windows (a power of two).
+    pub size: u64,
+    /// Function addresses: `func + 16 * index`.
+    pub func: u64,
+    /// Module `.global` variables.
+    pub global_data: u64,
+    /// Launch buffers, from here up ([`crate::exec::Machine::alloc`]).
+    pub heap: u64,
+    /// The last address of global memory.
+    pub global_last: u64,
 }
 
-/// The generic address of `addr` in `space` (`cvta.space`).
-pub fn to_generic(space: Space, addr: u64) -> u64 {
-    match space {
-        Space::Shared | Space::SharedCluster => SHARED_WIN + (addr & (WINDOW - 1)),
-        Space::Local => LOCAL_WIN + (addr & (WINDOW - 1)),
-        Space::Const => CONST_WIN + (addr & (WINDOW - 1)),
-        Space::Param => PARAM_WIN + (addr.wrapping_sub(KPARAM) & (WINDOW - 1)),
-        Space::Global | Space::Generic => addr,
-    }
-}
+impl Windows {
+    /// A 64-bit module's windows: 4 GiB each, far apart.
+    pub const A64: Windows = Windows {
+        bits: 64,
+        mask: u64::MAX,
+        shared: SHARED_WIN,
+        shared_size: WINDOW,
+        local: LOCAL_WIN,
+        konst: CONST_WIN,
+        param: PARAM_WIN,
+        size: WINDOW,
+        func: FUNC_BASE,
+        global_data: GLOBAL_DATA,
+        heap: HEAP,
+        global_last: u64::MAX,
+    };
 
-/// The `space` address of generic `addr` (`cvta.to.space`): the offset in its window. An
-/// address outside the window gives the wrapped offset, as a hardware subtraction would; using it
-/// fails at the access.
-pub fn from_generic(space: Space, addr: u64) -> u64 {
-    match space {
-        Space::Shared | Space::SharedCluster => addr.wrapping_sub(SHARED_WIN),
-        Space::Local => addr.wrapping_sub(LOCAL_WIN),
-        Space::Const => addr.wrapping_sub(CONST_WIN),
-        Space::Param => addr.wrapping_sub(PARAM_WIN).wrapping_add(KPARAM),
-        Space::Global | Space::Generic => addr,
-    }
-}
+    /// A 32-bit module's windows, all below 4 GiB: module `.global` data from 1 MiB, launch
+    /// buffers from 256 MiB up to 2.5 GiB, function addresses at `0xa000_0000`, then 256 MiB
+    /// each for the parameter, constant and local windows, and the top 512 MiB for the shared
+    /// window (the `.shared::cluster` window's 17 × 16 MiB, [`crate::cluster`]).
+    pub const A32: Windows = Windows {
+        bits: 32,
+        mask: u32::MAX as u64,
+        shared: 0xe000_0000,
+        shared_size: 0x2000_0000,
+        local: 0xd000_0000,
+        konst: 0xc000_0000,
+        param: 0xb000_0000,
+        size: 0x1000_0000,
+        func: 0xa000_0000,
+        global_data: 0x0010_0000,
+        heap: 0x1000_0000,
+        global_last: 0x9fff_ffff,
+    };
 
-/// Whether generic `addr` points into `space` (`isspacep`): the `.shared::cluster` window is
-/// the whole shared window (the interpreter narrows `.shared::cta` to the executing CTA's part,
-/// [`crate::cluster`]).
-pub fn is_in(space: Space, addr: u64) -> bool {
-    match resolve_generic(addr) {
-        Some((Space::Shared, _)) if space == Space::SharedCluster => true,
-        Some((s, _)) => s == space,
-        None => false,
+    /// The windows of a module of `.address_size bits`.
+    pub fn of(bits: u32) -> Windows {
+        if bits == 32 {
+            Windows::A32
+        } else {
+            Windows::A64
+        }
+    }
+
+    /// Which window a generic address falls in, and its address in that space.
+    pub fn resolve_generic(&self, addr: u64) -> Option<(Space, u64)> {
+        let addr = addr & self.mask;
+        let win = |base: u64, size: u64| (base..base + size).contains(&addr).then(|| addr - base);
+        if let Some(a) = win(self.shared, self.shared_size) {
+            return Some((Space::Shared, a));
+        }
+        if let Some(a) = win(self.local, self.size) {
+            return Some((Space::Local, a));
+        }
+        if let Some(a) = win(self.konst, self.size) {
+            return Some((Space::Const, a));
+        }
+        if let Some(a) = win(self.param, self.size) {
+            return Some((Space::Param, KPARAM + a));
+        }
+        (self.global_data..=self.global_last)
+            .contains(&addr)
+            .then_some((Space::Global, addr))
+    }
+
+    /// The generic address of `addr` in `space` (`cvta.space`).
+    pub fn to_generic(&self, space: Space, addr: u64) -> u64 {
+        match space {
+            Space::Shared | Space::SharedCluster => self.shared + (addr & (self.shared_size - 1)),
+            Space::Local => self.local + (addr & (self.size - 1)),
+            Space::Const => self.konst + (addr & (self.size - 1)),
+            Space::Param => self.param + (addr.wrapping_sub(KPARAM) & (self.size - 1)),
+            Space::Global | Space::Generic => addr & self.mask,
+        }
+    }
+
+    /// The `space` address of generic `addr` (`cvta.to.space`): the offset in its window. An
+    /// address outside the window gives the wrapped offset, as a hardware subtraction would;
+    /// using it fails at the access.
+    pub fn from_generic(&self, space: Space, addr: u64) -> u64 {
+        let a = addr & self.mask;
+        let off = match space {
+            Space::Shared | Space::SharedCluster => a.wrapping_sub(self.shared),
+            Space::Local => a.wrapping_sub(self.local),
+            Space::Const => a.wrapping_sub(self.konst),
+            Space::Param => a.wrapping_sub(self.param).wrapping_add(KPARAM),
+            Space::Global | Space::Generic => a,
+        };
+        off & self.mask
+    }
+
+    /// Whether generic `addr` points into `space` (`isspacep`): the `.shared::cluster` window
+    /// is the whole shared window (the interpreter narrows `.shared::cta` to the executing
+    /// CTA's part, [`crate::cluster`]).
+    pub fn is_in(&self, space: Space, addr: u64) -> bool {
+        match self.resolve_generic(addr) {
+            Some((Space::Shared, _)) if space == Space::SharedCluster => true,
+            Some((s, _)) => s == space,
+            None => false,
+        }
+    }
+
+    /// The address of function number `index` (`mov.u64 %rd, f`).
+    pub fn func_addr(&self, index: u32) -> u64 {
+        self.func + 16 * index as u64
     }
 }
 

@@ -950,6 +950,8 @@ pub struct Program {
     pub sm: u32,
     /// `.version major.minor`.
     pub version: (u32, u32),
+    /// Where the state spaces lie in generic memory: the module's `.address_size`.
+    pub windows: crate::mem::Windows,
     /// The instructions decoded as [`Op::Unsupported`], in code order: where and why.
     pub unsupported: Vec<(Loc, String)>,
 }

@@ -420,15 +420,29 @@ pub fn accepts(ptxas: &Path, file: &Path, arch: &str) -> (bool, String) {
 /// The forms ptxas 12.9 rejects although the PTX ISA 8.7 grammar has them (form keys, from
 /// `corpus/findings/ptxas-12.9-rejects.txt`, [`spec::catalog::Catalog::ptxas_rejects`]): the type
 /// checker refuses them unless asked for the manual's grammar, the `cuda` backend skips them and
-/// the program generator leaves them out by default.
+/// the program generator leaves them out by default. With them, the forms meaningful only in a
+/// 32-bit module (the `.u32` `cvta`s, generic `mapa.u32`/`getctarank.u32`), whose conformance
+/// kernels are `.address_size 32` modules, which ptxas 12.9 refuses
+/// (`corpus/findings/ptxas-12.9-32-bit-addresses.txt`, [`address32_forms`]).
 pub fn rejected_forms() -> &'static std::collections::BTreeSet<String> {
     static SET: std::sync::OnceLock<std::collections::BTreeSet<String>> = std::sync::OnceLock::new();
     SET.get_or_init(|| {
         spec::catalog::ptxas_rejects_list()
             .keys()
-            .map(|k| k.to_string())
+            .copied()
+            .chain(address32_forms())
+            .map(str::to_string)
             .collect()
     })
+}
+
+/// The form keys of `corpus/findings/ptxas-12.9-32-bit-addresses.txt`: forms whose conformance
+/// kernels are 32-bit modules (its `KEY MESSAGE` lines).
+pub fn address32_forms() -> impl Iterator<Item = &'static str> {
+    include_str!("../../corpus/findings/ptxas-12.9-32-bit-addresses.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
 }
 
 #[cfg(test)]

@@ -275,7 +275,7 @@ impl Cuda {
                     families: None,
                     rejects: Some((
                         super::ptxas_rejects(),
-                        "ptxas 12.9 rejects this form of the PTX ISA 8.7 grammar (corpus/findings/ptxas-12.9-rejects.txt)",
+                        "ptxas 12.9 rejects this form of the PTX ISA 8.7 grammar, or the 32-bit module its kernels need (corpus/findings/ptxas-12.9-rejects.txt, ptxas-12.9-32-bit-addresses.txt)",
                     )),
                     // The driver's JIT compiles `brx.idx` (sm_30 and later).
                     lacks: Default::default(),

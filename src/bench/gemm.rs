@@ -226,9 +226,9 @@ pub fn mma(size: u32) -> Result<String, BenchError> {
     let prog = oracle::check::check(&module).map_err(BenchError::Check)?;
     let mut m = Machine::new(&prog).map_err(BenchError::Load)?;
     let bytes = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
-    let pa = m.alloc("a", bytes(&a));
-    let pb = m.alloc("b", bytes(&bt));
-    let pd = m.alloc("d", vec![0u8; n * n * 4]);
+    let pa = m.alloc("a", bytes(&a)).map_err(BenchError::Load)?;
+    let pb = m.alloc("b", bytes(&bt)).map_err(BenchError::Load)?;
+    let pd = m.alloc("d", vec![0u8; n * n * 4]).map_err(BenchError::Load)?;
     let mut params = pa.to_le_bytes().to_vec();
     params.extend_from_slice(&pb.to_le_bytes());
     params.extend_from_slice(&pd.to_le_bytes());

@@ -191,7 +191,9 @@ pub fn oracle(threads: u32, iters: u32) -> Result<String, BenchError> {
     let module = oracle::parse::parse(KERNEL).map_err(BenchError::Parse)?;
     let prog = oracle::check::check(&module).map_err(BenchError::Check)?;
     let mut m = Machine::new(&prog).map_err(BenchError::Load)?;
-    let out = m.alloc("out", vec![0u8; threads as usize * 16]);
+    let out = m
+        .alloc("out", vec![0u8; threads as usize * 16])
+        .map_err(BenchError::Load)?;
     let mut params = out.to_le_bytes().to_vec();
     params.extend_from_slice(&iters.to_le_bytes());
     let block = threads.min(1024);

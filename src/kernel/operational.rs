@@ -25,6 +25,7 @@ mod bulk;
 mod cluster;
 mod control;
 mod cp_async;
+mod cvta;
 mod dsmem;
 mod elect;
 mod fence;
@@ -237,6 +238,7 @@ pub fn covers(form: &Form) -> bool {
     (form.exec().is_some_and(|e| EXECUTORS.contains(&e))
         || cluster::is_cluster(form)
         || dsmem::is_dsmem(form)
+        || cvta::is_cvta(form)
         || fence::is_fence(form)
         || control::is_control(form)
         || (form.exec() == Some(Exec::Prefetch) && tensor::is_param_prefetch(form)))
@@ -280,6 +282,7 @@ pub fn scenarios(form: &Form, seed: u64) -> Result<Vec<Scenario>, BuildError> {
         Some(Exec::Prefetch) if tensor::is_param_prefetch(form) => tensor::scenarios(form, &mut rng),
         _ if cluster::is_cluster(form) => cluster::scenarios(form, &mut rng),
         _ if dsmem::is_dsmem(form) => dsmem::scenarios(form, &mut rng),
+        _ if cvta::is_cvta(form) => cvta::scenarios(form, &mut rng),
         _ if fence::is_fence(form) => fence::scenarios(form, &mut rng),
         _ if control::is_control(form) => control::scenarios(form, &mut rng),
         _ => Err(BuildError(format!("`{}` has no operational scenario", form.name))),
@@ -427,6 +430,10 @@ struct Kernel {
     out: usize,
     checks: Vec<Check>,
     labels: u32,
+    /// The module's `.address_size`: 64, or 32 for the forms whose addresses are 32-bit
+    /// (`cvta::address_size`). A 32-bit module keeps the prologue's `.u64` parameters and 64-bit
+    /// address registers, which hold its addresses zero-extended (L3114).
+    address_size: u32,
 }
 
 impl Kernel {
@@ -436,6 +443,7 @@ impl Kernel {
             out: 0,
             checks: Vec::new(),
             labels: 0,
+            address_size: 64,
         }
     }
 
@@ -511,10 +519,11 @@ impl Kernel {
     fn finish(self, form: &Form, how: &str, header: (PtxVersion, Target), decls: &str, input: &[u8]) -> Scenario {
         let (ptx, target) = header;
         let mut m = format!(
-            "// ptxconf operational conformance kernel for `{}` ({}): {how}\n.version {ptx}\n.target {target}\n.address_size 64\n\n{decls}\n\
+            "// ptxconf operational conformance kernel for `{}` ({}): {how}\n.version {ptx}\n.target {target}\n.address_size {}\n\n{decls}\n\
              .visible .entry {}(.param .u64 in, .param .u64 out)\n{{\n",
             form.name,
             form.signature(),
+            self.address_size,
             super::ENTRY
         );
         m.push_str(

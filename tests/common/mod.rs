@@ -31,6 +31,7 @@ pub enum Rewrite {
 /// A `cmd:` backend with a planted bug: a shell script that rewrites the launch's PTX file
 /// with the sed expression `sed`, then answers with `ptxconf run` — the oracle, wrong in exactly
 /// that way.
+#[allow(dead_code)] // `wrong_address32.rs` writes its own (the manual's grammar).
 pub fn planted_backend(dir: &Path, sed: &str) -> String {
     planted_backend_of(dir, sed, Rewrite::Kernel)
 }

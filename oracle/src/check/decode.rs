@@ -35,7 +35,8 @@ impl FuncCx<'_> {
         // ptxas 12.9 takes 32-bit addresses of `.shared`/`.const`/`.local`/`.param` variables
         // and of functions, not of a `.global` variable, in a 64-bit module (`gbuf+4` it takes:
         // a constant expression to it).
-        if ty.bits() < 64
+        // (In a 32-bit module every address fits 32 bits.)
+        if ty.bits() < self.ck.windows.bits
             && off == 0
             && matches!(
                 self.lookup(n),
@@ -52,7 +53,7 @@ impl FuncCx<'_> {
         }
         let a = match self.lookup(n) {
             Some(Sym::Var { addr, .. }) => Src::Imm(addr.wrapping_add(off as u64)),
-            Some(Sym::Func(f)) => Src::Imm(mem::FUNC_BASE + 16 * *f as u64),
+            Some(Sym::Func(f)) => Src::Imm(self.ck.windows.func_addr(*f)),
             Some(Sym::FrameVar { off: o, .. }) => {
                 if off != 0 {
                     return Ok(Op::Fast {
@@ -282,10 +283,12 @@ impl FuncCx<'_> {
         let [d, a] = &i.operands[..] else {
             return terr(loc, "`cvta` takes a destination and a source");
         };
-        if ty.bits() < 64 {
+        // A 64-bit module's generic addresses do not fit 32 bits; a 32-bit module's `.u64` form
+        // converts zero-extended addresses (L3114: addresses are zero-extended as needed).
+        if ty.bits() < self.ck.windows.bits {
             return terr(
                 loc,
-                "`cvta` with 32-bit addresses: ptxas 12.9 refuses 32-bit addresses in 64-bit modules (\"32-Bit compilation is no longer supported\")",
+                "`cvta` with 32-bit addresses in a 64-bit module: ptxas 12.9 refuses 32-bit addresses there (\"32-Bit compilation is no longer supported\"); they are for `.address_size 32` modules (corpus/findings/ptxas-12.9-32-bit-addresses.txt)",
             );
         }
         let d = self.dst(d, ty, false, loc)?;
@@ -334,7 +337,7 @@ impl FuncCx<'_> {
             // f`): its address, as `mov` gives it (`cvta.shared d, f`: "State space mismatch").
             Operand::Expr(Expr::Name(n)) if !to_generic && matches!(self.lookup(n), Some(Sym::Func(_))) => {
                 match self.lookup(n) {
-                    Some(Sym::Func(f)) => Src::Imm(mem::FUNC_BASE + 16 * *f as u64),
+                    Some(Sym::Func(f)) => Src::Imm(self.ck.windows.func_addr(*f)),
                     _ => unreachable!(),
                 }
             }
@@ -423,7 +426,9 @@ impl FuncCx<'_> {
                 (Callee::Direct(*f), ps, rs)
             }
             e => {
-                let fptr = self.src(&Operand::Expr(e.clone()), Type::parse("u64").unwrap(), false, at)?;
+                // A function's address is an address: 32 bits in a 32-bit module.
+                let aty = Type::parse(if self.ck.windows.bits == 32 { "u32" } else { "u64" }).unwrap();
+                let fptr = self.src(&Operand::Expr(e.clone()), aty, false, at)?;
                 let (params, rets) = match ops.first() {
                     Some(Operand::Expr(Expr::Name(p))) => match self.lookup(p) {
                         Some(Sym::Proto { params, rets }) => (params.clone(), rets.clone()),

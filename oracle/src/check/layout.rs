@@ -72,9 +72,9 @@ pub(super) fn bits_type(size: u32) -> Option<Type> {
 
 /// A generic access naming a `.global`, `.const` or `.shared` variable (L3137) uses its generic
 /// address.
-pub(super) fn generic_var_addr(space: Space, sym: Option<Space>, addr: Addr) -> Addr {
+pub(super) fn generic_var_addr(w: &mem::Windows, space: Space, sym: Option<Space>, addr: Addr) -> Addr {
     match (space, sym, addr) {
-        (Space::Generic, Some(v), Addr::Abs(x)) => Addr::Abs(mem::to_generic(v, x)),
+        (Space::Generic, Some(v), Addr::Abs(x)) => Addr::Abs(w.to_generic(v, x)),
         _ => addr,
     }
 }

@@ -24,6 +24,7 @@
 //! - `consts`, `layout`: constant expressions; sizes, alignments, state spaces;
 //! - `errors`: the typed errors (`errors::CheckError`), rendered at the boundary.
 
+mod address_size;
 mod bind;
 mod body;
 mod bulk;
@@ -112,6 +113,8 @@ struct Checker {
     sm: u32,
     /// The module's `.target` architecture, suffix included (`sm_90a`).
     target: spec::catalog::Target,
+    /// The module's address size and the generic windows that go with it (`address_size.rs`).
+    windows: mem::Windows,
     globals: HashMap<String, Sym>,
     funcs: Vec<Func>,
     func_ast: Vec<Option<Function>>,
@@ -136,6 +139,7 @@ impl Checker {
             version: (0, 0),
             sm: 0,
             target: spec::catalog::Target { sm: 0, suffix: None },
+            windows: mem::Windows::A64,
             globals: HashMap::new(),
             funcs: Vec::new(),
             func_ast: Vec::new(),
@@ -154,6 +158,8 @@ impl Checker {
     fn module(mut self, m: &Module) -> Result<Program> {
         let mut have_version = false;
         let mut have_target = false;
+        let mut have_address_size = false;
+        let mut have_decl = false;
         for item in &m.items {
             match item {
                 Item::Version { major, minor, loc } => {
@@ -197,16 +203,11 @@ impl Checker {
                     }
                 }
                 Item::AddressSize { bits, loc } => {
-                    if *bits != 64 {
-                        // §11.1.3 allows 32; NVIDIA ptxas 12.9 no longer does ("32-Bit
-                        // compilation is no longer supported"), so no GPU runs such a module.
-                        return terr(
-                            *loc,
-                            "`.address_size 32`: the oracle runs 64-bit modules only (ptxas 12.9 refuses 32-bit compilation too: \"32-Bit compilation is no longer supported\")",
-                        );
-                    }
+                    self.address_size(*bits, *loc, have_address_size, have_target && !have_decl)?;
+                    have_address_size = true;
                 }
                 _ => {
+                    have_decl = true;
                     if !have_version {
                         return terr(item_loc(item), "the module must begin with `.version`");
                     }
@@ -221,6 +222,9 @@ impl Checker {
         }
         if !have_version {
             return terr(Loc { line: 1, col: 1 }, "the module has no `.version` directive");
+        }
+        if !have_address_size {
+            self.windows = self.default_windows();
         }
         // Functions first: variables' initializers may name them (`{op_add, op_xor}`).
         for item in &m.items {
@@ -257,6 +261,7 @@ impl Checker {
             local_bytes: self.local_bytes,
             sm: self.sm,
             version: self.version,
+            windows: self.windows,
             unsupported: self.unsupported,
         })
     }
@@ -364,7 +369,7 @@ impl Checker {
             a
         };
         let addr = match space {
-            Space::Global => mem::GLOBAL_DATA + place(&mut self.global_bytes),
+            Space::Global => self.windows.global_data + place(&mut self.global_bytes),
             Space::Const => place(&mut self.const_bytes),
             Space::Shared if v.linkage.iter().any(|l| l == "extern") && size == 0 => {
                 self.dyn_shared.push((v.name.clone(), align));
@@ -409,11 +414,11 @@ impl Checker {
                     None => (n.as_str(), false),
                 };
                 match self.globals.get(inner) {
-                    Some(Sym::Func(f)) if !generic => Ok(Some(mem::FUNC_BASE + 16 * *f as u64)),
+                    Some(Sym::Func(f)) if !generic => Ok(Some(self.windows.func_addr(*f))),
                     Some(Sym::Var {
                         space: space @ (Space::Global | Space::Const),
                         addr,
-                    }) => Ok(Some(if generic { mem::to_generic(*space, *addr) } else { *addr })),
+                    }) => Ok(Some(if generic { self.windows.to_generic(*space, *addr) } else { *addr })),
                     _ => terr(
                         loc,
                         format!(

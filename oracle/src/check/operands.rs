@@ -8,7 +8,6 @@ use super::errors::{terr, CheckError, Mismatch, NotExecuted, Result, What};
 use super::layout::{generic_var_addr, space_of};
 use super::symbols::{vec_elements, Sym};
 use crate::ast::{Expr, Instr, Loc, Operand};
-use crate::mem;
 use crate::program::*;
 use spec::catalog::{catalog, Form};
 use spec::sreg::Unmodeled;
@@ -123,7 +122,13 @@ impl FuncCx<'_> {
             // and per-thread windows (.shared, .local, .const, .param) only ("Program uses
             // 32-bit address ... conflicting with .address_size 64", then no code).
             // (A 16-bit register is taken, zero-extended: ptxas 12.9 flags 32-bit ones only.)
-            Addr::Reg(slot, _) if matches!(space, Space::Global | Space::Generic) && self.reg_bits(slot) == 32 => {
+            // (A 32-bit module's addresses are 32 bits: any register is taken, a wider one
+            // truncated, L3114.)
+            Addr::Reg(slot, _)
+                if matches!(space, Space::Global | Space::Generic)
+                    && self.reg_bits(slot) == 32
+                    && self.ck.windows.bits == 64 =>
+            {
                 return terr(
                     loc,
                     format!("a 32-bit register cannot address `.{}` memory in a 64-bit module (ptxas 12.9: 32-bit compilation is no longer supported)", space.name()),
@@ -142,7 +147,7 @@ impl FuncCx<'_> {
         let (addr, sym_space) = self.addr(a, loc)?;
         let space = self.check_space(space, sym_space, loc)?;
         immediate_address_ok(addr, sym_space, space, loc)?;
-        Ok((generic_var_addr(space, sym_space, addr), space))
+        Ok((generic_var_addr(&self.ck.windows, space, sym_space, addr), space))
     }
 
     /// A source operand of instruction type `ty`.
@@ -208,13 +213,12 @@ impl FuncCx<'_> {
         // `var+k`: ptxas 12.9 takes a variable's or function's address plus a constant as a
         // 64-bit immediate anywhere (`not.b64 d, gbuf+4`, `isspacep.global p, gbuf+8`), while a
         // bare `var` must go through `mov` ("must be register"): the address `mov` would give.
+        // (In a 32-bit module a 32-bit operand takes it as well: the address fits.)
         if let (Expr::Binary(..), Some((n, off))) = (e, addr_name_off(e)) {
-            if ty.bits() == 64 {
+            if ty.bits() >= self.ck.windows.bits {
                 match self.lookup(n) {
                     Some(Sym::Var { addr, .. }) => return Ok(Src::Imm(addr.wrapping_add(off as u64))),
-                    Some(Sym::Func(f)) => {
-                        return Ok(Src::Imm((mem::FUNC_BASE + 16 * *f as u64).wrapping_add(off as u64)))
-                    }
+                    Some(Sym::Func(f)) => return Ok(Src::Imm(self.ck.windows.func_addr(*f).wrapping_add(off as u64))),
                     _ => {}
                 }
             }

@@ -193,7 +193,11 @@ impl FuncCx<'_> {
                     }
                     immediate_address_ok(addr, sym, space, loc)?;
                     if let Addr::Reg(r, _) = addr {
-                        if slot[0].flags.wide && space == Space::Generic && self.reg_bits(r) == 32 {
+                        if slot[0].flags.wide
+                            && space == Space::Generic
+                            && self.reg_bits(r) == 32
+                            && self.ck.windows.bits == 64
+                        {
                             return terr(
                                 loc,
                                 format!("a generic address of `{}` must be a 64-bit register (ptxas 12.9: 32-bit addressing is not supported)", form.name),

@@ -41,7 +41,6 @@
 use super::{bulk, control, mbarrier, proxy, Area, Barrier, Cta, Env, St, Thread};
 use crate::cluster::{decode, rank_address, Geometry, Target};
 use crate::error::{Error, ErrorKind, Result};
-use crate::mem;
 use crate::program::{ClusterOp, Op, Space};
 use spec::sreg::Sreg;
 use std::cell::RefCell;
@@ -605,10 +604,14 @@ impl Cta<'_, '_> {
     /// Whether generic `g` is in `space` (`isspacep`): `.shared::cta` is the executing CTA's part
     /// of the shared window, the addresses of its peers are not in it (L13500).
     pub(super) fn in_space(&self, space: Space, g: u64) -> bool {
-        if space == Space::Shared && self.peer_rank(mem::from_generic(Space::Shared, g)).is_some() {
+        if space == Space::Shared
+            && self
+                .peer_rank(self.m.prog.windows.from_generic(Space::Shared, g))
+                .is_some()
+        {
             return false;
         }
-        mem::is_in(space, g)
+        self.m.prog.windows.is_in(space, g)
     }
 
     /// The rank of the peer (another CTA of the cluster) whose window shared address `a` is in.
@@ -629,7 +632,7 @@ impl Cta<'_, '_> {
         let a = if to_generic {
             v
         } else {
-            match mem::resolve_generic(v) {
+            match self.m.prog.windows.resolve_generic(v) {
                 Some((Space::Shared, a)) => a,
                 _ => return Ok(()),
             }
@@ -691,7 +694,7 @@ impl Cta<'_, '_> {
     /// `generic`): a valid shared memory address (`line`), up to one past the end.
     fn shared_of(&self, i: usize, pc: u32, generic: bool, a: u64, what: &str, line: &str) -> Result<(u32, u64)> {
         let s = if generic {
-            match mem::resolve_generic(a) {
+            match self.m.prog.windows.resolve_generic(a) {
                 Some((Space::Shared, s)) => s,
                 _ => {
                     return Err(self.rt_err(
@@ -743,7 +746,7 @@ impl Cta<'_, '_> {
         let (_, off) = self.shared_of(i, pc, generic, a, "mapa", "L14112")?;
         let s = rank_address(r, off);
         Ok(if generic {
-            mem::to_generic(Space::SharedCluster, s)
+            self.m.prog.windows.to_generic(Space::SharedCluster, s)
         } else {
             s
         })

@@ -5,7 +5,6 @@
 
 use super::{wr, Cta, St};
 use crate::error::{Error, ErrorKind, Result};
-use crate::mem;
 use crate::program::{Addr, Dst, Op, Policy, Space, Src};
 use spec::matrix::wgmma::THREADS;
 use std::collections::BTreeMap;
@@ -216,7 +215,7 @@ impl Cta<'_, '_> {
     fn global_address(&self, i: usize, pc: u32, addr: &Addr, space: Space, name: &str, rule: u32) -> Result<u64> {
         let a = self.address(i, addr);
         match space {
-            Space::Generic => match mem::resolve_generic(a) {
+            Space::Generic => match self.m.prog.windows.resolve_generic(a) {
                 Some((Space::Global, g)) => Ok(g),
                 _ => Err(self.rt_err(
                     i,

@@ -61,7 +61,7 @@ impl Cta<'_, '_> {
         let v = self.rd(&self.threads[i], new_val);
         // Generic addressing must land in .global or .shared::cta (L15624).
         if space == Space::Generic {
-            match crate::mem::resolve_generic(a) {
+            match self.m.prog.windows.resolve_generic(a) {
                 Some((Space::Global | Space::Shared, _)) => {}
                 _ => {
                     return Err(self.rt_err(

@@ -110,10 +110,11 @@ impl Grid {
     ) -> Scenario {
         let (ptx, target) = head;
         let mut m = format!(
-            "// ptxconf operational conformance kernel for `{}` ({}): {how}\n.version {ptx}\n.target {target}\n.address_size 64\n\n{decls}\n\
+            "// ptxconf operational conformance kernel for `{}` ({}): {how}\n.version {ptx}\n.target {target}\n.address_size {}\n\n{decls}\n\
              .visible .entry {}(.param .u64 in, .param .u64 out)\n{}{{\n",
             form.name,
             form.signature(),
+            self.k.address_size,
             crate::kernel::ENTRY,
             self.directives
         );
@@ -190,15 +191,19 @@ fn word(input: &[u8], k: u32) -> [u8; 4] {
     input[4 * k as usize..4 * k as usize + 4].try_into().expect("4 bytes")
 }
 
-/// Whether `form` is one of this module's: `barrier.cluster`, and `mapa`/`getctarank` but for
-/// their generic `.u32` forms. A generic address does not fit 32 bits in the scenarios'
-/// `.address_size 64` modules (the forms are meant for `.address_size 32`), so those two have
-/// no scenario yet.
+/// Whether `form` is one of this module's: `barrier.cluster`, `mapa` and `getctarank`.
 pub(super) fn is_cluster(form: &Form) -> bool {
-    match form.exec() {
-        Some(Exec::BarrierCluster) => true,
-        Some(Exec::Mapa | Exec::Getctarank) => kind(form) != (true, false),
-        _ => false,
+    matches!(form.exec(), Some(Exec::BarrierCluster | Exec::Mapa | Exec::Getctarank))
+}
+
+/// The `.address_size` of a `mapa`/`getctarank` scenario: 32 for the generic `.u32` forms,
+/// whose operand is a generic address in 32 bits (L14112), which only a 32-bit module's fits
+/// (§11.1.3, L33312-33347); 64 otherwise.
+fn address_size(form: &Form) -> u32 {
+    if kind(form) == (true, false) {
+        32
+    } else {
+        64
     }
 }
 
@@ -234,13 +239,11 @@ fn own_address(form: &Form) -> Vec<String> {
             "add.s64 %rd10, %rd10, %rd9;".into(),
             "cvta.shared.u64 %rd10, %rd10;".into(),
         ],
-        // A generic address in 32 bits: the low half of the 64-bit one (only meaningful with
-        // `.address_size 32`, which sm_90 modules do not have; see `covers`).
+        // A generic address in 32 bits: the scenario's module is 32-bit (`address_size`).
         (true, false) => vec![
-            "mov.u64 %rd10, buf;".into(),
-            "cvta.shared.u64 %rd10, %rd10;".into(),
-            "cvt.u32.u64 %r13, %rd10;".into(),
+            "mov.u32 %r13, buf;".into(),
             "add.u32 %r13, %r13, %r12;".into(),
+            "cvta.shared.u32 %r13, %r13;".into(),
         ],
     }
 }
@@ -252,6 +255,7 @@ fn mapa(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     let input = rng.bytes(4 * (THREADS * CTAS) as usize);
     let (generic, wide) = kind(form);
     let mut g = Grid::new(CTAS);
+    g.k.address_size = address_size(form);
     fill(&mut g);
     g.sync();
     for own in [false, true] {
@@ -263,14 +267,16 @@ fn mapa(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
         lines.extend(own_address(form));
         let (d, a) = if wide { ("%rd11", "%rd10") } else { ("%r14", "%r13") };
         lines.push(instr(form, &[("d", d.into()), ("a", a.into()), ("b", "%r11".into())])?);
-        if !wide {
-            lines.push("cvt.u64.u32 %rd11, %r14;".into());
+        match (generic, wide) {
+            (true, true) => lines.push("ld.u32 %r9, [%rd11];".into()),
+            // A 32-bit module's generic address.
+            (true, false) => lines.push("ld.u32 %r9, [%r14];".into()),
+            (false, true) => lines.push("ld.shared::cluster.u32 %r9, [%rd11];".into()),
+            (false, false) => lines.extend([
+                "cvt.u64.u32 %rd11, %r14;".into(),
+                "ld.shared::cluster.u32 %r9, [%rd11];".into(),
+            ]),
         }
-        lines.push(if generic {
-            "ld.u32 %r9, [%rd11];".into()
-        } else {
-            "ld.shared::cluster.u32 %r9, [%rd11];".into()
-        });
         lines.push(Grid::at(4));
         lines.push(format!("st.global.u32 [%rd6+{base}], %r9;"));
         g.by(None, &lines);
@@ -308,6 +314,7 @@ fn getctarank(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     let input = rng.bytes(4);
     let (generic, wide) = kind(form);
     let mut g = Grid::new(CTAS);
+    g.k.address_size = address_size(form);
     for own in [true, false] {
         let base = g.records(4);
         let mut lines = peer_lines();

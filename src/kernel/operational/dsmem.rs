@@ -29,17 +29,14 @@ const SLOT: usize = 16;
 const DECLS: &str = ".shared .align 16 .b8 buf[512];";
 
 /// Whether `form` is one of this module's: a `.shared::cluster` access of `ld`, `st`, `atom`,
-/// `red`, `cvta`, `isspacep` — but not the 32-bit `cvta`s, which the oracle does not execute
-/// yet (`ptxconf coverage`'s executed column) — or a 128-bit `atom` on `.shared`,
-/// `.shared::cta`, `.global` or a generic address (no golden vectors judge those; see
-/// [`Target`]).
+/// `red`, `cvta` (the `.u32` ones in a 32-bit module), `isspacep`, or a 128-bit `atom` on
+/// `.shared`, `.shared::cta`, `.global` or a generic address (no golden vectors judge those;
+/// see [`Target`]).
 pub(super) fn is_dsmem(form: &Form) -> bool {
-    let unexecuted = form.exec() == Some(Exec::Cvta) && form.var("t") == Some("u32");
     let cluster = matches!(
         form.exec(),
         Some(Exec::Ld | Exec::St | Exec::Atom | Exec::Cvta | Exec::Isspacep)
-    ) && form.var("ss") == Some("shared::cluster")
-        && !unexecuted;
+    ) && form.var("ss") == Some("shared::cluster");
     cluster || (is_b128_atom(form) && Target::of(form).is_some())
 }
 
@@ -656,11 +653,27 @@ fn cvta(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     let input = rng.bytes(2 * THREADS as usize * SLOT);
     let to = form.has("to");
     let mut g = Grid::new(2);
+    // A `.u32` `cvta` converts 32-bit addresses: a 32-bit module's (§11.1.3, L33312-33347;
+    // the slot addresses' 64-bit registers hold them zero-extended, L3114).
+    let narrow = form.var("t") == Some("u32");
+    if narrow {
+        g.k.address_size = 32;
+    }
     fill(&mut g);
     g.sync();
     let rec = g.records(4);
     let mut l = slot_addresses();
-    if to {
+    if narrow && to {
+        l.push("cvt.u32.u64 %r20, %rd10;".into());
+        l.push("cvta.shared.u32 %r20, %r20;".into());
+        l.push("mapa.u32 %r20, %r20, %r11;".into());
+        l.push(instr(form, &[("p", "%r21".into()), ("a", "%r20".into())])?);
+        l.push("ld.shared::cluster.u32 %r9, [%r21];".into());
+    } else if narrow {
+        l.push("cvt.u32.u64 %r20, %rd11;".into());
+        l.push(instr(form, &[("p", "%r21".into()), ("a", "%r20".into())])?);
+        l.push("ld.u32 %r9, [%r21];".into());
+    } else if to {
         l.push("cvta.shared.u64 %rd13, %rd10;".into());
         l.push("mapa.u64 %rd13, %rd13, %r11;".into());
         l.push(instr(form, &[("p", "%rd14".into()), ("a", "%rd13".into())])?);
@@ -816,9 +829,9 @@ mod tests {
             "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32"
         )));
         let n = cat.forms.iter().filter(|f| is_dsmem(f)).count();
-        // ld 429, st 429, atom 800 (50 of them b128), red 375, cvta 2, isspacep 1; and the
+        // ld 429, st 429, atom 800 (50 of them b128), red 375, cvta 4, isspacep 1; and the
         // b128 atoms on .global, .shared, .shared::cta and generic addresses (50 each).
-        assert_eq!(n, 2236);
+        assert_eq!(n, 2238);
         assert!(!cat.forms.iter().any(|f| is_dsmem(f) && spec::eval::has_semantics(f)));
     }
 }

@@ -199,7 +199,7 @@ impl Cta<'_, '_> {
         };
         let addr = self.address(i, a);
         let global = match space {
-            Space::Generic => match crate::mem::resolve_generic(addr) {
+            Space::Generic => match self.m.prog.windows.resolve_generic(addr) {
                 Some((Space::Global, g)) => Some(g),
                 _ => None,
             },
@@ -224,7 +224,7 @@ impl Cta<'_, '_> {
     fn tensor_map(&self, i: usize, pc: u32, (addr, space): &(Addr, Space), what: &str) -> Result<TensorMap> {
         let a = self.address(i, addr);
         let (sp, la) = match space {
-            Space::Generic => crate::mem::resolve_generic(a).unwrap_or((Space::Generic, a)),
+            Space::Generic => self.m.prog.windows.resolve_generic(a).unwrap_or((Space::Generic, a)),
             s => (*s, a),
         };
         if !matches!(sp, Space::Param | Space::Const | Space::Global) {

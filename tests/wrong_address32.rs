@@ -1,0 +1,146 @@
+//! The 32-bit forms' scenarios (`.address_size 32` modules: the `.u32` `cvta`s, generic
+//! `mapa.u32`/`getctarank.u32`) find deliberately wrong implementations, and an implementation
+//! that refuses 32-bit modules as ptxas 12.9 does has them skipped, not failed
+//! (corpus/findings/ptxas-12.9-32-bit-addresses.txt).
+
+use std::path::Path;
+
+mod common;
+use common::{ptxconf, scratch};
+
+/// A `cmd:` backend: rewrites each kernel with `sed`, then answers with `ptxconf run` under the
+/// manual's grammar (which runs 32-bit modules; `ptxconf run`'s default, ptxas's, refuses them).
+fn manual_backend(dir: &Path, sed: &str) -> String {
+    let script = dir.join("planted.sh");
+    let text = format!(
+        "#!/bin/sh\nsed -i '{sed}' \"$(dirname \"$1\")/kernel.ptx\"\nsed -i '1s/^{{/{{\"grammar\": \"manual\", /' \"$1\"\nexec '{}' run \"$1\"\n",
+        env!("CARGO_BIN_EXE_ptxconf")
+    );
+    std::fs::write(&script, text).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    format!("cmd:{}", script.display())
+}
+
+/// `conform --json` of `forms` on `backend`: the exit status and the report.
+fn conform(name: &str, backend: impl FnOnce(&Path) -> String, forms: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let dir = scratch(name);
+    let backend = backend(&dir);
+    let json = dir.join("report.json");
+    let out = ptxconf()
+        .args(["conform", "--quiet", "--backend", &backend])
+        .args(forms)
+        .arg("--json")
+        .arg(&json)
+        .arg("--repro")
+        .arg(dir.join("repro"))
+        .output()
+        .unwrap();
+    let report = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let _ = std::fs::remove_dir_all(dir);
+    (out.status.code(), report)
+}
+
+/// The forms of `report` with `status`, by key.
+fn with_status(report: &serde_json::Value, status: &str) -> Vec<String> {
+    report["forms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["status"] == status)
+        .map(|f| f["form"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Without a bug, the manual-grammar backend passes every 32-bit form: the scenarios are
+/// valid 32-bit modules and the protocol passes their buffers' addresses zero-extended.
+#[test]
+fn the_32_bit_scenarios_pass_through_the_protocol() {
+    let (code, r) = conform(
+        "addr32-plain",
+        |d| manual_backend(d, "s/^$//"),
+        &["cvta.to.global.u32", "mapa.u32"],
+    );
+    assert_eq!(code, Some(0), "{r}");
+    assert_eq!(with_status(&r, "passed"), ["cvta.to.global.u32", "mapa.u32"], "{r}");
+}
+
+/// A generic 32-bit address cut to its low 16 bits after `cvta.to.global.u32` (an
+/// implementation that keeps too few address bits) points outside every buffer: that form
+/// fails; `cvta.global.u32` and the 64-bit form pass.
+#[test]
+fn a_global_address_cut_to_16_bits_is_found() {
+    let (code, r) = conform(
+        "addr32-cut",
+        |d| {
+            manual_backend(
+                d,
+                r"s/^\t\(cvta\.to\.global\.u32 %r22, %r20;\)$/\t\1\n\tand.b32 %r22, %r22, 0xffff;/",
+            )
+        },
+        &["cvta.to.global.", "cvta.global."],
+    );
+    assert_eq!(code, Some(1), "{r}");
+    assert_eq!(with_status(&r, "failed"), ["cvta.to.global.u32"], "{r}");
+    assert_eq!(with_status(&r, "passed").len(), 3, "{r}");
+}
+
+/// A generic `mapa.u32` into the thread's own rank instead of the rank asked for: the words
+/// loaded are the own CTA's (L14114-14116); the other `mapa` forms pass.
+#[test]
+fn a_generic_32_bit_mapa_into_the_wrong_rank_is_found() {
+    let (code, r) = conform(
+        "addr32-mapa",
+        |d| manual_backend(d, r"s/^\tmapa\.u32 %r14, %r13, %r11;$/\tmapa.u32 %r14, %r13, %r1;/"),
+        &["mapa"],
+    );
+    assert_eq!(code, Some(1), "{r}");
+    assert_eq!(with_status(&r, "failed"), ["mapa.u32"], "{r}");
+    let bad = r["forms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["form"] == "mapa.u32")
+        .unwrap();
+    // 4 CTAs of 32 threads: the first round's loads are wrong where the peer is another CTA,
+    // (rank + 1 + t) mod 4 ≠ rank: 24 threads of each CTA; the second round maps into the own
+    // rank anyway.
+    assert_eq!(bad["failed"], 96, "{bad}");
+}
+
+/// `ptxconf run` under its default grammar (ptxas 12.9's) refuses 32-bit modules, as NVIDIA's
+/// compiler does: the 32-bit forms are skipped as refused, the 64-bit ones judged.
+#[test]
+fn a_backend_refusing_32_bit_modules_has_them_skipped() {
+    let bin = env!("CARGO_BIN_EXE_ptxconf");
+    let (code, r) = conform(
+        "addr32-refused",
+        |_| format!("cmd:{bin} run"),
+        &["getctarank.u", "cvta.local."],
+    );
+    assert_eq!(code, Some(0), "{r}");
+    let mut skipped = with_status(&r, "skipped");
+    skipped.sort();
+    assert_eq!(skipped, ["cvta.local.u32", "getctarank.u32"], "{r}");
+    for f in r["forms"].as_array().unwrap() {
+        if f["status"] == "skipped" {
+            assert!(
+                f["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains("rejected as ptxas 12.9 rejects it"),
+                "{f}"
+            );
+        }
+    }
+    assert_eq!(with_status(&r, "passed"), ["cvta.local.u64", "getctarank.u64"], "{r}");
+}
