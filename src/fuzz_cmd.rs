@@ -39,6 +39,16 @@ pub struct ProgramArgs {
     /// Also use the forms ptxas 12.9 rejects (corpus/findings/ptxas-12.9-rejects.txt).
     #[arg(long)]
     ptxas_rejected: bool,
+    /// Only the forms a backend passed in this conformance report (`ptxconf conform --json
+    /// FILE`), besides the skeleton every program uses (the entry's parameter loads, thread
+    /// index, input loads, signature stores, `ret`); constructs needing any other form are
+    /// left out. Refused when the report shows the backend failing a skeleton instruction.
+    #[arg(long, value_name = "REPORT")]
+    forms_from: Option<PathBuf>,
+    /// With --forms-from, run although the report shows the backend failing a skeleton
+    /// instruction (every program will then likely differ on it).
+    #[arg(long)]
+    allow_failed_skeleton: bool,
 }
 
 impl ProgramArgs {
@@ -92,6 +102,10 @@ impl ProgramArgs {
             }
             c.features = f;
         }
+        c.validate()?;
+        if let Some(path) = &self.forms_from {
+            self.aim(&mut c, path)?;
+        }
         if generators::program::eligible_forms(&c) == 0 {
             return Err(format!(
                 "no value form fits target {} and PTX {} with these families",
@@ -99,6 +113,67 @@ impl ProgramArgs {
             ));
         }
         Ok(c)
+    }
+}
+
+impl ProgramArgs {
+    /// Restricts `c` to the forms the report at `path` passed (`--forms-from`), saying on
+    /// stderr which skeleton instructions the report did not judge.
+    fn aim(&self, c: &mut Config, path: &std::path::Path) -> Result<(), String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("--forms-from {}: {e}", path.display()))?;
+        let report = fuzz::FormsFrom::parse(&text).map_err(|e| format!("--forms-from {}: {e}", path.display()))?;
+        let passed = report.passed();
+        eprintln!(
+            "--forms-from {}: {} of {} forms passed on backend `{}`{}",
+            path.display(),
+            passed.len(),
+            report.status.len(),
+            report.backend,
+            if report.unknown.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} keys the catalog does not know, ignored)", report.unknown.len())
+            }
+        );
+        let skeleton = report.skeleton(c);
+        let failed: Vec<String> = skeleton
+            .iter()
+            .filter(|s| s.failed())
+            .map(|s| {
+                format!(
+                    "`{}` ({})",
+                    s.name,
+                    s.forms
+                        .iter()
+                        .map(|(k, st)| format!("{k}: {st}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect();
+        if !failed.is_empty() {
+            let m = format!(
+                "the report shows the backend failing instructions every generated program uses: {}",
+                failed.join("; ")
+            );
+            if !self.allow_failed_skeleton {
+                return Err(format!("{m}; fix them first, or pass --allow-failed-skeleton"));
+            }
+            eprintln!("warning: {m}");
+        }
+        let unjudged: Vec<&str> = skeleton
+            .iter()
+            .filter(|s| !s.passed() && !s.failed())
+            .map(|s| s.name)
+            .collect();
+        if !unjudged.is_empty() {
+            eprintln!(
+                "note: the report did not judge these skeleton instructions, which every program uses: {}",
+                unjudged.join(", ")
+            );
+        }
+        c.allowed = Some(std::sync::Arc::new(passed));
+        Ok(())
     }
 }
 
