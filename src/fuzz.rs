@@ -16,9 +16,10 @@ use crate::backend::{Backend, Failure};
 use crate::compare::{self, Difference};
 use crate::findings;
 use crate::reduce::{self, Case};
+use generators::program::aim::Allowed;
 use generators::program::{checked, from_seed, program_seed, Config, Program, PTX_FILE};
 use spec::catalog::{catalog, FormId};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -67,7 +68,7 @@ impl FormsFrom {
             .get("forms")
             .and_then(|f| f.as_array())
             .ok_or("no `forms` array (is it `ptxconf conform --json`'s report?)")?;
-        let known: BTreeSet<String> = catalog().forms.iter().map(spec::vector::form_key).collect();
+        let known: std::collections::BTreeSet<String> = catalog().forms.iter().map(spec::vector::form_key).collect();
         let mut status = BTreeMap::new();
         let mut unknown = Vec::new();
         for f in forms {
@@ -90,13 +91,17 @@ impl FormsFrom {
         })
     }
 
-    /// The keys of the forms that passed.
-    pub fn passed(&self) -> BTreeSet<String> {
-        self.status
-            .iter()
-            .filter(|(_, s)| *s == "passed")
-            .map(|(k, _)| k.clone())
-            .collect()
+    /// What programs may use: the forms that passed, and which the report judged.
+    pub fn allowed(&self) -> Allowed {
+        Allowed {
+            passed: self
+                .status
+                .iter()
+                .filter(|(_, s)| *s == "passed")
+                .map(|(k, _)| k.clone())
+                .collect(),
+            judged: self.status.keys().cloned().collect(),
+        }
     }
 
     /// Each skeleton instruction's forms at `cfg`'s version and target, with their status.

@@ -40,9 +40,11 @@ pub struct ProgramArgs {
     #[arg(long)]
     ptxas_rejected: bool,
     /// Only the forms a backend passed in this conformance report (`ptxconf conform --json
-    /// FILE`), besides the skeleton every program uses (the entry's parameter loads, thread
-    /// index, input loads, signature stores, `ret`); constructs needing any other form are
-    /// left out. Refused when the report shows the backend failing a skeleton instruction.
+    /// FILE`) as value instructions and subjects of constructs; besides them the skeleton every
+    /// program uses (parameter loads, thread index, input loads, signature stores, `ret`) and
+    /// the constructs' plumbing (`bra`, `call`, plain loads and stores, `bar.sync`, loop
+    /// counters), the latter unless the report judged it and it did not pass. Refused when the
+    /// report shows the backend failing a skeleton instruction.
     #[arg(long, value_name = "REPORT")]
     forms_from: Option<PathBuf>,
     /// With --forms-from, run although the report shows the backend failing a skeleton
@@ -122,7 +124,7 @@ impl ProgramArgs {
     fn aim(&self, c: &mut Config, path: &std::path::Path) -> Result<(), String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("--forms-from {}: {e}", path.display()))?;
         let report = fuzz::FormsFrom::parse(&text).map_err(|e| format!("--forms-from {}: {e}", path.display()))?;
-        let passed = report.passed();
+        let passed = report.allowed().passed;
         eprintln!(
             "--forms-from {}: {} of {} forms passed on backend `{}`{}",
             path.display(),
@@ -172,8 +174,28 @@ impl ProgramArgs {
                 unjudged.join(", ")
             );
         }
-        c.allowed = Some(std::sync::Arc::new(passed));
+        let aimed = with(c, report.allowed());
+        let refused: Vec<&str> = generators::program::aim::STRUCTURE
+            .iter()
+            .copied()
+            .filter(|n| generators::program::aim::permits(c, n) && !generators::program::aim::permits(&aimed, n))
+            .collect();
+        if !refused.is_empty() {
+            eprintln!(
+                "note: the report judged and did not pass these instructions of the constructs' plumbing, so the constructs needing them are left out: {}",
+                refused.join(", ")
+            );
+        }
+        c.allowed = Some(std::sync::Arc::new(report.allowed()));
         Ok(())
+    }
+}
+
+/// `c` with allowed set `a`.
+fn with(c: &Config, a: generators::program::aim::Allowed) -> Config {
+    Config {
+        allowed: Some(std::sync::Arc::new(a)),
+        ..c.clone()
     }
 }
 

@@ -3,7 +3,7 @@
 //! and ptxas for the declared target accept them); restricted to an allowed set of forms, they
 //! contain only those and the skeleton; and a seed still gives the same program, byte for byte.
 
-use generators::program::aim::{audit, SKELETON};
+use generators::program::aim::{audit, Allowed, SKELETON, STRUCTURE};
 use generators::program::{from_seed, program_seed, Config};
 use spec::catalog::{catalog, PtxVersion, Target};
 use std::collections::BTreeSet;
@@ -221,67 +221,99 @@ fn ptxas_accepts_programs_of_each_version_and_target() {
     );
 }
 
-/// The handful of forms a backend "passed".
-fn handful(extra: &[&str]) -> Arc<BTreeSet<String>> {
-    let keys: BTreeSet<String> = ["add.s32", "xor.b32", "min.u32", "shl.b32", "mul.lo.s64", "setp.lt.u32"]
+/// The keys of a handful of forms a backend "passed".
+fn handful() -> BTreeSet<String> {
+    let keys: BTreeSet<String> = ["add.s32", "xor.b32", "min.u32", "shl.b64", "mul.lo.s64", "setp.lt.u32"]
         .iter()
-        .chain(extra)
         .map(|s| s.to_string())
         .collect();
     let all: BTreeSet<String> = catalog().forms.iter().map(spec::vector::form_key).collect();
     for k in &keys {
         assert!(all.contains(k), "{k} is not a form key");
     }
-    Arc::new(keys)
+    keys
 }
 
-/// Restricted to a handful of forms, programs contain only those and the skeleton: every
-/// instruction's catalog forms include an allowed key, or it is a skeleton instruction; the
-/// handful does appear, nothing else (no branch, no shared memory) does, and the programs run
-/// on the oracle with their assumptions confirmed. Allowing a loop's instructions too brings
-/// loops back.
-#[test]
-fn allowed_forms_and_the_skeleton_only() {
+/// The keys of every form an instruction written `name` may be (at sm_90, PTX 8.7).
+fn keys_of(name: &str) -> Vec<String> {
     let cat = catalog();
-    let allowed = handful(&[]);
-    let cfg = Config {
-        allowed: Some(allowed.clone()),
-        ..Config::default()
-    };
+    let cfg = Config::default();
+    cat.lookup(name)
+        .map(|f| f.forms)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|i| &cat.forms[i])
+        .filter(|f| f.available(cfg.ptx, cfg.target))
+        .map(spec::vector::form_key)
+        .collect()
+}
+
+/// The instructions of the first `n` programs of `cfg` (seed 3), each program also run on the
+/// oracle with its assumptions confirmed when `run` says so.
+fn used(cfg: &Config, n: u64, run: u64) -> BTreeSet<String> {
     let mut used = BTreeSet::new();
-    for k in 0..150 {
+    for k in 0..n {
         let seed = program_seed(3, k);
-        let p = from_seed(seed, &cfg);
-        for name in instructions(&p.ptx) {
-            let ok = SKELETON.contains(&name.as_str())
-                || cat.lookup(&name).is_ok_and(|f| {
-                    f.forms
-                        .iter()
-                        .any(|&i| allowed.contains(&spec::vector::form_key(&cat.forms[i])))
-                });
-            assert!(ok, "program {k}: `{name}` is neither allowed nor skeleton:\n{}", p.ptx);
-            used.insert(name);
-        }
-        if k < 20 {
-            generators::program::checked(seed, &cfg).unwrap_or_else(|e| panic!("program {k}: {e}"));
+        used.extend(instructions(&from_seed(seed, cfg).ptx));
+        if k < run {
+            generators::program::checked(seed, cfg).unwrap_or_else(|e| panic!("program {k}: {e}"));
         }
     }
-    for k in allowed.iter() {
+    used
+}
+
+/// Restricted to a handful of passed forms by a report that judged nothing else, programs
+/// contain those forms, the skeleton and the structure only (checked here on each instruction's
+/// catalog forms): the handful does appear, and so do loops and branches (the structure the
+/// report did not judge), but no subject of a construct (no `shfl`, `atom`, `mma`,
+/// `cp.async`, ...) and no other value form; the programs run on the oracle with their
+/// assumptions confirmed.
+#[test]
+fn allowed_forms_skeleton_and_structure_only() {
+    let passed = handful();
+    let cfg = Config {
+        allowed: Some(Arc::new(Allowed::passed(passed.iter().cloned()))),
+        ..Config::default()
+    };
+    let used = used(&cfg, 150, 20);
+    for name in &used {
+        let ok = SKELETON.contains(&name.as_str())
+            || STRUCTURE.contains(&name.as_str())
+            || keys_of(name).iter().any(|k| passed.contains(k));
+        assert!(ok, "`{name}` is neither passed, skeleton nor structure: {used:?}");
+    }
+    for k in &passed {
         assert!(used.contains(k), "no program uses {k}: {used:?}");
     }
-    assert!(!used
-        .iter()
-        .any(|n| n == "bra" || n.starts_with("ld.shared") || n.starts_with("bar.")));
+    assert!(used.contains("bra") && used.contains("rem.u32"), "{used:?}");
     assert!(!used.contains("ld.global.b128"), "{used:?}");
-    // With a loop's instructions allowed, loops come back (and `bra` with them).
-    let loops = Config {
-        allowed: Some(handful(&["bra", "setp.ne.u32", "sub.u32", "rem.u32", "add.u32"])),
+}
+
+/// When the report judged the structure too and it failed, programs contain the passed forms
+/// and the skeleton only: no branch, no loop, no call, no shared memory.
+#[test]
+fn failed_structure_is_left_out() {
+    let passed = handful();
+    let judged: BTreeSet<String> = passed
+        .iter()
+        .cloned()
+        .chain(STRUCTURE.iter().flat_map(|n| keys_of(n)))
+        .collect();
+    let cfg = Config {
+        allowed: Some(Arc::new(Allowed {
+            passed: passed.clone(),
+            judged,
+        })),
         ..Config::default()
     };
-    let n = (0..100)
-        .filter(|&k| from_seed(program_seed(3, k), &loops).ptx.contains("$LOOP"))
-        .count();
-    assert!(n > 0, "no loop in 100 programs");
+    let used = used(&cfg, 150, 20);
+    for name in &used {
+        let ok = SKELETON.contains(&name.as_str()) || keys_of(name).iter().any(|k| passed.contains(k));
+        assert!(ok, "`{name}` is neither passed nor skeleton: {used:?}");
+    }
+    for k in &passed {
+        assert!(used.contains(k), "no program uses {k}: {used:?}");
+    }
 }
 
 /// A seed gives the same program byte for byte, whatever was generated before on the thread
@@ -289,7 +321,7 @@ fn allowed_forms_and_the_skeleton_only() {
 #[test]
 fn same_seed_same_program() {
     let aimed = Config {
-        allowed: Some(handful(&["bra", "setp.ne.u32"])),
+        allowed: Some(Arc::new(Allowed::passed(handful()))),
         ..Config::default()
     };
     let old = Config {

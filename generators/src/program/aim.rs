@@ -4,11 +4,21 @@
 //!
 //! Every instruction the builder writes goes through [`permits`]: a value form comes from a menu
 //! built with [`permits_form`], and a construct (a loop, an exchange, a collective, ...) whose
-//! instructions are not all permitted is rolled back as a whole (`Builder::attempt`). The
-//! [`SKELETON`] is the exception: every program uses it, so it is permitted whenever the version
-//! and target have it, whatever the allowed set says (`ptxconf fuzz --forms-from` reports the
-//! skeleton forms a report did not pass). [`audit`] checks a program's text against all of this
-//! independently of the builder, through the oracle's parser and the catalog.
+//! instructions are not all permitted is rolled back as a whole (`Builder::attempt`). [`audit`]
+//! checks a program's text against all of this independently of the builder, through the
+//! oracle's parser and the catalog.
+//!
+//! # Aiming at the forms a backend passed
+//! With an allowed set ([`Allowed`], from a conformance report), value forms and the subjects
+//! of constructs (`shfl`, `atom`, `mma`, `cp.async`, ...) are used only if they passed. Two
+//! lists of scaffolding are treated apart, because conformance cannot judge most of them (no
+//! golden vectors exist for `bra`, `call`, plain `ld`/`st` — the conformance kernels themselves
+//! run on them):
+//! - the [`SKELETON`], which every program uses: always used (`ptxconf fuzz --forms-from`
+//!   refuses a report where one of them failed, and names those it did not judge);
+//! - the [`STRUCTURE`], the plumbing of control flow, calls, memory and the constructs' helpers:
+//!   used unless the report judged it and it did not pass (then the constructs needing it are
+//!   left out).
 //!
 //! The scaffolding outside §9.7 is decided by the manual's own version notes ([`Scaffold`]):
 //! the `.target` string's PTX version from the catalog's table of §11.1.2 (`targets.forms`),
@@ -50,6 +60,105 @@ pub const SKELETON: &[&str] = &[
     "st.global.b64",
     "ret",
 ];
+
+/// The plumbing of constructs, used with an allowed set unless the report judged it and it did
+/// not pass (see the module doc): branches and loops (`bra`, the loop counter's `rem`/`add`/
+/// `sub`/`setp`), calls (`call`, the `.param` loads and stores, the first parameter's test),
+/// `.local`, global and `.shared` slots and the barrier ordering them, the shared counters'
+/// zeroing, the `or` making a divisor odd, the address arithmetic of staged regions, and the
+/// conversions that build exact `mma` fragments. The subjects of the constructs — atomics,
+/// reductions, warp collectives, matrix instructions, asynchronous copies, mbarriers, cluster
+/// instructions — are not here: they must have passed.
+pub const STRUCTURE: &[&str] = &[
+    "bra",
+    "call",
+    "rem.u32",
+    "add.u32",
+    "sub.u32",
+    "mul.lo.u32",
+    "setp.ne.u32",
+    "setp.eq.u32",
+    "setp.lt.u32",
+    "setp.ne.b16",
+    "setp.ne.b32",
+    "setp.ne.b64",
+    "ld.param.b16",
+    "ld.param.b32",
+    "ld.param.b64",
+    "st.param.b16",
+    "st.param.b32",
+    "st.param.b64",
+    "ld.local.b8",
+    "ld.local.b16",
+    "ld.local.b32",
+    "ld.local.b64",
+    "st.local.b8",
+    "st.local.b16",
+    "st.local.b32",
+    "st.local.b64",
+    "ld.shared.b8",
+    "ld.shared.b16",
+    "ld.shared.b32",
+    "ld.shared.b64",
+    "ld.shared.u32",
+    "ld.shared.v2.b64",
+    "ld.shared.v4.b32",
+    "st.shared.b8",
+    "st.shared.b16",
+    "st.shared.b32",
+    "st.shared.b64",
+    "st.shared.u32",
+    "st.shared.v2.b64",
+    "st.shared.v4.b32",
+    "ld.global.v2.b64",
+    "ld.b64",
+    "st.b64",
+    "bar.sync",
+    "mov.u64",
+    "mov.b32",
+    "sub.u64",
+    "shr.u64",
+    "shl.b32",
+    "and.b32",
+    "and.b64",
+    "and.pred",
+    "or.b8",
+    "or.b16",
+    "or.b32",
+    "or.b64",
+    "bfe.s32",
+    "cvt.u64.u32",
+    "cvt.rn.f32.s32",
+    "cvt.rn.f64.s32",
+    "cvt.rn.f16.f32",
+    "cvt.rn.f16x2.f32",
+    "cvt.rn.bf16x2.f32",
+    "cvt.rn.satfinite.e4m3x2.f32",
+    "cvt.rn.satfinite.e5m2x2.f32",
+    "cvta.shared.u64",
+    "cvta.param.u64",
+];
+
+/// The forms a backend passed in a conformance report, and every form the report judged
+/// (passed, failed or skipped): see the module doc for how programs use them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Allowed {
+    /// Form keys ([`spec::vector::form_key`]) that passed.
+    pub passed: BTreeSet<String>,
+    /// Form keys the report has, whatever their status.
+    pub judged: BTreeSet<String>,
+}
+
+impl Allowed {
+    /// Exactly these forms passed, and nothing else was judged.
+    pub fn passed(keys: impl IntoIterator<Item = String>) -> Allowed {
+        let passed: BTreeSet<String> = keys.into_iter().collect();
+        Allowed {
+            judged: passed.clone(),
+            passed,
+        }
+    }
+}
 
 /// A piece of scaffolding outside §9.7 and what it needs, from the manual's notes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,20 +307,22 @@ fn available_name(cfg: &Config, name: &str) -> bool {
         .is_ok_and(|f| f.forms.iter().any(|&i| cat.forms[i].available(cfg.ptx, cfg.target)))
 }
 
-/// Whether programs of `cfg` may contain catalog form `form`: available at its version and
-/// target, not excluded, and in the allowed set when there is one.
+/// Whether programs of `cfg` may contain catalog form `form` as a value instruction or the
+/// subject of a construct: available at its version and target, not excluded, and passed when
+/// there is an allowed set.
 pub fn permits_form(cfg: &Config, form: &Form) -> bool {
     if !form.available(cfg.ptx, cfg.target) {
         return false;
     }
     let key = spec::vector::form_key(form);
-    !cfg.exclude.contains(&key) && cfg.allowed.as_ref().is_none_or(|a| a.contains(&key))
+    !cfg.exclude.contains(&key) && cfg.allowed.as_ref().is_none_or(|a| a.passed.contains(&key))
 }
 
 /// Whether programs of `cfg` may contain an instruction written `name` (opcode and modifiers,
-/// `ld.global.b32`): some catalog form of that name is permitted ([`permits_form`]), or it is
-/// a [`SKELETON`] instruction the version and target have. Answers are cached per thread for
-/// the configuration last asked about.
+/// `ld.global.b32`): some catalog form of that name is permitted ([`permits_form`]); or it is
+/// a [`SKELETON`] instruction the version and target have; or, with an allowed set, a
+/// [`STRUCTURE`] instruction none of whose forms the report judged (one it judged is permitted
+/// only if it passed). Answers are cached per thread for the configuration last asked about.
 pub fn permits(cfg: &Config, name: &str) -> bool {
     thread_local! {
         static CACHE: RefCell<Option<(Policy, HashMap<String, bool>)>> = const { RefCell::new(None) };
@@ -227,10 +338,18 @@ pub fn permits(cfg: &Config, name: &str) -> bool {
             return b;
         }
         let cat = catalog();
-        let ok = cat
-            .lookup(name)
-            .is_ok_and(|f| f.forms.iter().any(|&i| permits_form(cfg, &cat.forms[i])))
-            || (SKELETON.contains(&name) && available_name(cfg, name));
+        let forms = cat.lookup(name).map(|f| f.forms).unwrap_or_default();
+        let unjudged = |a: &Allowed| {
+            forms.iter().all(|&i| {
+                let f = &cat.forms[i];
+                !f.available(cfg.ptx, cfg.target) || !a.judged.contains(&spec::vector::form_key(f))
+            })
+        };
+        let ok = forms.iter().any(|&i| permits_form(cfg, &cat.forms[i]))
+            || (SKELETON.contains(&name) && available_name(cfg, name))
+            || (STRUCTURE.contains(&name)
+                && available_name(cfg, name)
+                && cfg.allowed.as_deref().is_some_and(unjudged));
         map.insert(name.to_string(), ok);
         ok
     })
@@ -243,7 +362,7 @@ pub(super) struct Policy {
     target: Target,
     ptx: PtxVersion,
     exclude: BTreeSet<String>,
-    allowed: Option<Arc<BTreeSet<String>>>,
+    allowed: Option<Arc<Allowed>>,
 }
 
 impl Policy {
@@ -444,16 +563,25 @@ mod tests {
         }
     }
 
-    /// An allowed set narrows everything but the skeleton.
+    /// An allowed set narrows everything but the skeleton, and the structure it did not judge.
     #[test]
     fn allowed_sets_narrow_all_but_the_skeleton() {
         let cfg = Config {
-            allowed: Some(Arc::new(["add.s32".to_string()].into_iter().collect())),
+            allowed: Some(Arc::new(Allowed {
+                passed: ["add.s32".to_string()].into_iter().collect(),
+                judged: ["add.s32", "add.u32", "rem.u32"].iter().map(|s| s.to_string()).collect(),
+            })),
             ..Config::default()
         };
         assert!(permits(&cfg, "add.s32"));
+        // Judged and failed, and a value form never judged.
         assert!(!permits(&cfg, "add.u32"));
-        assert!(!permits(&cfg, "bra"));
+        assert!(!permits(&cfg, "sub.s32"));
+        // Structure: unjudged `bra`, but not the judged `rem.u32` that did not pass.
+        assert!(permits(&cfg, "bra"));
+        assert!(!permits(&cfg, "rem.u32"));
+        // The subject of a construct must have passed.
+        assert!(!permits(&cfg, "shfl.sync.idx.b32"));
         assert!(permits(&cfg, "ld.global.b32"));
         assert!(permits(&Config::default(), "bra"));
         // Not available at PTX 6.0: `redux.sync` is PTX 7.0 (sm_80).

@@ -157,12 +157,12 @@ pub struct Config {
     /// grammar has them: `oracle::ptxas::rejected_forms`), by value instructions and constructs
     /// alike.
     pub exclude: BTreeSet<String>,
-    /// When set, the only form keys ([`spec::vector::form_key`]) programs may contain besides
-    /// the skeleton every program uses ([`aim::SKELETON`]): the forms a backend passed in a
-    /// conformance report (`ptxconf fuzz --forms-from`). Value forms outside it are not on the
-    /// menu, and a construct needing one (a loop's `bra`, an exchange's `st.shared`) is left
-    /// out. `None`: every form of the version and target.
-    pub allowed: Option<std::sync::Arc<BTreeSet<String>>>,
+    /// When set, the forms a backend passed in a conformance report (`ptxconf fuzz
+    /// --forms-from`): value forms and the subjects of constructs are those only; the skeleton
+    /// every program uses ([`aim::SKELETON`]) and the plumbing of constructs
+    /// ([`aim::STRUCTURE`]) are used unless the report shows them failing (see [`aim`]).
+    /// `None`: every form of the version and target.
+    pub allowed: Option<std::sync::Arc<aim::Allowed>>,
     /// Instructions the builder aims at (value instructions and constructs, before loops
     /// repeat them); programs come out around this size.
     pub size: usize,
