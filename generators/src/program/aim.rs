@@ -347,9 +347,7 @@ pub fn permits(cfg: &Config, name: &str) -> bool {
         };
         let ok = forms.iter().any(|&i| permits_form(cfg, &cat.forms[i]))
             || (SKELETON.contains(&name) && available_name(cfg, name))
-            || (STRUCTURE.contains(&name)
-                && available_name(cfg, name)
-                && cfg.allowed.as_deref().is_some_and(unjudged));
+            || (STRUCTURE.contains(&name) && available_name(cfg, name) && cfg.allowed.as_deref().is_some_and(unjudged));
         map.insert(name.to_string(), ok);
         ok
     })
@@ -569,7 +567,10 @@ mod tests {
         let cfg = Config {
             allowed: Some(Arc::new(Allowed {
                 passed: ["add.s32".to_string()].into_iter().collect(),
-                judged: ["add.s32", "add.u32", "rem.u32"].iter().map(|s| s.to_string()).collect(),
+                judged: ["add.s32", "add.u32", "rem.u32"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
             })),
             ..Config::default()
         };
