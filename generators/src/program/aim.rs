@@ -29,6 +29,7 @@ use oracle::ast::{Item, Operand, Stmt};
 use spec::catalog::{catalog, Form, PtxVersion, Target};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// The instructions of every program's skeleton, whatever its features: the entry's prologue
@@ -311,46 +312,83 @@ fn available_name(cfg: &Config, name: &str) -> bool {
 /// subject of a construct: available at its version and target, not excluded, and passed when
 /// there is an allowed set.
 pub fn permits_form(cfg: &Config, form: &Form) -> bool {
-    if !form.available(cfg.ptx, cfg.target) {
+    form_ok(cfg.ptx, cfg.target, &cfg.exclude, cfg.allowed.as_deref(), form)
+}
+
+fn form_ok(ptx: PtxVersion, target: Target, exclude: &BTreeSet<String>, allowed: Option<&Allowed>, form: &Form) -> bool {
+    if !form.available(ptx, target) {
         return false;
     }
     let key = spec::vector::form_key(form);
-    !cfg.exclude.contains(&key) && cfg.allowed.as_ref().is_none_or(|a| a.passed.contains(&key))
+    !exclude.contains(&key) && allowed.is_none_or(|a| a.passed.contains(&key))
 }
 
 /// Whether programs of `cfg` may contain an instruction written `name` (opcode and modifiers,
 /// `ld.global.b32`): some catalog form of that name is permitted ([`permits_form`]); or it is
 /// a [`SKELETON`] instruction the version and target have; or, with an allowed set, a
 /// [`STRUCTURE`] instruction none of whose forms the report judged (one it judged is permitted
-/// only if it passed). Answers are cached per thread for the configuration last asked about.
+/// only if it passed). See [`Permits`] to ask many times.
 pub fn permits(cfg: &Config, name: &str) -> bool {
-    thread_local! {
-        static CACHE: RefCell<Option<(Policy, HashMap<String, bool>)>> = const { RefCell::new(None) };
-    }
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        let fresh = c.as_ref().is_none_or(|(p, _)| !p.is(cfg));
-        if fresh {
-            *c = Some((Policy::of(cfg), HashMap::new()));
+    Permits::of(cfg).get(name)
+}
+
+/// The answers of [`permits`] for one configuration, each computed once.
+#[derive(Debug)]
+pub struct Permits {
+    policy: Policy,
+    answers: RefCell<HashMap<String, bool>>,
+}
+
+impl Permits {
+    /// The answers for `cfg`: one per thread, kept for the configuration last asked about
+    /// (comparing configurations costs more than a lookup, so a builder asks once).
+    pub fn of(cfg: &Config) -> Rc<Permits> {
+        thread_local! {
+            static LAST: RefCell<Option<Rc<Permits>>> = const { RefCell::new(None) };
         }
-        let map = &mut c.as_mut().expect("set above").1;
-        if let Some(&b) = map.get(name) {
+        LAST.with(|c| {
+            let mut c = c.borrow_mut();
+            match &*c {
+                Some(p) if p.policy.is(cfg) => p.clone(),
+                _ => {
+                    let p = Rc::new(Permits {
+                        policy: Policy::of(cfg),
+                        answers: RefCell::new(HashMap::new()),
+                    });
+                    *c = Some(p.clone());
+                    p
+                }
+            }
+        })
+    }
+
+    /// Whether an instruction written `name` is permitted ([`permits`]).
+    pub fn get(&self, name: &str) -> bool {
+        if let Some(&b) = self.answers.borrow().get(name) {
             return b;
         }
+        let ok = self.decide(name);
+        self.answers.borrow_mut().insert(name.to_string(), ok);
+        ok
+    }
+
+    fn decide(&self, name: &str) -> bool {
+        let p = &self.policy;
         let cat = catalog();
         let forms = cat.lookup(name).map(|f| f.forms).unwrap_or_default();
+        let available = || forms.iter().any(|&i| cat.forms[i].available(p.ptx, p.target));
         let unjudged = |a: &Allowed| {
             forms.iter().all(|&i| {
                 let f = &cat.forms[i];
-                !f.available(cfg.ptx, cfg.target) || !a.judged.contains(&spec::vector::form_key(f))
+                !f.available(p.ptx, p.target) || !a.judged.contains(&spec::vector::form_key(f))
             })
         };
-        let ok = forms.iter().any(|&i| permits_form(cfg, &cat.forms[i]))
-            || (SKELETON.contains(&name) && available_name(cfg, name))
-            || (STRUCTURE.contains(&name) && available_name(cfg, name) && cfg.allowed.as_deref().is_some_and(unjudged));
-        map.insert(name.to_string(), ok);
-        ok
-    })
+        forms
+            .iter()
+            .any(|&i| form_ok(p.ptx, p.target, &p.exclude, p.allowed.as_deref(), &cat.forms[i]))
+            || (SKELETON.contains(&name) && available())
+            || (STRUCTURE.contains(&name) && available() && p.allowed.as_deref().is_some_and(unjudged))
+    }
 }
 
 /// What decides the answers of [`permits`] and the builder's menus: the version, target,
@@ -408,6 +446,7 @@ pub fn audit(cfg: &Config, ptx: &str) -> Result<(), Beyond> {
     if let Err(e) = validate(cfg) {
         beyond.push(e);
     }
+    let permits = Permits::of(cfg);
     let module = match oracle::parse::parse(ptx) {
         Ok(m) => m,
         Err(e) => return Err(vec![format!("does not parse: {e}")]),
@@ -474,7 +513,7 @@ pub fn audit(cfg: &Config, ptx: &str) -> Result<(), Beyond> {
                                 .chain(i.mods.iter().map(String::as_str))
                                 .collect::<Vec<_>>()
                                 .join(".");
-                            if !permits(cfg, &name) {
+                            if !permits.get(&name) {
                                 beyond.push(format!("line {}: `{name}` is not permitted", i.loc.line));
                             }
                             for o in &i.operands {

@@ -249,6 +249,8 @@ struct Builder<'a, 'u> {
     /// Whether a line written since the innermost [`Builder::attempt`] began is not permitted
     /// ([`aim::permits`]): the attempt is then rolled back.
     refused: bool,
+    /// What the configuration permits.
+    permits: Rc<aim::Permits>,
 }
 
 /// Where a [`Builder::attempt`] began: what a rollback restores (the text and the lists only
@@ -321,6 +323,7 @@ pub(super) fn build(
         tmap_box: 0,
         has_counters: false,
         refused: false,
+        permits: aim::Permits::of(cfg),
     };
     let mut module = String::new();
     let _ = writeln!(
@@ -340,7 +343,7 @@ pub(super) fn build(
                 format!("setp.ne.b{w}"),
             ]
         }))
-        .all(|n| aim::permits(cfg, &n));
+        .all(|n| g.permits.get(&n));
     g.feat.calls &= calls_ok;
     let nfuncs = if g.feat.calls && cfg.max_funcs > 0 {
         g.u.int_in_range(0..=cfg.max_funcs)?
@@ -498,7 +501,7 @@ impl<'a, 'u> Builder<'a, 'u> {
         let start = self.b.text.len();
         self.b.text.push('\t');
         self.b.text.push_str(s);
-        if !aim::name_of_line(&self.b.text[start..]).is_some_and(|n| aim::permits(self.cfg, n)) {
+        if !aim::name_of_line(&self.b.text[start..]).is_some_and(|n| self.permits.get(n)) {
             self.refused = true;
         }
         self.b.text.push_str(";\n");
@@ -753,7 +756,7 @@ impl<'a, 'u> Builder<'a, 'u> {
                 return Ok(false);
             };
             if f.divisor == Some(j) {
-                if !aim::permits(self.cfg, &format!("or.b{width}")) {
+                if !self.permits.get(&format!("or.b{width}")) {
                     return Ok(false);
                 }
                 let g = self.temp(width);
@@ -1040,7 +1043,7 @@ impl<'a, 'u> Builder<'a, 'u> {
     /// Whether programs of this configuration may contain an instruction written `text`
     /// ([`aim::permits`]: a catalog form of its version and target, not excluded, allowed).
     fn available(&self, text: &str) -> bool {
-        aim::permits(self.cfg, text)
+        self.permits.get(text)
     }
 
     /// Every thread stores a value in its own `.shared` slot, the CTA waits, and each reads its
@@ -1335,8 +1338,8 @@ impl<'a, 'u> Builder<'a, 'u> {
         // by thread 0 before the first barrier.
         // Both are set up here, before any construct, so their instructions must be permitted
         // now; without them the constructs that need them are off.
-        let cfg = self.cfg;
-        let permitted = |names: &[&str]| names.iter().all(|n| aim::permits(cfg, n));
+        let permits = self.permits.clone();
+        let permitted = |names: &[&str]| names.iter().all(|n| permits.get(n));
         let shared = feat.shared && feat.barriers && permitted(&["mov.u64", "add.u32", "rem.u32", "bar.sync"]);
         self.feat.shared &= shared;
         let counters = feat.atomics && shared && permitted(&["setp.eq.u32", "st.shared.u32", "bar.sync"]);
