@@ -315,7 +315,13 @@ pub fn permits_form(cfg: &Config, form: &Form) -> bool {
     form_ok(cfg.ptx, cfg.target, &cfg.exclude, cfg.allowed.as_deref(), form)
 }
 
-fn form_ok(ptx: PtxVersion, target: Target, exclude: &BTreeSet<String>, allowed: Option<&Allowed>, form: &Form) -> bool {
+fn form_ok(
+    ptx: PtxVersion,
+    target: Target,
+    exclude: &BTreeSet<String>,
+    allowed: Option<&Allowed>,
+    form: &Form,
+) -> bool {
     if !form.available(ptx, target) {
         return false;
     }
@@ -493,7 +499,8 @@ pub fn audit(cfg: &Config, ptx: &str) -> Result<(), Beyond> {
             }
             Item::Directive(d) => beyond.push(format!("line {}: directive `.{}`", d.loc.line, d.name)),
             Item::Function(f) => {
-                if !f.entry && !(f.params.is_empty() && f.rets.is_empty()) {
+                let has_params = !f.params.is_empty() || !f.rets.is_empty();
+                if !f.entry && has_params {
                     scaff(".func .param", f.loc.line, &mut beyond);
                 }
                 for p in f.params.iter().chain(&f.rets) {
