@@ -3,6 +3,7 @@
 //! mismatches and a standalone repro for every failed form.
 
 use crate::backend::{Backend, Failure};
+use crate::baseline::{Comparison, FailureClass, Skip, Trace};
 use crate::kernel;
 use crate::profile::Profile;
 use serde::Serialize;
@@ -40,6 +41,9 @@ pub struct Settings {
     /// The seed of the operational forms' scenarios ([`kernel::operational`]: the bytes copied,
     /// the counts).
     pub seed: u64,
+    /// Take the digests a baseline records ([`crate::baseline`]): every judged form's vectors
+    /// are formatted once more.
+    pub digests: bool,
 }
 
 impl Default for Settings {
@@ -52,6 +56,7 @@ impl Default for Settings {
             strict: false,
             record: false,
             seed: crate::vectors::DEFAULT_SEED,
+            digests: false,
         }
     }
 }
@@ -153,6 +158,9 @@ pub struct FormReport {
     /// Skipped because the backend refused a form that ptxas 12.9 refuses too (not a failure).
     #[serde(skip)]
     pub refused: bool,
+    /// What a baseline records of the form ([`crate::baseline`]).
+    #[serde(skip)]
+    pub trace: Trace,
 }
 
 impl FormReport {
@@ -175,6 +183,7 @@ impl FormReport {
             observed: None,
             nans: Vec::new(),
             refused: false,
+            trace: Trace::default(),
         }
     }
 }
@@ -241,6 +250,9 @@ pub struct Report {
     pub families: Vec<FamilyReport>,
     /// Every form, in the order given.
     pub forms: Vec<FormReport>,
+    /// The run compared with a baseline (`conform --baseline`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Comparison>,
 }
 
 impl Report {
@@ -335,6 +347,22 @@ fn hex(bits: u128, width: u32) -> String {
 
 /// Runs one form's vectors on the backend and judges them.
 pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) -> FormReport {
+    let mut r = judge(backend, fv, settings);
+    let form = &catalog().forms[fv.form];
+    if settings.digests && r.status != Status::Skipped {
+        // Failing operational checks are digested by index (their scenarios' digest is set).
+        r.trace.seal(fv.vectors.len(), |i| {
+            fv.vectors
+                .get(i)
+                .map_or_else(|| i.to_string(), |v| spec::vector::format_line(form, v))
+        });
+    } else {
+        r.trace.forget();
+    }
+    r
+}
+
+fn judge(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) -> FormReport {
     let started = Instant::now();
     let cat = catalog();
     let form = &cat.forms[fv.form];
@@ -371,11 +399,14 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
     let (outputs, matrix_d) = outputs_of(form);
     let all: Vec<usize> = (0..fv.vectors.len()).collect();
     let mut failing: Vec<usize> = Vec::new();
-    let batches = match kernel::build(form, &fv.vectors, &all, settings.max_threads) {
+    // Kernels without what the backend lacks (`brx.idx`), so it is judged on the instruction.
+    let dispatch = kernel::Dispatch::for_caps(backend.caps());
+    let batches = match kernel::build_with(form, &fv.vectors, &all, settings.max_threads, dispatch) {
         Ok(b) => b,
         Err(e) => {
             r.status = Status::Failed;
             r.reason = Some(format!("cannot build the kernel: {e}"));
+            r.trace.fail(FailureClass::Error, all);
             return r;
         }
     };
@@ -388,6 +419,7 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
             Err(Failure::Unavailable(why)) => {
                 r.status = Status::Skipped;
                 r.reason = Some(why);
+                r.trace.skip(Skip::Unavailable);
                 return r;
             }
             Err(Failure::Rejected { kind, message })
@@ -409,6 +441,7 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
                 // repro is that launch.
                 r.status = Status::Failed;
                 r.failed += b.vectors.len();
+                r.trace.fail(FailureClass::of(&f), b.vectors.iter().copied());
                 if r.reason.is_none() {
                     r.reason = Some(f.to_string());
                     failing.extend(b.vectors.iter().take(settings.show.max(1)));
@@ -448,6 +481,7 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
             }
             r.failed += 1;
             r.status = Status::Failed;
+            r.trace.fail(FailureClass::Wrong, [i]);
             if r.mismatches.len() < settings.show {
                 failing.push(i);
                 r.mismatches.push(Mismatch {
@@ -474,7 +508,7 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
     }
     if r.status == Status::Failed {
         if let Some(dir) = &settings.repro_dir {
-            r.repro = Some(match write_repro(dir, form, fv, &failing) {
+            r.repro = Some(match write_repro(dir, form, fv, &failing, dispatch) {
                 Ok(p) => p.display().to_string(),
                 Err(e) => format!("(could not write the repro: {e})"),
             });
@@ -487,12 +521,19 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
 /// Writes a standalone repro of a failed form: the failing vectors as a vector file, their
 /// kernel and its launch file. `ptxconf run launch.json` replays the launch on the oracle or
 /// by hand on any implementation; `ptxconf conform --file vectors.vec --backend B` judges it.
-fn write_repro(dir: &Path, form: &Form, fv: &FormVectors, failing: &[usize]) -> Result<PathBuf, String> {
+/// The kernel dispatches its variants as the backend's did (`dispatch`).
+fn write_repro(
+    dir: &Path,
+    form: &Form,
+    fv: &FormVectors,
+    failing: &[usize],
+    dispatch: kernel::Dispatch,
+) -> Result<PathBuf, String> {
     let d = dir.join(form_key(form));
     std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
     let vectors: Vec<Vector> = failing.iter().map(|&i| fv.vectors[i].clone()).collect();
     let all: Vec<usize> = (0..vectors.len()).collect();
-    let batch = kernel::build(form, &vectors, &all, vectors.len().max(1))
+    let batch = kernel::build_with(form, &vectors, &all, vectors.len().max(1), dispatch)
         .map_err(|e| e.to_string())?
         .into_iter()
         .next()
@@ -591,7 +632,7 @@ where
 
 /// A vector file that cannot be read is a failed form (the corpus is part of the suite).
 fn unreadable(form: Option<FormId>, why: String) -> FormReport {
-    match form {
+    let mut r = match form {
         Some(i) => FormReport::new(i, Status::Failed, Some(why)),
         None => FormReport {
             form: "?".to_string(),
@@ -603,14 +644,21 @@ fn unreadable(form: Option<FormId>, why: String) -> FormReport {
                 Some(why),
             )
         },
-    }
+    };
+    r.trace.fail(FailureClass::Error, []);
+    r.trace.seal(0, |_| String::new());
+    r
 }
 
 /// The report of a backend that cannot run here: every selected form skipped, with the reason.
 pub fn unavailable(backend: &str, why: &str, forms: &[FormId], settings: &Settings) -> Report {
     let reports = forms
         .iter()
-        .map(|&i| FormReport::new(i, Status::Skipped, Some(why.to_string())))
+        .map(|&i| {
+            let mut r = FormReport::new(i, Status::Skipped, Some(why.to_string()));
+            r.trace.skip(Skip::Unavailable);
+            r
+        })
         .collect();
     summarize(
         backend.to_string(),
@@ -660,6 +708,7 @@ fn summarize(
         totals,
         families,
         forms,
+        baseline: None,
     }
 }
 
@@ -734,8 +783,16 @@ impl Report {
         s
     }
 
-    /// JUnit XML: a test suite per family, a test case per form.
+    /// JUnit XML: a test suite per family, a test case per form. With a baseline, a failed form
+    /// that is not a regression (an expected failure, a form new to the baseline) is a skipped
+    /// test case saying so: only regressions are failures.
     pub fn junit(&self) -> String {
+        let known = |f: &FormReport| self.baseline.as_ref().and_then(|b| b.known_failure(&f.form));
+        let failures = |forms: &mut dyn Iterator<Item = &FormReport>| {
+            forms
+                .filter(|f| f.status == Status::Failed && known(f).is_none())
+                .count()
+        };
         let esc = |t: &str| {
             t.replace('&', "&amp;")
                 .replace('<', "&lt;")
@@ -748,8 +805,8 @@ impl Report {
             "<testsuites name=\"ptxconf conform {}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
             esc(&self.backend),
             self.forms.len(),
-            self.totals.forms_failed,
-            self.totals.forms_skipped,
+            failures(&mut self.forms.iter()),
+            self.forms.len() - self.totals.forms_passed - failures(&mut self.forms.iter()),
             self.seconds
         );
         for fam in &self.families {
@@ -761,8 +818,8 @@ impl Report {
                 fam.id,
                 esc(fam.title),
                 forms.len(),
-                fam.totals.forms_failed,
-                fam.totals.forms_skipped
+                failures(&mut forms.iter().copied()),
+                forms.len() - fam.totals.forms_passed - failures(&mut forms.iter().copied())
             );
             for f in forms {
                 let _ = write!(
@@ -772,16 +829,16 @@ impl Report {
                     esc(&f.form),
                     f.seconds
                 );
-                match f.status {
-                    Status::Passed => s.push_str("/>\n"),
-                    Status::Skipped => {
+                match (f.status, known(f)) {
+                    (Status::Passed, _) => s.push_str("/>\n"),
+                    (Status::Skipped, _) | (Status::Failed, Some(_)) => {
                         let _ = writeln!(
                             s,
                             ">\n      <skipped message=\"{}\"/>\n    </testcase>",
-                            esc(f.reason.as_deref().unwrap_or(""))
+                            esc(known(f).or(f.reason.as_deref()).unwrap_or(""))
                         );
                     }
-                    Status::Failed => {
+                    (Status::Failed, None) => {
                         let mut body = String::new();
                         for m in &f.mismatches {
                             let _ = writeln!(body, "vector {}: {}\n  got {}", m.index, m.vector, m.actual.join(" "));

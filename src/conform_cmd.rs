@@ -4,6 +4,7 @@ use super::ConformArgs;
 use generators::vectors::Level;
 use indicatif::{ProgressBar, ProgressStyle};
 use ptxconf::backend::{self, Failure, Options};
+use ptxconf::baseline::Baseline;
 use ptxconf::conform::{self, key_of, FormVectors, Report, Settings};
 use ptxconf::profile::Profile;
 use ptxconf::{corpus, vectors};
@@ -125,6 +126,14 @@ pub fn run(a: ConformArgs) -> ExitCode {
         },
         None => None,
     };
+    // The baseline is read before the run: an unreadable one is a usage error, not a late one.
+    let baseline = match &a.baseline {
+        Some(p) => match Baseline::load(p) {
+            Ok(b) => Some(b),
+            Err(e) => return usage(format!("--baseline {}: {e}", p.display())),
+        },
+        None => None,
+    };
     let settings = Settings {
         repro_dir: Some(a.repro.clone()),
         show: a.show,
@@ -132,6 +141,7 @@ pub fn run(a: ConformArgs) -> ExitCode {
         strict: a.strict,
         record: a.record_profile.is_some(),
         seed,
+        digests: a.baseline.is_some() || a.write_baseline.is_some(),
         ..Settings::default()
     };
 
@@ -173,11 +183,26 @@ pub fn run(a: ConformArgs) -> ExitCode {
         }
         Err(e) => return usage(e),
     };
+    let mut report = report;
     print!("{}", report.table());
+    if let (Some(b), Some(p)) = (&baseline, &a.baseline) {
+        let c = b.compare(&report, &p.display().to_string());
+        print!("\n{}", c.lines());
+        report.baseline = Some(c);
+    }
     if let Err(e) = write_reports(&report, a.json.as_deref(), a.junit.as_deref()) {
         return usage(e);
     }
-    if report.passed() {
+    if let Some(p) = &a.write_baseline {
+        if let Err(e) = std::fs::write(p, Baseline::of(&report).to_text()) {
+            return usage(format!("--write-baseline {}: {e}", p.display()));
+        }
+    }
+    let ok = match &report.baseline {
+        Some(c) => !c.regressed(),
+        None => report.passed(),
+    };
+    if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

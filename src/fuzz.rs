@@ -13,6 +13,7 @@
 //! report lists results in program order), one limited by time runs what fits.
 
 use crate::backend::{Backend, Failure};
+use crate::baseline::findings as known;
 use crate::compare::{self, Difference};
 use crate::findings;
 use crate::reduce::{self, Case};
@@ -179,6 +180,9 @@ pub struct Finding {
     pub summary: String,
     /// Instructions before and after reduction.
     pub instructions: (usize, usize),
+    /// Its signature ([`crate::baseline::findings::signature`]): the difference's class and
+    /// the (reduced) program's distinct instructions.
+    pub signature: String,
 }
 
 /// What a campaign did.
@@ -300,7 +304,7 @@ fn one(c: &Campaign, i: u64, backend: &dyn Backend, differential: bool, out_dir:
             let p = from_seed(seed, &c.cfg);
             return (
                 0,
-                Some(write_unreduced(c, i, &case_of(&p), &dir, &e.to_string())),
+                Some(write_unreduced(c, i, &case_of(&p), &dir, &e.to_string(), "oracle")),
                 p.forms,
             );
         }
@@ -339,14 +343,22 @@ fn one(c: &Campaign, i: u64, backend: &dyn Backend, differential: bool, out_dir:
                     dir: dir.clone(),
                     summary: format!("{}", r.difference),
                     instructions: (r.stats.instructions_before, r.stats.instructions_after),
+                    signature: known::signature(&known::class_of(&r.difference), &r.case.ptx),
                 })
                 .map_err(|e| e.to_string()),
             // Flaky (the difference did not reproduce) or the backend vanished: keep the
             // original as it is.
-            Err(e) => write_unreduced(c, i, &case, &dir, &format!("{diff} (not reduced: {e})")),
+            Err(e) => write_unreduced(
+                c,
+                i,
+                &case,
+                &dir,
+                &format!("{diff} (not reduced: {e})"),
+                &known::class_of(&diff),
+            ),
         }
     } else {
-        write_unreduced(c, i, &case, &dir, &format!("{diff}"))
+        write_unreduced(c, i, &case, &dir, &format!("{diff}"), &known::class_of(&diff))
     };
     (stats.thread_instructions, Some(finding), forms)
 }
@@ -358,8 +370,16 @@ fn case_of(p: &Program) -> Case {
     }
 }
 
-/// Writes a finding as generated, into `dir`.
-fn write_unreduced(c: &Campaign, i: u64, case: &Case, dir: &Path, summary: &str) -> Result<Finding, String> {
+/// Writes a finding as generated, into `dir`; `class` is its difference's
+/// ([`known::class_of`]).
+fn write_unreduced(
+    c: &Campaign,
+    i: u64,
+    case: &Case,
+    dir: &Path,
+    summary: &str,
+    class: &str,
+) -> Result<Finding, String> {
     let mut launch = case.launch.clone();
     launch.ptx = PTX_FILE.into();
     let report = format!(
@@ -381,5 +401,6 @@ fn write_unreduced(c: &Campaign, i: u64, case: &Case, dir: &Path, summary: &str)
         dir: dir.to_path_buf(),
         summary: summary.to_string(),
         instructions: (n, n),
+        signature: known::signature(class, &case.ptx),
     })
 }

@@ -2,6 +2,7 @@
 
 use generators::program::{checked, program_seed, Config, Features};
 use ptxconf::backend::{self, Backend, Failure, Options};
+use ptxconf::baseline::findings::Known;
 use ptxconf::fuzz::{self, Campaign};
 use spec::catalog::{PtxVersion, Target};
 use std::path::PathBuf;
@@ -78,6 +79,18 @@ impl ProgramArgs {
         }
         if let Some((keys, _)) = caps.and_then(|c| c.rejects) {
             c.exclude.extend(keys.iter().cloned());
+        }
+        // What the backend lacks is excluded like a rejected form, which constructs honour too
+        // (`aim::permits`). Programs contain no `brx.idx` today (generators/tests/aim.rs checks
+        // it); this keeps a construct that branches through a table off such backends.
+        if caps.is_some_and(|c| c.lacks(backend::Feature::BrxIdx)) {
+            c.exclude.extend(
+                spec::catalog::catalog()
+                    .forms
+                    .iter()
+                    .filter(|f| f.exec() == Some(spec::catalog::Exec::Brx))
+                    .map(spec::vector::form_key),
+            );
         }
         c.size = self.size.max(1);
         c.warps = self.warps.clamp(1, 32);
@@ -284,6 +297,13 @@ pub struct FuzzArgs {
     /// No progress line.
     #[arg(long)]
     quiet: bool,
+    /// Known findings (a file --write-baseline wrote): a finding whose signature it lists is
+    /// reported as known, and only new ones fail the campaign (exit 1).
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Record the signatures of the findings (with those of --baseline, if given) in this file.
+    #[arg(long)]
+    write_baseline: Option<PathBuf>,
     #[command(flatten)]
     program: ProgramArgs,
 }
@@ -297,6 +317,13 @@ pub fn fuzz(a: FuzzArgs) -> ExitCode {
         timeout: a.timeout,
         jobs,
         ..Options::default()
+    };
+    let known = match &a.baseline {
+        Some(p) => match Known::load(p) {
+            Ok(k) => Some(k),
+            Err(e) => return usage(&format!("--baseline {}: {e}", p.display())),
+        },
+        None => None,
     };
     let b: Box<dyn Backend> = match backend::open(&a.backend, &opts) {
         Ok(b) => b,
@@ -342,12 +369,17 @@ pub fn fuzz(a: FuzzArgs) -> ExitCode {
         let mut n = shown.lock().expect("lock");
         for f in &s.findings[*n..] {
             let line = format!(
-                "finding: program {} → {} ({} → {} instructions): {}",
+                "finding: program {} → {} ({} → {} instructions): {}{}",
                 f.program,
                 f.dir.display(),
                 f.instructions.0,
                 f.instructions.1,
-                f.summary
+                f.summary,
+                if known.as_ref().is_some_and(|k| k.contains(&f.signature)) {
+                    " (known)"
+                } else {
+                    ""
+                }
             );
             if a.quiet {
                 println!("{line}");
@@ -385,10 +417,35 @@ pub fn fuzz(a: FuzzArgs) -> ExitCode {
     if let Some(m) = &summary.aborted {
         println!("stopped: {m}");
     }
-    if summary.findings.is_empty() {
+    if !summary.findings.is_empty() {
+        println!("{} finding(s) in {}", summary.findings.len(), a.findings.display());
+    }
+    if let Some(p) = &a.write_baseline {
+        let mut k = known.clone().unwrap_or_default();
+        k.signatures
+            .extend(summary.findings.iter().map(|f| f.signature.clone()));
+        if let Err(e) = std::fs::write(p, k.to_text(&b.name())) {
+            return usage(&format!("--write-baseline {}: {e}", p.display()));
+        }
+    }
+    let new: Vec<&fuzz::Finding> = match &known {
+        Some(k) => summary.findings.iter().filter(|f| !k.contains(&f.signature)).collect(),
+        None => summary.findings.iter().collect(),
+    };
+    if let (Some(p), Some(_)) = (&a.baseline, &known) {
+        for f in &new {
+            println!("new finding: program {}: {}", f.program, f.signature);
+        }
+        println!(
+            "baseline {}: {} known finding(s), {} new",
+            p.display(),
+            summary.findings.len() - new.len(),
+            new.len()
+        );
+    }
+    if new.is_empty() {
         ExitCode::SUCCESS
     } else {
-        println!("{} finding(s) in {}", summary.findings.len(), a.findings.display());
         ExitCode::from(1)
     }
 }

@@ -6,6 +6,8 @@
 //! are written — makes a *variant*. A kernel holds every variant of its vectors; each thread reads
 //! its variant number and jumps to it through a `brx.idx` table, so a form runs in a few launches
 //! however many selector combinations it has (one JIT compilation per launch on real hardware).
+//! For a backend that lacks `brx.idx` ([`Feature::BrxIdx`]) the jump is a binary search of
+//! predicated branches instead ([`Dispatch`]); the variants' code is the same.
 //!
 //! Records: the input record of a thread is its variant number (u32, when there is more than one
 //! variant) and every register operand in PTX order, each at its natural alignment (predicates and
@@ -18,7 +20,7 @@ mod refused;
 mod scaled;
 mod wmma;
 
-use crate::backend::{Buffers, Job, JobBuffer, JobParam};
+use crate::backend::{Buffers, Caps, Feature, Job, JobBuffer, JobParam};
 use spec::catalog::{write, Form, Operand, PtxVersion, Target};
 use spec::types::Kind;
 use spec::value::Sel;
@@ -31,6 +33,34 @@ const BLOCK: u32 = 128;
 
 /// The kernel's entry name.
 pub const ENTRY: &str = "conform";
+
+/// How a kernel with several variants sends each thread to its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dispatch {
+    /// `brx.idx %var, $TABLE` through a `.branchtargets` list of the variants' labels
+    /// (§9.7.12.4, L16732-16751): one indexed branch per thread.
+    #[default]
+    Table,
+    /// A binary search over the variant number: `setp.ge.u32 %upper, %var, MID; @%upper bra
+    /// $R{MID};` at each step, the lower half falling through (`bra`, §9.7.12.3, L16694, and
+    /// `setp`, L10560, which every implementation has). ⌈log₂ n⌉ compare-and-branch pairs per
+    /// thread — 8 for `lop3`'s 256 LUTs, where a chain of `setp.eq` tests would take up to 256
+    /// (half on average, for each of up to 65,536 threads of a launch on a simulator) — in the
+    /// same n − 1 tests of kernel text as the chain.
+    Branches,
+}
+
+impl Dispatch {
+    /// The dispatch a backend with capabilities `caps` runs: the table unless it lacks
+    /// `brx.idx`.
+    pub fn for_caps(caps: &Caps) -> Dispatch {
+        if caps.lacks(Feature::BrxIdx) {
+            Dispatch::Branches
+        } else {
+            Dispatch::Table
+        }
+    }
+}
 
 /// What the instruction text fixes for one vector.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -314,8 +344,19 @@ fn in_out_job(ptx: &str, blocks: usize, block: usize, input: &[u8], out_bytes: u
 }
 
 /// Builds the launches that evaluate `vectors` (the subset `pick`, in order) of `form`, at most
-/// `max_threads` vectors per launch.
+/// `max_threads` vectors per launch, variants dispatched through a `brx.idx` table.
 pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize) -> Result<Vec<Batch>, BuildError> {
+    build_with(form, vectors, pick, max_threads, Dispatch::Table)
+}
+
+/// [`build`], the variants dispatched as `dispatch` says (a backend's: [`Dispatch::for_caps`]).
+pub fn build_with(
+    form: &Form,
+    vectors: &[Vector],
+    pick: &[usize],
+    max_threads: usize,
+    dispatch: Dispatch,
+) -> Result<Vec<Batch>, BuildError> {
     if matrix::is_matrix(form) {
         return matrix::build(form, vectors, pick, max_threads);
     }
@@ -353,7 +394,7 @@ pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize
         of_vector.push(n);
     }
     let layout = Layout::new(form, variants.len() > 1);
-    let ptx = module(form, &variants, &layout)?;
+    let ptx = module(form, &variants, &layout, dispatch)?;
     let mut batches = Vec::new();
     for (chunk, vars) in pick
         .chunks(max_threads.max(1))
@@ -493,8 +534,23 @@ fn operands(form: &Form, var: &Variant) -> String {
     write::operand_list(form, &outs, &ins)
 }
 
+/// [`Dispatch::Branches`] over the variants `range`: a thread whose `%var` is in it reaches
+/// `variant`'s code for its own. The upper half is branched to (`$R{mid}`), the lower half falls
+/// through, down to one variant each.
+fn search(s: &mut String, range: std::ops::Range<usize>, variant: &mut impl FnMut(&mut String, usize)) {
+    if range.len() == 1 {
+        variant(s, range.start);
+        return;
+    }
+    let mid = range.start + range.len() / 2;
+    let _ = writeln!(s, "\tsetp.ge.u32 %upper, %var, {mid};\n\t@%upper bra $R{mid};");
+    search(s, range.start..mid, variant);
+    let _ = writeln!(s, "$R{mid}:");
+    search(s, mid..range.end, variant);
+}
+
 /// The kernel: `conform(.param .u64 in, .param .u64 out, .param .u32 n)`.
-fn module(form: &Form, variants: &[Variant], layout: &Layout) -> Result<String, BuildError> {
+fn module(form: &Form, variants: &[Variant], layout: &Layout, dispatch: Dispatch) -> Result<String, BuildError> {
     let (ptx, target) = header_for(form);
     let mut s = String::new();
     let _ = writeln!(
@@ -516,6 +572,9 @@ fn module(form: &Form, variants: &[Variant], layout: &Layout) -> Result<String, 
         for n in names {
             let _ = writeln!(s, "\t.reg {ty} {n};");
         }
+    }
+    if dispatch == Dispatch::Branches && variants.len() > 1 {
+        s.push_str("\t.reg .pred %upper;\n");
     }
     for (k, o) in form.inputs.iter().enumerate() {
         if layout.ins[k].is_some() {
@@ -573,13 +632,21 @@ fn module(form: &Form, variants: &[Variant], layout: &Layout) -> Result<String, 
     } else {
         let off = layout.variant.expect("variant slot");
         let _ = writeln!(s, "\tld.global.u32 %var, [%ia+{off}];");
-        let labels: Vec<String> = (0..variants.len()).map(|v| format!("$V{v}")).collect();
-        let _ = writeln!(s, "$TABLE: .branchtargets {};", labels.join(", "));
-        s.push_str("\tbrx.idx %var, $TABLE;\n");
-        for (label, var) in labels.iter().zip(variants) {
-            let _ = writeln!(s, "{label}:");
-            s.push_str(&instr(var));
+        let mut variant = |s: &mut String, v: usize| {
+            let _ = writeln!(s, "$V{v}:");
+            s.push_str(&instr(&variants[v]));
             s.push_str("\tbra $JOIN;\n");
+        };
+        match dispatch {
+            Dispatch::Table => {
+                let labels: Vec<String> = (0..variants.len()).map(|v| format!("$V{v}")).collect();
+                let _ = writeln!(s, "$TABLE: .branchtargets {};", labels.join(", "));
+                s.push_str("\tbrx.idx %var, $TABLE;\n");
+                for v in 0..variants.len() {
+                    variant(&mut s, v);
+                }
+            }
+            Dispatch::Branches => search(&mut s, 0..variants.len(), &mut variant),
         }
         s.push_str("$JOIN:\n");
     }

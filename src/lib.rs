@@ -5,7 +5,8 @@
 //!   them from any working directory.
 //! - [`kernel`]: a form's vectors as PTX kernels, one thread per vector.
 //! - [`backend`]: what runs the kernels (the oracle, a CUDA driver, an external program).
-//! - [`conform`]: the conformance runner, judging and reports; [`profile`]: hardware profiles.
+//! - [`conform`]: the conformance runner, judging and reports; [`baseline`]: a backend's expected
+//!   result per form and what changed since; [`profile`]: hardware profiles.
 //! - [`judge`]: comparing a launch's results between the oracle and a backend (programs, reduction).
 //! - [`compare`]: one case on the oracle and on a backend, and how the results differ.
 //! - [`reduce`]: shrinking a case while its difference persists; [`findings`]: writing reduced
@@ -20,6 +21,7 @@
 #![deny(missing_docs)]
 
 pub mod backend;
+pub mod baseline;
 pub mod bench;
 pub mod compare;
 pub mod conform;

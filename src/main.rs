@@ -53,12 +53,21 @@ enum Cmd {
     /// Prints `{"status": "ok", "buffers": [...]}` with every buffer after the run, or exits 1
     /// with `{"status": "error", "kind": "parse|type|launch|runtime|limit|internal", "message",
     /// "location"}`.
+    ///
+    /// `ptxconf run --capabilities` answers the `cmd:` protocol's question instead: the oracle's
+    /// capabilities as one JSON object (every target, PTX ISA up to 8.7, every family, nothing
+    /// lacking).
     Run {
         /// The launch file.
-        launch: std::path::PathBuf,
+        #[arg(required_unless_present = "capabilities")]
+        launch: Option<std::path::PathBuf>,
         /// Also print thread-instruction counts to stderr.
         #[arg(long)]
         stats: bool,
+        /// Print the oracle's capabilities (the `cmd:` backend's `--capabilities` question)
+        /// instead of running a launch.
+        #[arg(long, conflicts_with_all = ["launch", "stats"])]
+        capabilities: bool,
     },
     /// Benchmarks: `ptxconf bench oracle` runs an ALU-heavy kernel on the interpreter and the same
     /// computation natively, checks that both give the same bytes, and prints the oracle's
@@ -226,6 +235,14 @@ struct ConformArgs {
     /// Record what the backend returns as a hardware profile into this directory.
     #[arg(long)]
     record_profile: Option<std::path::PathBuf>,
+    /// Compare each form's result with this baseline (written by --write-baseline): exit 1 only
+    /// on a regression, and list regressions, fixes and other changes.
+    #[arg(long)]
+    baseline: Option<std::path::PathBuf>,
+    /// Record each form's result (passed; failed, with its failure's signature; skipped, with
+    /// why) as a baseline file.
+    #[arg(long)]
+    write_baseline: Option<std::path::PathBuf>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -261,7 +278,17 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Cmd::Run { launch, stats } => run_launch(&launch, stats),
+        Cmd::Run {
+            launch,
+            stats,
+            capabilities,
+        } => match launch {
+            Some(launch) if !capabilities => run_launch(&launch, stats),
+            _ => {
+                println!("{}", ptxconf::backend::oracle::capabilities_json());
+                ExitCode::SUCCESS
+            }
+        },
         Cmd::Bench {
             target,
             threads,

@@ -343,8 +343,10 @@ fn cmd_exit_without_reply_is_crashed_with_status_and_stderr_tail() {
 #[test]
 fn cmd_hang_times_out_quickly() {
     let s = Scratch::new("hang");
+    // (Opening it asks `--capabilities`, which hangs too: one more second, not timed here.)
+    let cmd = Cmd::new(&s.script("hang.sh", "sleep 100"), &opts(1.0)).unwrap();
     let t = Instant::now();
-    let r = run_script(&s, "hang.sh", "sleep 100", 1.0);
+    let r = cmd.run(&small_job());
     let took = t.elapsed();
     assert_eq!(r, Err(Failure::Timeout { seconds: 1.0 }));
     assert!(took >= Duration::from_millis(900), "{took:?}");
@@ -718,6 +720,19 @@ fn cuda_tensor_maps_are_encoded_by_the_driver() {
     let want = [
         2, 6, 3, 0, 0, 0, 0, 0, out as u32, (out >> 32) as u32,
         8, 10, 2, 0, 0,  16, 160, 0, 0,  -1i32 as u32, 0, 0,  1, 0, 0,  8, 16,  1, 1, 1, 0, 0,
+    ];
+    assert_eq!(m, want);
+    // An im2col-wide map: cuTensorMapEncodeIm2colWide (kind 3), the W corners as scalars,
+    // mode W128 = 1, 128-byte swizzle = 3.
+    let wide = serde_json::json!([{"tensor_map": {"encode": "im2col_wide", "data_type": "f16", "buffer": "out",
+        "global_dim": [8, 10, 2], "global_strides": [16, 160], "pixel_box_lower_corner_width": -1,
+        "pixel_box_upper_corner_width": -2, "channels_per_pixel": 8, "pixels_per_column": 16,
+        "mode": "w128", "swizzle": "128B"}}]);
+    let (_, out, m) = fake_record(c, &fake_job("tmap_k", [1, 1, 1], Some([1, 1, 1]), 0, wide));
+    #[rustfmt::skip]
+    let want = [
+        3, 6, 3, 0, 3, 0, 0, 0, out as u32, (out >> 32) as u32,
+        8, 10, 2, 0, 0,  16, 160, 0, 0,  -1i32 as u32, 0, 0,  -2i32 as u32, 0, 1,  8, 16,  1, 1, 1, 0, 0,
     ];
     assert_eq!(m, want);
 }

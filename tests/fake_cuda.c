@@ -233,4 +233,24 @@ CUresult cuTensorMapEncodeIm2col(void *map, unsigned type, unsigned rank, void *
     w[26] = pixels;
     return OK;
 }
+
+/* CUDA 12.8 (cuda.h): the W corners by value, the mode between interleave and swizzle. The
+   record: kind 3, the corners at words 19 and 22, the mode at 24. */
+CUresult cuTensorMapEncodeIm2colWide(void *map, unsigned type, unsigned rank, void *address, const uint64_t *dim,
+                                     const uint64_t *strides, int lower, int upper, unsigned channels,
+                                     unsigned pixels, const uint32_t *estrides, unsigned il, unsigned mode,
+                                     unsigned sw, unsigned l2, unsigned oob) {
+    uint32_t *w = map;
+    if (rank < 3 || mode > 1)
+        return INVALID_VALUE;
+    CUresult r = common(w, 3, type, rank, address, dim, strides, estrides, il, sw, l2, oob);
+    if (r != OK)
+        return r;
+    w[19] = (uint32_t)lower;
+    w[22] = (uint32_t)upper;
+    w[24] = mode;
+    w[25] = channels;
+    w[26] = pixels;
+    return OK;
+}
 #endif

@@ -1,7 +1,8 @@
 //! The conformance kernels are valid PTX for NVIDIA's assembler: one form of every §9.7 section
 //! with golden vectors, plus forms whose kernels use every construct of `src/kernel.rs` (selector
-//! variants through `brx.idx`, `!p`, `-a`, immediates, the carry flag in and out, `d|p`, vector
-//! operands, `.b128`, an sm_1x target), are assembled by ptxas with all their vectors' variants;
+//! variants through `brx.idx` or a branch search, `!p`, `-a`, immediates, the carry flag in and
+//! out, `d|p`, vector operands, `.b128`, an sm_1x target), are assembled by ptxas with all their
+//! vectors' variants;
 //! and the forms `corpus/findings/ptxas-12.9-rejects.txt` lists are still rejected (a sample).
 //! Needs ptxas (`$PTXAS`, PATH or the pip wheel, else installed into the cache: `oracle::ptxas`);
 //! PTXCONF_NO_PTXAS=1 skips when none is found.
@@ -43,12 +44,17 @@ fn findings() -> BTreeSet<String> {
 
 /// The kernel of all of a form's golden vectors, written to `dir`; the ptxas architecture.
 fn kernel_file(dir: &Path, key: &str) -> (PathBuf, String) {
+    kernel_file_with(dir, key, kernel::Dispatch::Table)
+}
+
+/// [`kernel_file`] with its variants dispatched as `dispatch` says.
+fn kernel_file_with(dir: &Path, key: &str, dispatch: kernel::Dispatch) -> (PathBuf, String) {
     let path = Path::new(ROOT).join("corpus/vectors");
     let i = spec::vector::form_by_key(key).unwrap_or_else(|| panic!("no form {key}"));
     let form: &Form = &catalog().forms[i];
     let file = ptxconf::vectors::load(&ptxconf::vectors::path_of(&path, form)).unwrap();
     let all: Vec<usize> = (0..file.vectors.len()).collect();
-    let b = kernel::build(form, &file.vectors, &all, all.len()).unwrap();
+    let b = kernel::build_with(form, &file.vectors, &all, all.len(), dispatch).unwrap();
     let (_, target) = kernel::header_for(form);
     let out = dir.join(format!("{key}.ptx"));
     std::fs::write(&out, &b[0].job.ptx).unwrap();
@@ -147,6 +153,32 @@ fn assemble_all(what: &str, has: fn(&Form) -> bool) -> Option<usize> {
         failures.join("\n")
     );
     Some(n)
+}
+
+/// The kernels of a backend that lacks `brx.idx` (variants reached by a binary search of
+/// predicated branches) assemble too: every construct form's, which hold up to 256 variants.
+#[test]
+fn branch_dispatch_kernels_assemble() {
+    let Some(ptxas) = oracle::ptxas::required("the branch-dispatch kernel assembly test") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("ptxconf-branch-kernels-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut failures = Vec::new();
+    let mut searched = 0;
+    for key in CONSTRUCTS {
+        let (file, arch) = kernel_file_with(&dir, key, kernel::Dispatch::Branches);
+        let ptx = std::fs::read_to_string(&file).unwrap();
+        assert!(!ptx.contains("brx") && !ptx.contains(".branchtargets"), "{key}");
+        searched += usize::from(ptx.contains("@%upper bra"));
+        let (ok, msg) = oracle::ptxas::accepts(&ptxas, &file, &arch);
+        if !ok {
+            failures.push(format!("{key} (sm_{arch}): {}", msg.lines().next().unwrap_or("")));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "ptxas rejects:\n{}", failures.join("\n"));
+    assert!(searched >= 6, "{searched} kernels with a branch search");
 }
 
 #[test]

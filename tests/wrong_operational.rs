@@ -554,3 +554,160 @@ fn a_gather4_with_two_rows_swapped_is_found() {
     }
     assert_eq!(r["totals"]["forms_failed"], 3);
 }
+
+/// A bulk multicast that delivers to every CTA of the cluster whatever its ctaMask (L14533):
+/// in the cluster scenario the CTAs a mask leaves out receive bytes and complete-tx signals
+/// they were not armed for; only the multicast form fails (its own-CTA scenarios, whose mask
+/// is made by `shl`, are not rewritten).
+#[test]
+fn a_multicast_ignoring_its_cta_mask_is_found() {
+    let r = conform_planted(
+        "wrong-multicast-mask",
+        r"s/^\tmov\.b16 %rs1, 0x[0-9a-f]*;$/\tmov.b16 %rs1, 0xf;/",
+        &["cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"],
+    );
+    assert_eq!(
+        failed(&r),
+        ["cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"]
+    );
+    let bad = &r["forms"][0];
+    assert!(
+        bad["reason"].as_str().unwrap_or_default().contains("runtime error")
+            || bad["mismatches"][0]["vector"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("cluster of 4"),
+        "{bad}"
+    );
+}
+
+/// A `.multicast::cluster.cta_group::2` tensor load signalled as `.cta_group::1` (each
+/// destination's own mbarrier instead of its pair member of the issuer's parity, L15012): the
+/// CTAs' byte counts no longer match what they armed; the `.cta_group::1` and plain multicast
+/// forms pass.
+#[test]
+fn a_pair_multicast_signalling_each_destination_is_found() {
+    let r = conform_planted(
+        "wrong-multicast-pair",
+        r"s/^\t\(@%p4 cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes\.multicast::cluster\)\.cta_group::2 /\t\1.cta_group::1 /",
+        &["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"],
+    );
+    let f = failed(&r);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].contains(".multicast::cluster.cta_group::2"), "{f:?}");
+    assert_eq!(r["totals"]["forms_passed"], 2, "{}", r["totals"]);
+}
+
+/// A `.cta_group::2` tensor load that signals its own CTA's mbarrier instead of the peer's it
+/// was given (L14968): CTA 0's phase, armed for CTA 1's two boxes, gets its own one; the
+/// `.cta_group::1` form (whose scenarios signal their own mbarrier, as they must) passes.
+#[test]
+fn a_pair_load_signalling_its_own_mbarrier_is_found() {
+    let r = conform_planted(
+        "wrong-peer-mbar",
+        r"s/^\t\(cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes\.cta_group::2 .*\)\[%rd11\];$/\t\1[mbar];/",
+        &["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group"],
+    );
+    let f = failed(&r);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].contains("bytes.cta_group::2"), "{f:?}");
+    assert_eq!(r["totals"]["forms_passed"], 1, "{}", r["totals"]);
+}
+
+/// A half-precision bulk `.add.noftz` that flushes subnormal source elements to zero (planted
+/// as `add.ftz.f16x2` of -0 on each source word before it reaches shared memory): the `.f16`
+/// form fails where a subnormal source changes the sum (L14647: `.noftz` keeps subnormal
+/// inputs and results); so does the `.bf16` one, whose subnormal and smallest normal values
+/// read as f16 subnormals; `.min.f16`, whose data has no subnormal, passes.
+#[test]
+fn a_noftz_add_that_flushes_subnormals_is_found() {
+    let r = conform_planted(
+        "wrong-noftz-flush",
+        r"s/^\tld\.global\.b32 %r15, \[%rd16+1[0-9]\{3\}\];$/&\n\tmov.b32 %r16, 0x80008000;\n\tadd.ftz.f16x2 %r15, %r15, %r16;/",
+        &[
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz",
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f16",
+        ],
+    );
+    assert_eq!(
+        failed(&r),
+        [
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16",
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.bf16",
+        ]
+    );
+    let bad = form(&r, "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16");
+    assert!(
+        bad["mismatches"][0]["vector"]
+            .as_str()
+            .unwrap()
+            .contains(".add source element"),
+        "{bad}"
+    );
+    assert_eq!(
+        form(&r, "cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f16")["status"],
+        "passed"
+    );
+}
+
+/// An implementation that reads `f16` tensor maps as `bf16`: exactly the 2-D tensor reduction
+/// forms with an `f16` map in their scenarios (`.add`, `.min`, `.max`, each with an `f16`
+/// scenario of its own) fail; `.and` passes.
+#[test]
+fn a_tensor_reduction_reading_f16_as_bf16_is_found() {
+    let filters = [
+        "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add",
+        "cp.reduce.async.bulk.tensor.2d.global.shared::cta.and",
+    ];
+    let want = forms_with_map(&filters, |m| m.data_type == "f16");
+    assert!(!want.is_empty() && want.iter().all(|k| k.contains(".add")), "{want:?}");
+    let (mut failed, passed) = conform_map_planted(
+        "wrong-f16-map",
+        r#"s/"data_type": "f16"/"data_type": "bf16"/"#,
+        &filters,
+    );
+    failed.sort();
+    assert_eq!(failed, want);
+    assert!(
+        !passed.is_empty() && passed.iter().all(|k| k.contains(".and")),
+        "{passed:?}"
+    );
+}
+
+/// A remote store that lands in the storing CTA's own shared memory, in the message pushed into
+/// the reader CTA's shared memory (`fence/across.rs`): the reader, after the flag and the
+/// fence, finds no message there; `fence.release.gpu` fails, on that scenario only (its
+/// message in the writer's shared memory and in global memory pass), and the tensormap-proxy
+/// release fence the filter also selects passes. (On the oracle's sequentially consistent
+/// memory a *missing* fence never shows; what the scenarios catch is a message not delivered.)
+#[test]
+fn a_pushed_message_landing_in_the_writer_is_found() {
+    let r = conform_planted(
+        "wrong-pushed-message",
+        r"s/^\tst\.shared::cluster\.u32 \[%rd10+\([0-9]*\)\], %r10;$/\tst.shared::cluster.u32 [%rd11+\1], %r10;/",
+        &["fence.release.gpu"],
+    );
+    assert_eq!(failed(&r), ["fence.release.gpu"]);
+    let bad = form(&r, "fence.release.gpu");
+    assert!(
+        bad["mismatches"][0]["vector"]
+            .as_str()
+            .unwrap()
+            .contains("stored by CTA 0 into CTA 1's shared memory"),
+        "{bad}"
+    );
+}
+
+/// A flag stored over the message's last word instead of its own place, in the manual's
+/// message-passing test through global memory (L4181-4198): the reader's bounded spin never
+/// sees it; `fence.sc.gpu` fails, the other scenarios of the form (whose flags are in shared
+/// memory) are untouched.
+#[test]
+fn a_flag_that_never_arrives_is_found() {
+    let r = conform_planted(
+        "wrong-global-flag",
+        r"s/^\t\(st\.relaxed\.gpu\.global\.u32\) \[%rd10\], %r10;$/\t\1 [%rd10+32], %r10;/",
+        &["fence.sc.gpu"],
+    );
+    assert_eq!(failed(&r), ["fence.sc.gpu"]);
+}

@@ -2703,7 +2703,6 @@ enum Area {
     Stack,
 }
 
-/// Orders threads by position: call sites outermost first, then the pc.
 /// A `wmma` row (or column) of `len` bytes at `at` as (offset, length) pieces, each naturally
 /// aligned: the manual aligns a row only to the fragment size (L20400), which may be less than
 /// the row (f64 `m8n8k4`'s A: 8-byte fragments, 32-byte rows), and the spec
@@ -2715,6 +2714,7 @@ fn row_pieces(at: u64, len: usize) -> impl Iterator<Item = (usize, usize)> {
     (0..len).step_by(piece).map(move |off| (off, piece.min(len - off)))
 }
 
+/// Orders threads by position: call sites outermost first, then the pc.
 fn position_cmp(a: &Thread, b: &Thread) -> std::cmp::Ordering {
     if a.frames.is_empty() && b.frames.is_empty() {
         return a.pc.cmp(&b.pc);

@@ -192,3 +192,26 @@ fn the_requirements_are_checked() {
     let out = &b.iter().find(|(n, _)| n == "out").unwrap().1;
     assert_eq!(out[..16], [N.0.to_le_bytes(), N.1.to_le_bytes()].concat()[..]);
 }
+
+/// A discarded result (`atom ... _, [a], b`, which ptxas 12.9 takes: corpus/findings/
+/// ptxas-12.9-atom-disagreements.txt) still performs the operation: the 128-bit exchange and
+/// compare-and-swap store as before, and a 32-bit add and a `v2.f32` add update memory.
+#[test]
+fn a_discarded_result_still_updates_memory() {
+    let body = "atom.global.exch.b128 _, [%rd1], %qN;\n\
+                atom.global.cas.b128 _, [%rd1+16], %qA, %qN;\n\
+                mov.u32 %r3, 5;\natom.global.add.u32 _, [%rd1+32], %r3;\n\
+                mov.f32 %f1, 0f3FC00000;\nmov.f32 %f2, 0fC0000000;\n\
+                atom.global.v2.f32.add _, [%rd1+40], {%f1, %f2};";
+    let body = format!(".reg .f32 %f<3>;\n{body}");
+    let mut init = a_times(2);
+    init.extend(7u32.to_le_bytes());
+    init.extend([0u8; 4]);
+    init.extend(1.0f32.to_le_bytes());
+    init.extend(1.0f32.to_le_bytes());
+    let out = run(&body, 1, &init).unwrap();
+    assert_eq!(out[0..4], [N.0, N.1, N.0, N.1], "exch and cas stored N");
+    assert_eq!(out[4] as u32, 12, "7 + 5");
+    // 1.0 + 1.5 = 2.5 (0x40200000), 1.0 + -2.0 = -1.0 (0xbf800000)
+    assert_eq!(out[5], 0xbf80_0000_4020_0000);
+}

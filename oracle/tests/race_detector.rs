@@ -32,6 +32,7 @@
 //! | tx-count that counts too few bytes | L18462 | `bulk_tx_count_that_counts_too_few_bytes` (`bulk.rs`: `a_tx_count_left_below_zero`) |
 //! | tx-count that counts too many bytes (a deadlock naming the object) | L18462, L18486-18490 | `bulk_tx_count_that_counts_too_many_bytes` |
 //! | bulk copy over a live mbarrier object | L18374, L18444 | `bulk_copy_over_a_live_mbarrier_object` |
+//! | `mbarrier.inval` of an object a pending bulk copy has still to signal | L18616 | `mbarrier_invalidated_with_a_bulk_copy_in_flight` |
 //! | tensor copy destination read before its phase completes | L14223-14225, L14243 | `tensor_copy_destination_read_before_its_phase_completes` |
 //! | tensor map written through the generic proxy, used without the tensormap-proxy fences | L14904, L17280, L17266 | `tensor_map_written_through_the_generic_proxy_used_without_the_fences` (`tma.rs`: release without acquire) |
 //! | `barrier.cluster.arrive` twice before the wait | L17175 | `cluster_barrier_arrived_twice` |
@@ -51,6 +52,9 @@
 //! Not a class: `mbarrier.inval` of an object with arrivals or transactions pending is not
 //! undefined in the manual (L18606-18616 make only a missing object undefined), and the oracle
 //! completes `cp.async.mbarrier.arrive`'s copies at the instruction, so nothing is pending then.
+//! A bulk operation still in flight towards the object is another matter: its complete-tx,
+//! unobserved, may come after the invalidation, an mbarrier operation where no object is
+//! (L18616), so the invalidation is reported.
 
 use oracle::error::{Error, ErrorKind};
 use oracle::launch::{self, LaunchFile};
@@ -356,6 +360,23 @@ fn bulk_destination_read_before_its_phase_completes() {
     assert_located(&e, &body, "ld.shared",
         "`ld.shared.u32 %r4, [%r2+8];`: thread (0,0,0) of block (0,0,0): read of shared memory [0x18, 0x1c), the destination of the `cp.async.bulk` at line 21 by thread (0, 0, 0), which has not completed: its results may be accessed only after the phase it signals completes, as `mbarrier.test_wait`/`try_wait` on the object at shared 0x0 returning True for phase 0 observes (L14223-14225, L14243)",
     );
+}
+
+#[test]
+fn mbarrier_invalidated_with_a_bulk_copy_in_flight() {
+    let body = format!("{BULK_INIT}{BULK_LOAD}mbarrier.inval.shared.b64 [%r1];");
+    let e = fault(&body, 1);
+    assert_located(&e, &body, "mbarrier.inval",
+        "`mbarrier.inval.shared.b64 [%r1];`: thread (0,0,0) of block (0,0,0): `mbarrier.inval` of the mbarrier object at shared 0x0 while the `cp.async.bulk` of 16 bytes issued at line 21 by thread (0, 0, 0) has not performed its complete-tx on it: that complete-tx may come after the invalidation, an mbarrier operation where no valid object is, undefined (L18616); wait for the phase it completes before invalidating (L14529)",
+    );
+    // After the wait that observes the phase, the invalidation is what the manual asks for.
+    let ok = format!("{BULK_INIT}{BULK_LOAD}{ARRIVE_WAIT}\nmbarrier.inval.shared.b64 [%r1];");
+    let l: LaunchFile = serde_json::from_value(serde_json::json!({
+        "ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [1, 1, 1],
+        "buffers": [{"name": "out", "size": 1024}], "params": [{"buffer": "out"}],
+    }))
+    .unwrap();
+    launch::run(&l, &kernel(&ok)).expect("inval after the phase completed");
 }
 
 #[test]

@@ -69,20 +69,18 @@ fn tritons_device_side_descriptor() {
     let a = u64::from_le_bytes(out[0].1[..8].try_into().unwrap());
     let m = map_at(&out, 128);
     let want = TensorMap {
-        data_type: DataType::F16,
-        rank: 2,
-        global_address: a,
-        global_dim: [64, 128, 0, 0, 0],
-        global_strides: [128, 0, 0, 0],
         element_strides: [1, 1, 0, 0, 0],
-        interleave: Interleave::None,
         swizzle: SwizzleMode::B64,
-        atomicity: Atomicity::B16,
-        l2_promotion: L2Promotion::None,
-        oob_fill: OobFill::Zero,
-        mode: Mode::Tiled {
-            box_dim: [32, 64, 0, 0, 0],
-        },
+        ..TensorMap::plain(
+            DataType::F16,
+            2,
+            a,
+            [64, 128, 0, 0, 0],
+            [128, 0, 0, 0],
+            Mode::Tiled {
+                box_dim: [32, 64, 0, 0, 0],
+            },
+        )
     };
     assert_eq!(m, want);
     assert_eq!(m.validate(), Ok(()));

@@ -44,20 +44,19 @@ fn a_tiled_map_arrives_as_our_encoding() {
     let a = u64::from_le_bytes(bytes[128..136].try_into().unwrap());
     let map = decode(bytes[..128].try_into().unwrap()).unwrap();
     let want = TensorMap {
-        data_type: DataType::F32,
-        rank: 2,
-        global_address: a + 256,
-        global_dim: [16, 8, 1, 1, 1],
-        global_strides: [64, 0, 0, 0],
         element_strides: [1, 2, 1, 1, 1],
-        interleave: Interleave::None,
         swizzle: SwizzleMode::B32,
-        atomicity: Atomicity::B16,
-        l2_promotion: L2Promotion::None,
         oob_fill: OobFill::Nan,
-        mode: Mode::Tiled {
-            box_dim: [8, 4, 1, 1, 1],
-        },
+        ..TensorMap::plain(
+            DataType::F32,
+            2,
+            a + 256,
+            [16, 8, 1, 1, 1],
+            [64, 0, 0, 0],
+            Mode::Tiled {
+                box_dim: [8, 4, 1, 1, 1],
+            },
+        )
     };
     assert_eq!(map, want);
 }

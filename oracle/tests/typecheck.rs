@@ -758,6 +758,19 @@ fn cases() -> Vec<Case> {
         bad("a cache policy without .L2::cache_hint", "ld.global.nc.u32 %r1, [%rd1], %rd2;"),
         ok("a cache policy with .L2::cache_hint", "ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;"),
         bad("trap with an operand", "trap %r1;"),
+        // `atom` (corpus/findings/ptxas-12.9-atom-disagreements.txt): a discarded result is
+        // taken; `.L2::cache_hint` is refused on shared addresses and on `cas`.
+        ok("atom with its result discarded", "atom.global.add.u32 _, [%rd1], %r1;"),
+        ok("atom.cas with its result discarded", "atom.shared.cas.b32 _, [%rd1], %r1, %r2;"),
+        ok("atom.exch.b128 with its result discarded", ".reg .b128 %q;\natom.global.exch.b128 _, [%rd1], %q;").sm(90).version("8.3"),
+        ok("atom.global with .L2::cache_hint", "atom.global.L2::cache_hint.add.u32 %r1, [%rd1], %r2, %rd2;"),
+        bad("atom.shared with .L2::cache_hint", "atom.shared.L2::cache_hint.add.u32 %r1, [%rd1], %r2, %rd2;"),
+        bad("red.shared::cta with .L2::cache_hint", "red.shared::cta.L2::cache_hint.add.u32 [%rd1], %r2, %rd2;"),
+        bad(
+            "atom.cas.b128 with .L2::cache_hint",
+            ".reg .b128 %q<3>;\natom.global.L2::cache_hint.cas.b128 %q0, [%rd1], %q1, %q2, %rd2;",
+        )
+        .sm(90),
         ok("ld through a 16-bit address register", "ld.global.u32 %r1, [%rs1];"),
         // ---- declarations the oracle does not run
         ok(".b128 register", ".reg .b128 %q;"),

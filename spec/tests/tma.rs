@@ -6,45 +6,33 @@ use spec::tma::*;
 
 /// A row-major `rows × cols` f32 matrix with a row pitch of `pitch` bytes, box `bc × br`.
 fn matrix_f32(cols: u64, rows: u64, pitch: u64, bc: u32, br: u32) -> TensorMap {
-    TensorMap {
-        data_type: DataType::F32,
-        rank: 2,
-        global_address: 0x2000,
-        global_dim: [cols, rows, 1, 1, 1],
-        global_strides: [pitch, 0, 0, 0],
-        element_strides: [1; 5],
-        interleave: Interleave::None,
-        swizzle: SwizzleMode::None,
-        atomicity: Atomicity::B16,
-        l2_promotion: L2Promotion::None,
-        oob_fill: OobFill::Zero,
-        mode: Mode::Tiled {
+    TensorMap::plain(
+        DataType::F32,
+        2,
+        0x2000,
+        [cols, rows, 1, 1, 1],
+        [pitch, 0, 0, 0],
+        Mode::Tiled {
             box_dim: [bc, br, 1, 1, 1],
         },
-    }
+    )
 }
 
 /// The manual's im2col example 1 (L2324-2342) as an f16 NHWC tensor: C 64, W 9, H 14, N 64.
 fn im2col_example() -> TensorMap {
-    TensorMap {
-        data_type: DataType::F16,
-        rank: 4,
-        global_address: 0x10000,
-        global_dim: [64, 9, 14, 64, 1],
-        global_strides: [128, 9 * 128, 14 * 9 * 128, 0],
-        element_strides: [1; 5],
-        interleave: Interleave::None,
-        swizzle: SwizzleMode::None,
-        atomicity: Atomicity::B16,
-        l2_promotion: L2Promotion::None,
-        oob_fill: OobFill::Zero,
-        mode: Mode::Im2col {
+    TensorMap::plain(
+        DataType::F16,
+        4,
+        0x10000,
+        [64, 9, 14, 64, 1],
+        [128, 9 * 128, 14 * 9 * 128, 0],
+        Mode::Im2col {
             lower: [-1, -1, 0],
             upper: [-1, -1, 0],
             channels_per_pixel: 8,
             pixels_per_column: 64,
         },
-    }
+    )
 }
 
 #[test]
@@ -121,20 +109,17 @@ fn swizzled_128b_bf16_tile_against_the_manuals_table_and_wgmma() {
     // A 64 × 8 bf16 box (128 bytes × 8 rows) of a 256 × 64 bf16 tensor at (64, 8), into shared
     // memory at 0x2400 (1024-byte aligned).
     let m = TensorMap {
-        data_type: DataType::Bf16,
-        rank: 2,
-        global_address: 0x40000,
-        global_dim: [256, 64, 1, 1, 1],
-        global_strides: [512, 0, 0, 0],
-        element_strides: [1; 5],
-        interleave: Interleave::None,
         swizzle: SwizzleMode::B128,
-        atomicity: Atomicity::B16,
-        l2_promotion: L2Promotion::None,
-        oob_fill: OobFill::Zero,
-        mode: Mode::Tiled {
-            box_dim: [64, 8, 1, 1, 1],
-        },
+        ..TensorMap::plain(
+            DataType::Bf16,
+            2,
+            0x40000,
+            [256, 64, 1, 1, 1],
+            [512, 0, 0, 0],
+            Mode::Tiled {
+                box_dim: [64, 8, 1, 1, 1],
+            },
+        )
     };
     let p = plan(&m, Direction::Load, &Request::Tile { coords: &[64, 8] }, 0x2400).unwrap();
     assert_eq!(p.tx_bytes, 1024);
@@ -242,23 +227,20 @@ fn im2col_traversal_stride_and_batch_end() {
     // 3-D NWC: C 16, W 4, N 2; box W -1..=2 with stride 2: positions -1, 1; 6 pixels from
     // (W -1, N 0): (-1,0) (1,0) (-1,1) (1,1) (-1,2) (1,2); N 2 is past the batch (L2391).
     let m = TensorMap {
-        data_type: DataType::F32,
-        rank: 3,
-        global_address: 0,
-        global_dim: [16, 4, 2, 1, 1],
-        global_strides: [64, 256, 0, 0],
         element_strides: [1, 2, 1, 1, 1],
-        interleave: Interleave::None,
-        swizzle: SwizzleMode::None,
-        atomicity: Atomicity::B16,
-        l2_promotion: L2Promotion::None,
-        oob_fill: OobFill::Zero,
-        mode: Mode::Im2col {
-            lower: [-1, 0, 0],
-            upper: [-1, 0, 0],
-            channels_per_pixel: 4,
-            pixels_per_column: 6,
-        },
+        ..TensorMap::plain(
+            DataType::F32,
+            3,
+            0,
+            [16, 4, 2, 1, 1],
+            [64, 256, 0, 0],
+            Mode::Im2col {
+                lower: [-1, 0, 0],
+                upper: [-1, 0, 0],
+                channels_per_pixel: 4,
+                pixels_per_column: 6,
+            },
+        )
     };
     let p = plan(
         &m,
@@ -617,20 +599,18 @@ fn replace_every_field() {
     replace(&mut b, Field::SwizzleMode, 0, 2).unwrap();
     let m = decode(&b).unwrap();
     let want = TensorMap {
-        data_type: DataType::F16,
-        rank: 2,
-        global_address: 0x7000_0000,
-        global_dim: [64, 128, 0, 0, 0],
-        global_strides: [128, 0, 0, 0],
         element_strides: [1, 1, 0, 0, 0],
-        interleave: Interleave::None,
         swizzle: SwizzleMode::B64,
-        atomicity: Atomicity::B16,
-        l2_promotion: L2Promotion::None,
-        oob_fill: OobFill::Zero,
-        mode: Mode::Tiled {
-            box_dim: [32, 64, 0, 0, 0],
-        },
+        ..TensorMap::plain(
+            DataType::F16,
+            2,
+            0x7000_0000,
+            [64, 128, 0, 0, 0],
+            [128, 0, 0, 0],
+            Mode::Tiled {
+                box_dim: [32, 64, 0, 0, 0],
+            },
+        )
     };
     assert_eq!(m, want);
     assert_eq!(m.validate(), Ok(()));
@@ -704,20 +684,18 @@ fn interleaved_box_honours_the_dimension_0_stride() {
     // keeps elementStrides[0] (the driver ignores it only without interleave): box 8 × 2 with
     // stride 2 along dimension 0 → channels 0, 2, 4, 6 of rows 1 and 2.
     let m = TensorMap {
-        data_type: DataType::F16,
-        rank: 3,
-        global_address: 0x800,
-        global_dim: [8, 4, 2, 1, 1],
-        global_strides: [16, 64, 0, 0],
         element_strides: [2, 1, 1, 1, 1],
         interleave: Interleave::B16,
-        swizzle: SwizzleMode::None,
-        atomicity: Atomicity::B16,
-        l2_promotion: L2Promotion::None,
-        oob_fill: OobFill::Zero,
-        mode: Mode::Tiled {
-            box_dim: [8, 2, 1, 1, 1],
-        },
+        ..TensorMap::plain(
+            DataType::F16,
+            3,
+            0x800,
+            [8, 4, 2, 1, 1],
+            [16, 64, 0, 0],
+            Mode::Tiled {
+                box_dim: [8, 2, 1, 1, 1],
+            },
+        )
     };
     let p = plan(&m, Direction::Load, &Request::Tile { coords: &[0, 1, 1] }, 0).unwrap();
     let g: Vec<u64> = p.elements.iter().map(|e| e.global.unwrap()).collect();
@@ -733,22 +711,16 @@ fn interleaved_box_honours_the_dimension_0_stride() {
 fn five_dimensional_box() {
     // u32 tensor 4 × 2 × 2 × 2 × 2, packed (strides 16, 32, 64, 128); box 4 × 1 × 1 × 1 × 2 at
     // (0, 1, 1, 1, 0): elements x0 = 0..4 of (1, 1, 1, 0) and (1, 1, 1, 1).
-    let m = TensorMap {
-        data_type: DataType::U32,
-        rank: 5,
-        global_address: 0,
-        global_dim: [4, 2, 2, 2, 2],
-        global_strides: [16, 32, 64, 128],
-        element_strides: [1; 5],
-        interleave: Interleave::None,
-        swizzle: SwizzleMode::None,
-        atomicity: Atomicity::B16,
-        l2_promotion: L2Promotion::None,
-        oob_fill: OobFill::Zero,
-        mode: Mode::Tiled {
+    let m = TensorMap::plain(
+        DataType::U32,
+        5,
+        0,
+        [4, 2, 2, 2, 2],
+        [16, 32, 64, 128],
+        Mode::Tiled {
             box_dim: [4, 1, 1, 1, 2],
         },
-    };
+    );
     let p = plan(
         &m,
         Direction::Store,

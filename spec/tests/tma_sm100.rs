@@ -7,46 +7,37 @@ use spec::tma::*;
 /// A row-major f32 matrix of `rows × cols` with a row pitch of `pitch` bytes at 0x2000, box
 /// `bc × br`.
 fn matrix_f32(cols: u64, rows: u64, pitch: u64, bc: u32, br: u32) -> TensorMap {
-    TensorMap {
-        data_type: DataType::F32,
-        rank: 2,
-        global_address: 0x2000,
-        global_dim: [cols, rows, 1, 1, 1],
-        global_strides: [pitch, 0, 0, 0],
-        element_strides: [1; 5],
-        interleave: Interleave::None,
-        swizzle: SwizzleMode::None,
-        atomicity: Atomicity::B16,
-        l2_promotion: L2Promotion::None,
-        oob_fill: OobFill::Zero,
-        mode: Mode::Tiled {
+    TensorMap::plain(
+        DataType::F32,
+        2,
+        0x2000,
+        [cols, rows, 1, 1, 1],
+        [pitch, 0, 0, 0],
+        Mode::Tiled {
             box_dim: [bc, br, 1, 1, 1],
         },
-    }
+    )
 }
 
 /// An f16 NHWC tensor at 0x10000: C 16, W `w`, H 7, N 3 (pixel 32 bytes, row `32·w`, image
 /// `7·32·w`), im2col-wide box W `lower_w ..= w - 1 + upper_w`, 16 channels per pixel.
 fn wide_f16(w: u64, lower_w: i32, upper_w: i32, ppc: u32, w128: bool) -> TensorMap {
     TensorMap {
-        data_type: DataType::F16,
-        rank: 4,
-        global_address: 0x10000,
-        global_dim: [16, w, 7, 3, 1],
-        global_strides: [32, 32 * w, 7 * 32 * w, 0],
-        element_strides: [1; 5],
-        interleave: Interleave::None,
         swizzle: SwizzleMode::B64,
-        atomicity: Atomicity::B16,
-        l2_promotion: L2Promotion::None,
-        oob_fill: OobFill::Zero,
-        mode: Mode::Im2colWide {
-            lower_w,
-            upper_w,
-            channels_per_pixel: 16,
-            pixels_per_column: ppc,
-            w128,
-        },
+        ..TensorMap::plain(
+            DataType::F16,
+            4,
+            0x10000,
+            [16, w, 7, 3, 1],
+            [32, 32 * w, 7 * 32 * w, 0],
+            Mode::Im2colWide {
+                lower_w,
+                upper_w,
+                channels_per_pixel: 16,
+                pixels_per_column: ppc,
+                w128,
+            },
+        )
     }
 }
 

@@ -2,9 +2,23 @@
 //! `ptxconf run` (`oracle/src/launch.rs`). Each launch gets a fresh directory holding
 //! `kernel.ptx` and `launch.json`; the program runs as `PROGRAM ARGS... DIR/launch.json` and answers
 //! on stdout with `{"status":"ok","buffers":[...]}` or `{"status":"error","kind",...}`.
+//!
+//! Once, before any launch, the program is asked `PROGRAM ARGS... --capabilities` (under the same
+//! timeout). An answer with exit status 0 and one JSON object on stdout,
+//! `{"name": "...", "target": "sm_86", "ptx": "7.1", "families": null | ["9.7.1", ...],
+//! "lacks": ["brx.idx"]}`, every field optional, becomes the backend's [`Caps`] and is named by
+//! [`Backend::describe`]; the command line's `--target`, `--ptx` and `--family` still win. `lacks`
+//! names constructs the suite's kernels then do without ([`super::Feature`]: `brx.idx`); names
+//! ptxconf does not know are warned about, not fatal. A program that does not know the question
+//! (a non-zero exit, no JSON object) declares nothing: every target, PTX ISA up to 8.7, every
+//! family, nothing lacking. `ptxconf run --capabilities` answers for the oracle.
+
+pub mod capabilities;
 
 use super::{Backend, Buffers, Caps, Failure, Job, Options};
+use capabilities::{Declared, NotDeclared};
 use spec::catalog::PtxVersion;
+use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -32,6 +46,7 @@ pub struct Cmd {
     jobs: usize,
     keep: bool,
     caps: Caps,
+    declared: Result<Declared, NotDeclared>,
 }
 
 impl Cmd {
@@ -51,22 +66,63 @@ impl Cmd {
                 opts.timeout
             )));
         }
-        Ok(Cmd {
+        let mut cmd = Cmd {
             spec: program.trim().to_string(),
             exe,
             args: words.map(str::to_string).collect(),
             timeout: opts.timeout,
             jobs: opts.jobs.max(1),
             keep: std::env::var_os(KEEP_TMP_VAR).is_some(),
-            // An external implementation declares nothing; the user narrows it with the
-            // overrides. PTX 8.7 is the newest ISA the suite has vectors for.
             caps: Caps {
-                target: opts.target,
-                ptx: opts.ptx.unwrap_or(PtxVersion(8, 7)),
-                families: opts.families.clone(),
+                target: None,
+                ptx: PtxVersion(8, 7),
+                families: None,
                 rejects: None,
+                lacks: Default::default(),
             },
-        })
+            declared: Err(NotDeclared::Exit("not asked".into())),
+        };
+        cmd.declared = cmd.ask_capabilities();
+        // A program that does not know the question says so quickly and quietly; one that
+        // hangs on it, or cannot be started, is worth a line.
+        if let Err(why @ (NotDeclared::Timeout(_) | NotDeclared::Failed(_))) = &cmd.declared {
+            eprintln!("note: {}: `{}` declares nothing: {why}", cmd.name(), capabilities::FLAG);
+        }
+        // What the program declares, narrowed by the user's overrides; without a declaration,
+        // every target and family, and PTX 8.7, the newest ISA the suite has vectors for.
+        let declared = cmd.declared.clone().unwrap_or_default();
+        cmd.caps = Caps {
+            target: opts.target.or(declared.target),
+            ptx: opts.ptx.or(declared.ptx).unwrap_or(PtxVersion(8, 7)),
+            families: opts.families.clone().or(declared.families),
+            rejects: None,
+            lacks: declared.lacks,
+        };
+        Ok(cmd)
+    }
+
+    /// What the program declared in its `--capabilities` answer, or why it declared nothing.
+    pub fn declared(&self) -> Result<&Declared, &NotDeclared> {
+        self.declared.as_ref()
+    }
+
+    /// Asks the program `--capabilities` ([`capabilities`]); warnings about the answer go to
+    /// stderr, one line each.
+    fn ask_capabilities(&self) -> Result<Declared, NotDeclared> {
+        let out = self
+            .execute(OsStr::new(capabilities::FLAG))
+            .map_err(|f| NotDeclared::Failed(f.to_string()))?;
+        let Some(status) = out.status else {
+            return Err(NotDeclared::Timeout(self.timeout));
+        };
+        if !status.success() || signal_of(status).is_some() {
+            return Err(NotDeclared::Exit(exit_text(status)));
+        }
+        let (declared, warnings) = capabilities::parse(&String::from_utf8_lossy(&out.stdout))?;
+        for w in warnings {
+            eprintln!("warning: {}: `{}` answer: {w}", self.name(), capabilities::FLAG);
+        }
+        Ok(declared)
     }
 
     /// Keeps (or removes) each launch's directory after the run; failures then name it. The
@@ -121,6 +177,9 @@ impl Backend for Cmd {
         for a in &self.args {
             s.push(' ');
             s.push_str(a);
+        }
+        if let Some(d) = self.declared.as_ref().ok().and_then(Declared::summary) {
+            s.push_str(&format!(" (declares {d})"));
         }
         s
     }
@@ -221,17 +280,18 @@ impl Cmd {
         std::fs::write(dir.join("kernel.ptx"), &job.ptx).map_err(|e| io("kernel.ptx", e))?;
         let launch = dir.join("launch.json");
         std::fs::write(&launch, job.launch_json("kernel.ptx")).map_err(|e| io("launch.json", e))?;
-        let out = self.execute(&launch)?;
+        let out = self.execute(launch.as_os_str())?;
         let Some(status) = out.status else {
             return Err(Failure::Timeout { seconds: self.timeout });
         };
         judge(job, status, &out.stdout, &out.stderr).map_err(|f| unplace(f, dir))
     }
 
-    fn execute(&self, launch: &Path) -> Result<Outcome, Failure> {
+    /// Runs the program with `last` after its arguments (a launch file, or `--capabilities`).
+    fn execute(&self, last: &OsStr) -> Result<Outcome, Failure> {
         let mut cmd = Command::new(&self.exe);
         cmd.args(&self.args)
-            .arg(launch)
+            .arg(last)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -13,8 +13,9 @@
 //! Launches: a job with `cluster` goes through `cuLaunchKernelEx` with a cluster-dimension
 //! attribute, a tensor-map parameter is the driver's own 128-byte encoding of the launch file's
 //! fields ([`tensor_map`]), and dynamic shared memory above 48 KiB is enabled per kernel first
-//! ([`launch_ex`]). Those entry points are optional: a driver without one (older than CUDA 12.0)
-//! still runs every other job, and a job that needs it is `Unavailable`, naming it.
+//! ([`launch_ex`]). Those entry points are optional: a driver without one (older than CUDA 12.0;
+//! 12.8 for `cuTensorMapEncodeIm2colWide`, the im2col-wide maps' encoder) still runs every
+//! other job, and a job that needs it is `Unavailable`, naming it.
 
 use super::{Backend, Buffers, Caps, Failure, Job, JobParam};
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute, CUjit_option, CUlaunchConfig, CUtensorMap};
@@ -128,6 +129,8 @@ driver_api! {
         // The enum arguments are `repr(u32)` C enums in cuda.h: passed as `c_uint`.
         cuTensorMapEncodeTiled: fn(*mut CUtensorMap, c_uint, c_uint, *mut c_void, *const u64, *const u64, *const u32, *const u32, c_uint, c_uint, c_uint, c_uint);
         cuTensorMapEncodeIm2col: fn(*mut CUtensorMap, c_uint, c_uint, *mut c_void, *const u64, *const u64, *const c_int, *const c_int, c_uint, c_uint, *const u32, c_uint, c_uint, c_uint, c_uint);
+        // CUDA 12.8: the W corners by value, the mode between interleave and swizzle.
+        cuTensorMapEncodeIm2colWide: fn(*mut CUtensorMap, c_uint, c_uint, *mut c_void, *const u64, *const u64, c_int, c_int, c_uint, c_uint, *const u32, c_uint, c_uint, c_uint, c_uint, c_uint);
     }
 }
 
@@ -274,6 +277,8 @@ impl Cuda {
                         super::ptxas_rejects(),
                         "ptxas 12.9 rejects this form of the PTX ISA 8.7 grammar (corpus/findings/ptxas-12.9-rejects.txt)",
                     )),
+                    // The driver's JIT compiles `brx.idx` (sm_30 and later).
+                    lacks: Default::default(),
                 },
                 api,
                 lib: lib_name,
@@ -520,12 +525,6 @@ impl Cuda {
                             tensor_map.buffer
                         )));
                     }
-                    // Our limitation, not the implementation's: the form is skipped.
-                    if tensor_map.encode == "im2col_wide" {
-                        return Err(Failure::Unavailable(format!(
-                            "parameter {k}: an im2col_wide tensor map needs cuTensorMapEncodeIm2colWide, which this backend does not call yet"
-                        )));
-                    }
                     tensor_map::encode_args(tensor_map, 0)
                         .map_err(|m| launch_err(format!("parameter {k}: tensor map: {m}")))?;
                     Vec::new()
@@ -723,6 +722,33 @@ impl Cuda {
                     pixels_per_column,
                     e.element_strides.as_ptr(),
                     e.interleave,
+                    e.swizzle,
+                    e.l2_promotion,
+                    e.oob_fill,
+                ),
+                None => return Err(CUDA_ERROR_NOT_SUPPORTED),
+            },
+            tensor_map::Bounds::Im2colWide {
+                lower_w,
+                upper_w,
+                channels_per_pixel,
+                pixels_per_column,
+                mode,
+            } => match self.api.cuTensorMapEncodeIm2colWide {
+                Some(f) => f(
+                    &mut map,
+                    e.data_type,
+                    e.rank,
+                    address,
+                    e.global_dim.as_ptr(),
+                    e.global_strides.as_ptr(),
+                    lower_w,
+                    upper_w,
+                    channels_per_pixel,
+                    pixels_per_column,
+                    e.element_strides.as_ptr(),
+                    e.interleave,
+                    mode,
                     e.swizzle,
                     e.l2_promotion,
                     e.oob_fill,

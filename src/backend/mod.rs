@@ -5,7 +5,11 @@
 //! - `cuda[:LIB]`: any library exposing the CUDA driver API, loaded at run time (`cuda`, with
 //!   feature `cuda`);
 //! - `cmd:PROGRAM`: an external process speaking the launch protocol of `ptxconf run`
-//!   (launch JSON in, result JSON out), with a per-launch timeout ([`cmd`]).
+//!   (launch JSON in, result JSON out), with a per-launch timeout, that may declare its
+//!   capabilities when asked with `--capabilities` ([`cmd`]).
+//!
+//! A backend's [`Caps`] say which forms it can run and which [`Feature`]s of PTX it lacks; the
+//! suite's kernels do without what a backend lacks (`brx.idx`: [`crate::kernel::Dispatch`]).
 
 pub mod cmd;
 #[cfg(feature = "cuda")]
@@ -13,6 +17,7 @@ pub mod cuda;
 pub mod oracle;
 
 use spec::catalog::{Form, PtxVersion, Target};
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// One buffer of a launch (`hex`: initial bytes, or `size`: zeroed) and one kernel parameter (a
@@ -119,8 +124,43 @@ impl fmt::Display for Failure {
     }
 }
 
+/// A construct of PTX that the suite's own scaffolding uses and an implementation may lack; a
+/// backend that declares it lacks one gets kernels without it, so its forms are judged on their
+/// instruction rather than on the scaffolding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Feature {
+    /// `brx.idx` with a `.branchtargets` list (§9.7.12.4, L16732-16751; §11.3.1, L33629-33641):
+    /// the conformance kernels dispatch their operand variants through it. Without it they use
+    /// predicated `bra` (L16694) in a binary search ([`crate::kernel::Dispatch::Branches`]).
+    /// Protocol name `brx.idx`.
+    BrxIdx,
+}
+
+impl Feature {
+    /// Every feature, in protocol-name order.
+    pub const ALL: [Feature; 1] = [Feature::BrxIdx];
+
+    /// The name a `cmd:` program's `--capabilities` answer uses (`brx.idx`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::BrxIdx => "brx.idx",
+        }
+    }
+
+    /// The feature of a protocol name, or `None` for a name ptxconf does not know.
+    pub fn parse(name: &str) -> Option<Feature> {
+        Feature::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+impl fmt::Display for Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What a backend can run: kernels whose `.target` and `.version` it accepts, in the families it
-/// lists (`None`: all).
+/// lists (`None`: all), without the [`Feature`]s it lacks.
 #[derive(Clone, Debug)]
 pub struct Caps {
     /// The device's architecture; `a`/`f` suffixed forms need the same suffix and number.
@@ -131,10 +171,18 @@ pub struct Caps {
     /// §9.7 family ids (`9.7.3`) it implements, or `None` for every family.
     pub families: Option<Vec<String>>,
     /// Forms it is known to reject although the manual's grammar has them (form keys), and why.
-    pub rejects: Option<(&'static std::collections::BTreeSet<String>, &'static str)>,
+    pub rejects: Option<(&'static BTreeSet<String>, &'static str)>,
+    /// The constructs it lacks, which the suite's kernels then do without (empty: none, as for
+    /// the oracle and a CUDA driver).
+    pub lacks: BTreeSet<Feature>,
 }
 
 impl Caps {
+    /// Whether the implementation lacks `feature`.
+    pub fn lacks(&self, feature: Feature) -> bool {
+        self.lacks.contains(&feature)
+    }
+
     /// Why `form` cannot run here, or `None` when it can.
     pub fn unsupported(&self, form: &Form) -> Option<String> {
         // A device runs its own architecture's specific code (a plain sm_90 GPU takes
@@ -382,6 +430,7 @@ mod tests {
             ptx: PtxVersion(7, 8),
             families: None,
             rejects: Some((ptxas_rejects(), "known")),
+            lacks: BTreeSet::new(),
         };
         assert_eq!(caps.unsupported(form("add.rn.f32")), None);
         // sm_90 (bf16 set), PTX 8.6 (sm_100 forms) and sm_90a forms are beyond sm_80 / PTX 7.8.

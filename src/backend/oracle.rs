@@ -22,10 +22,27 @@ impl Oracle {
                 ptx: PtxVersion(8, 7),
                 families: None,
                 rejects: None,
+                // Every construct of the manual's grammar.
+                lacks: Default::default(),
             },
             jobs: opts.jobs.max(1),
         }
     }
+}
+
+/// The oracle's answer to the `cmd:` protocol's `--capabilities` question
+/// ([`super::cmd::capabilities`]), which `ptxconf run --capabilities` prints: every target (no
+/// `target`), PTX ISA up to 8.7, every family, nothing lacking.
+pub fn capabilities_json() -> String {
+    let caps = Oracle::new(&Options::default()).caps;
+    serde_json::json!({
+        "name": format!("ptxconf {} oracle", env!("CARGO_PKG_VERSION")),
+        "target": caps.target.map(|t| t.to_string()),
+        "ptx": caps.ptx.to_string(),
+        "families": caps.families,
+        "lacks": caps.lacks.iter().map(|f| f.name()).collect::<Vec<_>>(),
+    })
+    .to_string()
 }
 
 impl Backend for Oracle {

@@ -5,6 +5,7 @@
 
 use super::{FormReport, Mismatch, Settings, Status};
 use crate::backend::{Backend, Failure};
+use crate::baseline::{digest_lines, FailureClass, Skip};
 use crate::kernel::operational::{self, Scenario};
 use spec::catalog::{catalog, FormId};
 use std::fmt::Write as _;
@@ -21,10 +22,15 @@ pub(super) fn check(backend: &dyn Backend, i: FormId, settings: &Settings, mut r
         Err(e) => {
             r.status = Status::Failed;
             r.reason = Some(format!("cannot build the scenarios: {e}"));
+            r.trace.fail(FailureClass::Error, []);
             return r;
         }
     };
     r.vectors = scenarios.iter().map(|s| s.checks.len()).sum();
+    if settings.digests {
+        let parts = scenarios.iter().flat_map(|s| [s.job.ptx.clone(), s.expected_text()]);
+        r.trace.set_vectors(digest_lines(parts));
+    }
     let mut failing: Vec<usize> = Vec::new();
     let mut index = 0;
     for (k, s) in scenarios.iter().enumerate() {
@@ -38,6 +44,7 @@ pub(super) fn check(backend: &dyn Backend, i: FormId, settings: &Settings, mut r
             Err(Failure::Unavailable(why)) => {
                 r.status = Status::Skipped;
                 r.reason = Some(why);
+                r.trace.skip(Skip::Unavailable);
                 return r;
             }
             Err(Failure::Rejected { kind, message })
@@ -59,6 +66,7 @@ pub(super) fn check(backend: &dyn Backend, i: FormId, settings: &Settings, mut r
                 // No results: every check of the scenario fails, and the repro is its launch.
                 r.status = Status::Failed;
                 r.failed += s.checks.len();
+                r.trace.fail(FailureClass::of(&f), first..index);
                 if r.reason.is_none() {
                     r.reason = Some(format!("scenario {k} ({}): {f}", s.name));
                 }
@@ -72,6 +80,8 @@ pub(super) fn check(backend: &dyn Backend, i: FormId, settings: &Settings, mut r
             continue;
         }
         r.status = Status::Failed;
+        r.trace
+            .fail(FailureClass::Wrong, broken.iter().map(|b| first + b.check));
         failing.push(k);
         for b in broken.iter().take(settings.show.saturating_sub(r.mismatches.len())) {
             r.mismatches.push(Mismatch {

@@ -5,6 +5,7 @@
 
 use super::{write_repro, FormReport, FormVectors, Settings, Status};
 use crate::backend::{Backend, Failure};
+use crate::baseline::{FailureClass, Skip};
 use crate::kernel;
 use spec::catalog::catalog;
 use std::time::Instant;
@@ -24,8 +25,8 @@ pub(super) fn check(backend: &dyn Backend, fv: &FormVectors, settings: &Settings
     let all: Vec<usize> = (0..fv.vectors.len()).collect();
     let batch = match kernel::build(form, &fv.vectors, &all, settings.max_threads) {
         Ok(b) if !b.is_empty() => b.into_iter().next().expect("one batch"),
-        Ok(_) => return fail(r, "cannot build the kernel: no launch".into()),
-        Err(e) => return fail(r, format!("cannot build the kernel: {e}")),
+        Ok(_) => return fail(r, FailureClass::Error, "cannot build the kernel: no launch".into()),
+        Err(e) => return fail(r, FailureClass::Error, format!("cannot build the kernel: {e}")),
     };
     let failed = match backend.run(&batch.job) {
         Err(Failure::Rejected { kind, message }) if refused_at_load(&kind) => {
@@ -37,6 +38,7 @@ pub(super) fn check(backend: &dyn Backend, fv: &FormVectors, settings: &Settings
         Err(Failure::Unavailable(why)) => {
             r.status = Status::Skipped;
             r.reason = Some(why);
+            r.trace.skip(Skip::Unavailable);
             None
         }
         Ok(_) => Some(format!(
@@ -47,9 +49,10 @@ pub(super) fn check(backend: &dyn Backend, fv: &FormVectors, settings: &Settings
         )),
     };
     if let Some(why) = failed {
-        r = fail(r, why);
+        r = fail(r, FailureClass::Accepted, why);
         if let Some(dir) = &settings.repro_dir {
-            r.repro = Some(match write_repro(dir, form, fv, &all) {
+            let dispatch = kernel::Dispatch::for_caps(backend.caps());
+            r.repro = Some(match write_repro(dir, form, fv, &all, dispatch) {
                 Ok(p) => p.display().to_string(),
                 Err(e) => format!("(could not write the repro: {e})"),
             });
@@ -59,8 +62,9 @@ pub(super) fn check(backend: &dyn Backend, fv: &FormVectors, settings: &Settings
     r
 }
 
-fn fail(mut r: FormReport, why: String) -> FormReport {
+fn fail(mut r: FormReport, class: FailureClass, why: String) -> FormReport {
     r.status = Status::Failed;
+    r.trace.fail(class, 0..r.vectors);
     r.failed = r.vectors;
     r.passed = 0;
     r.reason = Some(why);

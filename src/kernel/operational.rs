@@ -29,6 +29,7 @@ mod dsmem;
 mod elect;
 mod fence;
 pub mod mbarrier;
+mod ranks;
 mod st_async;
 mod tensor;
 

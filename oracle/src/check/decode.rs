@@ -8,6 +8,7 @@ use super::errors::{terr, CheckError, NotExecuted, Result, What};
 use super::layout::{bits_type, mem_ty, space_named, space_of, vector_count, wide_as_halves};
 use super::operands::Site;
 use super::symbols::Sym;
+use super::Grammar;
 use crate::ast::{Expr, Instr, Operand};
 use crate::mem;
 use crate::program::*;
@@ -194,6 +195,9 @@ impl FuncCx<'_> {
             self.src(p, Type::parse("b64").unwrap(), false, at)?;
         }
         let d = match d {
+            // A discarded result: `_` stands for the whole vector (ptxas 12.9 takes
+            // `atom.global.v2.f32.add _, [a], {b0, b1}`).
+            Some(Operand::Sink) => vec![Dst::SINK; n],
             Some(d) => self
                 .elements(d, n, loc)?
                 .into_iter()
@@ -231,6 +235,9 @@ impl FuncCx<'_> {
         let (b, _) = wide_as_halves(b, ty, src_halves);
         let (c, _) = wide_as_halves(c, ty, src_halves);
         let (addr, space) = self.mem_addr(a, form, loc)?;
+        if self.ck.grammar == Grammar::Ptxas && rules::cache_hint(&i.mods) {
+            self.hint_refused(i, op.op() == spec::atom::Op::Cas, space)?;
+        }
         Ok(Op::Atom {
             op,
             space,
@@ -239,6 +246,30 @@ impl FuncCx<'_> {
             b,
             c,
         })
+    }
+
+    /// Where ptxas 12.9 refuses the manual's `.L2::cache_hint` on `atom`/`red`
+    /// (corpus/findings/ptxas-12.9-atom-disagreements.txt): on a `.shared` address in any of its
+    /// spellings, and on `cas` (the manual's `.cas.b128` takes a cache-policy operand, L17386).
+    /// A launch asking for the manual's grammar takes them.
+    fn hint_refused(&self, i: &Instr, cas: bool, space: Space) -> Result<()> {
+        let shared = i
+            .mods
+            .iter()
+            .find(|m| m.starts_with("shared"))
+            .filter(|_| matches!(space, Space::Shared | Space::SharedCluster));
+        let why = match (shared, cas) {
+            (Some(ss), _) => format!("Modifier '.L2::cache_hint' cannot be applied to '.{ss}' space"),
+            (None, true) => "Illegal modifier '.L2::cache_hint'".to_string(),
+            (None, false) => return Ok(()),
+        };
+        terr(
+            i.loc,
+            format!(
+                "ptxas 12.9 refuses this hint the manual's grammar allows: \"{why}\" \
+                 (corpus/findings/ptxas-12.9-atom-disagreements.txt; a launch with `\"grammar\": \"manual\"` accepts it)"
+            ),
+        )
     }
 
     /// `cvta{.to}.space.size d, a`: an address converted to or from generic.

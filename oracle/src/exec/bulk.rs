@@ -284,6 +284,35 @@ impl Cta<'_, '_> {
         self.thread_err_in(p.cta, p.thread, p.pc, msg)
     }
 
+    /// `mbarrier.inval` of the object at `off` of the cluster's CTA `rank` by thread `i` at
+    /// `pc`: no pending operation may still have its complete-tx to perform on it. Its
+    /// completion has not been observed (a wait that returned True for its phase would have
+    /// completed it, see the module doc), so the complete-tx may come after the invalidation,
+    /// an mbarrier operation on a location without a valid object: undefined (L18616).
+    pub(super) fn inval_checks(&self, i: usize, pc: u32, rank: u32, off: usize) -> Result<()> {
+        let hit = self
+            .cluster
+            .flight
+            .ops
+            .iter()
+            .find(|p| matches!(p.track, Track::Mbar { rank: r, off: o, .. } if r == rank && o == off));
+        match hit {
+            None => Ok(()),
+            Some(p) => Err(self.rt_err(
+                i,
+                pc,
+                format!(
+                    "`mbarrier.inval` of the mbarrier object at shared {off:#x}{} while the `{}` of {} bytes issued at line {} by {} has not performed its complete-tx on it: that complete-tx may come after the invalidation, an mbarrier operation where no valid object is, undefined (L18616); wait for the phase it completes before invalidating (L14529)",
+                    self.of_cta(rank),
+                    self.op_name(p),
+                    p.size,
+                    self.m.prog.code[p.pc as usize].loc.line,
+                    self.issuer_name(p)
+                ),
+            )),
+        }
+    }
+
     /// The issuer of `p`, for messages.
     fn issuer_name(&self, p: &Pending) -> String {
         self.thread_name_in(p.cta, p.thread)

@@ -411,6 +411,7 @@ impl super::Cta<'_, '_> {
                 self.mutations += 1;
             }
             MbarOp::Inval => {
+                self.inval_checks(i, pc, rank, at)?;
                 self.mbar_of(rank).inval(at).map_err(|f| fault(self, f))?;
                 self.mutations += 1;
             }

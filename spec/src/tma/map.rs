@@ -492,6 +492,34 @@ impl fmt::Display for MapError {
 impl std::error::Error for MapError {}
 
 impl TensorMap {
+    /// A map of `data_type` elements with the driver's plain choices for everything else:
+    /// element strides 1, no interleave, no swizzle (atomicity 16 bytes), no L2 promotion,
+    /// out-of-bounds elements filled with zeros. Other choices by struct update:
+    /// `TensorMap { swizzle: SwizzleMode::B128, ..TensorMap::plain(...) }`.
+    pub fn plain(
+        data_type: DataType,
+        rank: u8,
+        global_address: u64,
+        global_dim: [u64; 5],
+        global_strides: [u64; 4],
+        mode: Mode,
+    ) -> TensorMap {
+        TensorMap {
+            data_type,
+            rank,
+            global_address,
+            global_dim,
+            global_strides,
+            element_strides: [1; 5],
+            interleave: Interleave::None,
+            swizzle: SwizzleMode::None,
+            atomicity: Atomicity::B16,
+            l2_promotion: L2Promotion::None,
+            oob_fill: OobFill::Zero,
+            mode,
+        }
+    }
+
     /// The number of dimensions in use.
     pub fn rank(&self) -> usize {
         self.rank as usize

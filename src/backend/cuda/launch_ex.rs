@@ -45,10 +45,10 @@ pub fn needs(job: &Job) -> Vec<Need> {
     let mut v = Vec::new();
     for (k, p) in job.params.iter().enumerate() {
         if let JobParam::TensorMap { tensor_map } = p {
-            let (entry, what) = encode_call(tensor_map);
+            let (entry, since, what) = encode_call(tensor_map);
             v.push(Need {
                 entry,
-                since: "12.0",
+                since,
                 why: format!("parameter {k}, {what} tensor map"),
             });
         }
@@ -74,12 +74,13 @@ pub fn needs(job: &Job) -> Vec<Need> {
     v
 }
 
-/// The encode function of a tensor map and its mode's name ("tiled", "an im2col").
-fn encode_call(m: &TensorMapSpec) -> (&'static str, &'static str) {
-    if m.encode == "im2col" {
-        ("cuTensorMapEncodeIm2col", "an im2col")
-    } else {
-        ("cuTensorMapEncodeTiled", "a tiled")
+/// The encode function of a tensor map, the CUDA version that introduced it and its mode's
+/// name ("tiled", "an im2col", "an im2col-wide").
+fn encode_call(m: &TensorMapSpec) -> (&'static str, &'static str, &'static str) {
+    match m.encode.as_str() {
+        "im2col" => ("cuTensorMapEncodeIm2col", "12.0", "an im2col"),
+        "im2col_wide" => ("cuTensorMapEncodeIm2colWide", "12.8", "an im2col-wide"),
+        _ => ("cuTensorMapEncodeTiled", "12.0", "a tiled"),
     }
 }
 
@@ -248,6 +249,14 @@ mod tests {
         );
         let j = job(None, 0, serde_json::json!([tmap("im2col")]));
         assert_eq!(needs(&j)[0].entry, "cuTensorMapEncodeIm2col");
+        // The wide maps' entry point came with CUDA 12.8: a 12.0-12.7 driver skips them.
+        let w = job(None, 0, serde_json::json!([tmap("im2col_wide")]));
+        assert_eq!(
+            missing(&w, |n| n != "cuTensorMapEncodeIm2colWide", "libcuda.so.1", "12.4"),
+            Some(Failure::Unavailable(
+                "CUDA driver libcuda.so.1 (CUDA 12.4) does not export cuTensorMapEncodeIm2colWide (CUDA 12.8), which parameter 0, an im2col-wide tensor map needs".into()
+            ))
+        );
         let big = job(Some([4, 2, 2]), 100_000, serde_json::json!([]));
         let entries: Vec<_> = needs(&big).iter().map(|n| n.entry).collect();
         assert_eq!(entries, ["cuFuncSetAttribute", "cuLaunchKernelEx"]);

@@ -1,5 +1,6 @@
 //! Tensor-map parameters on the driver: the launch file's `tensor_map` ([`TensorMapSpec`]) as
-//! the arguments of `cuTensorMapEncodeTiled` / `cuTensorMapEncodeIm2col` (CUDA driver API
+//! the arguments of `cuTensorMapEncodeTiled` / `cuTensorMapEncodeIm2col` /
+//! `cuTensorMapEncodeIm2colWide` (CUDA 12.8, compute capability 10.0) (CUDA driver API
 //! §6.30, <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html>),
 //! whose 128-byte `CUtensorMap` the kernel's `.param .align 64 .b8 name[128]` receives.
 //!
@@ -14,8 +15,8 @@
 //! model of its rules refuses but the driver accepts shows up as a difference.
 
 use cudarc::driver::sys::{
-    CUtensorMapDataType as Dt, CUtensorMapFloatOOBfill as Oob, CUtensorMapInterleave as Il,
-    CUtensorMapL2promotion as L2, CUtensorMapSwizzle as Sw,
+    CUtensorMapDataType as Dt, CUtensorMapFloatOOBfill as Oob, CUtensorMapIm2ColWideMode as Wide,
+    CUtensorMapInterleave as Il, CUtensorMapL2promotion as L2, CUtensorMapSwizzle as Sw,
 };
 use oracle::launch::tensor_map::TensorMapSpec;
 use spec::tma::{Atomicity, DataType, Interleave, L2Promotion, Mode, OobFill, SwizzleMode, TensorMap};
@@ -90,6 +91,15 @@ pub fn oob_fill(f: OobFill) -> u32 {
     }) as u32
 }
 
+/// `CUtensorMapIm2ColWideMode`: `W128` for `.im2col::w::128` maps, `W` for `.im2col::w`.
+pub fn im2col_wide_mode(w128: bool) -> u32 {
+    (if w128 {
+        Wide::CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128
+    } else {
+        Wide::CU_TENSOR_MAP_IM2COL_WIDE_MODE_W
+    }) as u32
+}
+
 /// The box of each encode call: `boxDim` (tiled), or the im2col bounding box.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bounds {
@@ -109,6 +119,25 @@ pub enum Bounds {
         channels_per_pixel: u32,
         /// Pixels per column.
         pixels_per_column: u32,
+    },
+    /// `cuTensorMapEncodeIm2colWide`'s `pixelBoxLowerCornerWidth`, `pixelBoxUpperCornerWidth`
+    /// (scalars: W only), `channelsPerPixel`, `pixelsPerColumn` and `mode`
+    /// ([`im2col_wide_mode`]); its signature (driver API §6.30, cuda.h 12.8, as cudarc's
+    /// `cuTensorMapEncodeIm2colWide` binds it): `(tensorMap, tensorDataType, tensorRank,
+    /// globalAddress, globalDim, globalStrides, int pixelBoxLowerCornerWidth, int
+    /// pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave,
+    /// mode, swizzle, l2Promotion, oobFill)`.
+    Im2colWide {
+        /// Lower corner along W.
+        lower_w: i32,
+        /// Upper corner along W.
+        upper_w: i32,
+        /// Channels per pixel.
+        channels_per_pixel: u32,
+        /// Pixels per column.
+        pixels_per_column: u32,
+        /// `CUtensorMapIm2ColWideMode`.
+        mode: u32,
     },
 }
 
@@ -146,6 +175,7 @@ impl Encode {
         match self.bounds {
             Bounds::Tiled(_) => "cuTensorMapEncodeTiled",
             Bounds::Im2col { .. } => "cuTensorMapEncodeIm2col",
+            Bounds::Im2colWide { .. } => "cuTensorMapEncodeIm2colWide",
         }
     }
 }
@@ -179,11 +209,19 @@ pub fn encode_args(spec: &TensorMapSpec, base: u64) -> Result<Encode, String> {
                 channels_per_pixel,
                 pixels_per_column,
             },
-            // sm_100's wide maps come from cuTensorMapEncodeIm2colWide (CUDA 12.8), which this
-            // backend does not resolve yet; `Cuda::launch` skips such jobs before this.
-            Mode::Im2colWide { .. } => {
-                return Err("im2col_wide maps: the cuda backend does not call cuTensorMapEncodeIm2colWide yet".into())
-            }
+            Mode::Im2colWide {
+                lower_w,
+                upper_w,
+                channels_per_pixel,
+                pixels_per_column,
+                w128,
+            } => Bounds::Im2colWide {
+                lower_w,
+                upper_w,
+                channels_per_pixel,
+                pixels_per_column,
+                mode: im2col_wide_mode(w128),
+            },
         },
         element_strides: map.element_strides,
         interleave: interleave(map.interleave),
@@ -332,6 +370,31 @@ mod tests {
 
     /// The driver judges the map: a box the oracle's model of the driver's rules refuses
     /// (`boxDim` above 256) is still passed on, while malformed fields are refused here.
+    /// An im2col-wide map: `cuTensorMapEncodeIm2colWide` with the W corners as scalars and
+    /// cuda.h's `CU_TENSOR_MAP_IM2COL_WIDE_MODE_W = 0`, `_W128 = 1`.
+    #[test]
+    fn an_im2col_wide_map_passes_its_w_corners_and_mode() {
+        let m = spec(serde_json::json!({
+            "encode": "im2col_wide", "data_type": "f16", "buffer": "A",
+            "global_dim": [8, 10, 2], "global_strides": [16, 160],
+            "pixel_box_lower_corner_width": -1, "pixel_box_upper_corner_width": -2,
+            "channels_per_pixel": 8, "pixels_per_column": 16, "mode": "w128", "swizzle": "64B",
+        }));
+        let e = encode_args(&m, 0x1000).unwrap();
+        assert_eq!(e.function(), "cuTensorMapEncodeIm2colWide");
+        assert_eq!(
+            e.bounds,
+            Bounds::Im2colWide {
+                lower_w: -1,
+                upper_w: -2,
+                channels_per_pixel: 8,
+                pixels_per_column: 16,
+                mode: 1,
+            }
+        );
+        assert_eq!(im2col_wide_mode(false), 0);
+    }
+
     #[test]
     fn only_malformed_fields_are_refused_before_the_driver() {
         let mut j = serde_json::json!({

@@ -13,6 +13,9 @@
 //! [`Check`], its bytes computed here: the region's sentinel or old contents, with the copies
 //! laid over them byte by byte ([`Region`]) or reduced element by element ([`reduce`]).
 
+mod half;
+mod multicast;
+
 use super::{header, instr_with, trailing_hints, BuildError, Check, Kernel, Rng, Rule, Scenario, POLLS, THREADS};
 use spec::catalog::{Exec, Form, PtxVersion};
 
@@ -231,18 +234,24 @@ pub(super) fn scenarios(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, Bui
         Some(Exec::BulkGroup) => Ok(vec![groups(form, rng, head)?]),
         Some(Exec::StBulk) => Ok(vec![st_bulk(form, rng, head)?]),
         _ if super::st_async::needs_remote(form) => Ok(vec![super::st_async::bulk_to_peer(form, rng)?]),
-        _ => hint_sets(form)
-            .iter()
-            .map(|hints| {
-                if form.has("prefetch") {
-                    prefetch(form, hints, rng, head)
-                } else if form.var("dst") == Some("global") {
-                    to_global(form, hints, rng, head)
-                } else {
-                    to_shared(form, hints, rng, head)
-                }
-            })
-            .collect(),
+        _ => {
+            let mut v = hint_sets(form)
+                .iter()
+                .map(|hints| {
+                    if form.has("prefetch") {
+                        prefetch(form, hints, rng, head)
+                    } else if form.var("dst") == Some("global") {
+                        to_global(form, hints, rng, head)
+                    } else {
+                        to_shared(form, hints, rng, head)
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if form.inputs.iter().any(|o| o.name == "cta_mask") {
+                v.push(multicast::to_cluster(form, rng, head)?);
+            }
+            Ok(v)
+        }
     }
 }
 
@@ -315,42 +324,34 @@ impl Elem {
     }
 }
 
-/// An f16's value (a normal number or zero; [`Elem::random`] makes no other).
-fn f16_value(h: u16) -> f32 {
-    let sign = if h >> 15 == 1 { -1.0 } else { 1.0 };
-    let e = i32::from(h >> 10 & 0x1f);
-    let m = f32::from(h & 0x3ff);
-    if e == 0 {
-        return sign * m * 2f32.powi(-24);
+impl Elem {
+    /// A random `.f16`/`.bf16` element for `.add` (`.noftz`): a quarter subnormal (exponent field 0,
+    /// a non-zero fraction), a quarter among the smallest normals (exponent field 1, where the
+    /// sum of two subnormals lands when it carries), the rest as [`Elem::random`]'s. Other
+    /// types and operations: [`Elem::random`] (the manual states the subnormal behaviour of
+    /// `.add` only, L14647).
+    pub(super) fn random_subnormal(self, op: &str, rng: &mut Rng) -> Vec<u8> {
+        let man = match self {
+            Elem::F16 if op == "add" => 10,
+            Elem::Bf16 if op == "add" => 7,
+            _ => return self.random(op, rng),
+        };
+        let bits = rng.next();
+        let frac = bits as u16 & ((1 << man) - 1);
+        let sign = (bits >> 32) as u16 & 0x8000;
+        match bits >> 40 & 3 {
+            0 => (sign | frac.max(1)).to_le_bytes().to_vec(),
+            1 => (sign | 1 << man | frac).to_le_bytes().to_vec(),
+            _ => self.random(op, rng),
+        }
     }
-    sign * (1.0 + m / 1024.0) * 2f32.powi(e - 15)
-}
-
-/// `x` (normal in f16's range, or zero) rounded to the nearest f16, ties to even.
-fn f16_round(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = (b >> 16 & 0x8000) as u16;
-    let mag = b & 0x7fff_ffff;
-    if mag == 0 {
-        return sign;
-    }
-    // Drop 13 mantissa bits, rounding to nearest even (a carry moves into the exponent), and
-    // rebias the exponent from 127 to 15.
-    let r = (mag + 0xfff + (mag >> 13 & 1)) >> 13;
-    sign | (r - ((127 - 15) << 10)) as u16
-}
-
-/// `x` rounded to the nearest bf16, ties to even.
-fn bf16_round(x: f32) -> u16 {
-    let b = x.to_bits();
-    ((b + 0x7fff + (b >> 16 & 1)) >> 16) as u16
 }
 
 /// The element-wise reduction `op` of type `t` of `old` with `src` (L14641-14647; `.inc` and
 /// `.dec` as `atom`'s, L17499-17500): integers by wide arithmetic, `.f32`/`.f64` `.add` by the
 /// native addition (IEEE round to nearest even, as `.add` rounds, L14647), `.f16`/`.bf16` by
-/// the exact sum in f32 (both values are within 2^±4, so no bit is lost) rounded to nearest
-/// even here, min/max of floating-point values by their order.
+/// the sum in f64 rounded to nearest even with subnormal results kept ([`half`]: `.noftz`,
+/// L14647), min/max of floating-point values by their order.
 pub(super) fn reduce(op: &str, t: Elem, old: &[u8], src: &[u8]) -> Vec<u8> {
     use spec::atom::Op;
     // The modifier as the catalog's row spells it; an unknown one is a template defect.
@@ -368,14 +369,10 @@ pub(super) fn reduce(op: &str, t: Elem, old: &[u8], src: &[u8]) -> Vec<u8> {
         let signed = |v: u64| -> i128 { i128::from(((v << (64 - bits)) as i64) >> (64 - bits)) };
         let r: u64 = match (t, op) {
             (Elem::F16 | Elem::Bf16, _) => {
-                let val = |v: u64| match t {
-                    Elem::F16 => f16_value(v as u16),
-                    _ => f32::from_bits((v as u32) << 16),
-                };
-                let (fx, fy) = (val(x), val(y));
+                let h = if t == Elem::F16 { half::F16 } else { half::BF16 };
+                let (fx, fy) = (h.value(x as u16), h.value(y as u16));
                 match op {
-                    Op::Add if t == Elem::F16 => u64::from(f16_round(fx + fy)),
-                    Op::Add => u64::from(bf16_round(fx + fy)),
+                    Op::Add => u64::from(h.round(fx + fy)),
                     Op::Min => {
                         if fy < fx {
                             y
@@ -478,7 +475,7 @@ fn to_shared(
     if let (Some(op), Some(t)) = (reduce_op, elem) {
         for half in [0, REGION as usize] {
             for e in 0..REGION as usize / t.bytes() {
-                let v = t.random(op, rng);
+                let v = t.random_subnormal(op, rng);
                 input[half + e * t.bytes()..half + (e + 1) * t.bytes()].copy_from_slice(&v);
             }
         }
@@ -637,7 +634,7 @@ fn to_global(
     if let (Some(op), Some(t)) = (reduce_op, elem) {
         for half in [0, REGION as usize] {
             for e in 0..REGION as usize / t.bytes() {
-                let v = t.random(op, rng);
+                let v = t.random_subnormal(op, rng);
                 input[half + e * t.bytes()..half + (e + 1) * t.bytes()].copy_from_slice(&v);
             }
         }
@@ -951,20 +948,6 @@ fn st_bulk(form: &Form, rng: &mut Rng, head: (PtxVersion, spec::catalog::Target)
 mod tests {
     use super::*;
 
-    /// The rounding helpers on values worked by hand.
-    #[test]
-    fn half_rounding_by_hand() {
-        // 1.0 + 2^-11 is a tie between 1.0 and 1.0 + 2^-10: even (1.0, 0x3c00).
-        assert_eq!(f16_round(1.0 + 2f32.powi(-11)), 0x3c00);
-        // 1.0 + 3·2^-11 ties between 1 + 2^-10 and 1 + 2^-9: even (0x3c02).
-        assert_eq!(f16_round(1.0 + 3.0 * 2f32.powi(-11)), 0x3c02);
-        assert_eq!(f16_round(-2.0), 0xc000);
-        assert_eq!(f16_value(0x3555), 0.333_251_95);
-        // bf16: 1 + 2^-8 ties to 1.0 (0x3f80); 1 + 3·2^-8 to 1 + 2^-6 (0x3f82).
-        assert_eq!(bf16_round(1.0 + 2f32.powi(-8)), 0x3f80);
-        assert_eq!(bf16_round(1.0 + 3.0 * 2f32.powi(-8)), 0x3f82);
-    }
-
     /// The reductions on values worked by hand.
     #[test]
     fn reductions_by_hand() {
@@ -980,7 +963,14 @@ mod tests {
             u(&[u32::MAX])
         );
         assert_eq!(reduce("min", Elem::Unsigned(4), &u(&[u32::MAX]), &u(&[1])), u(&[1]));
-        // f16 1.0 + 1.0 = 2.0; bf16 max(-1, 0.5) = 0.5.
+        // f16 1.0 + 1.0 = 2.0; bf16 max(-1, 0.5) = 0.5; f16 subnormals 0x03ff + 0x0001 = the
+        // smallest normal 0x0400, kept (`.noftz`, L14647), and 0x0001 + (-0x0001) = +0.
+        assert_eq!(reduce("add", Elem::F16, &[0xff, 0x03], &[0x01, 0x00]), vec![0x00, 0x04]);
+        assert_eq!(reduce("add", Elem::F16, &[0x01, 0x00], &[0x01, 0x80]), vec![0x00, 0x00]);
+        assert_eq!(
+            reduce("add", Elem::Bf16, &[0x03, 0x00], &[0x05, 0x00]),
+            vec![0x08, 0x00]
+        );
         assert_eq!(reduce("add", Elem::F16, &[0x00, 0x3c], &[0x00, 0x3c]), vec![0x00, 0x40]);
         assert_eq!(
             reduce("max", Elem::Bf16, &[0x80, 0xbf], &[0x00, 0x3f]),

@@ -11,6 +11,8 @@
 //!   warps of one CTA; at wider scopes the writer is CTA 0 and the reader CTA 1 of a cluster,
 //!   loading the writer's shared memory through `mapa` (L17262: the `.sync_restrict` forms
 //!   apply to `.shared::cta`, respectively `.shared::cluster` objects, at `.cluster` scope).
+//!   Between CTAs the message is also kept in global memory (the manual's litmus test) and
+//!   pushed into the reader's shared memory (`across`).
 //! - `fence.proxy.alias` (L17282): one thread stores a word through the generic address of its
 //!   shared memory and loads it back through a different generic address of the same word (of
 //!   its `.shared::cluster` address for its own rank, `mapa`), and the other way round.
@@ -26,6 +28,8 @@
 //! - `fence.proxy.async::generic.release/.acquire` (L17239-17240): CTA 1 fills its shared
 //!   memory by a bulk copy (async proxy), the release fence, the cluster barrier, and CTA 0
 //!   loads it through `mapa` after the acquire fence: the copied bytes.
+
+mod across;
 
 use super::cluster::{Grid, SYNC};
 use super::{header, instr, BuildError, Rng, Scenario, THREADS};
@@ -104,7 +108,15 @@ fn kind(form: &Form) -> Result<Kind, BuildError> {
 
 pub(super) fn scenarios(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
     match kind(form)? {
-        Kind::Thread { sem, scope } => message(form, rng, sem, scope),
+        Kind::Thread { sem, scope } => {
+            let mut v = message(form, rng, sem, scope)?;
+            if scope != "cta" && across::applies(form) {
+                for place in [across::Place::Global, across::Place::Pushed] {
+                    v.push(across::message(form, rng, sem, scope, place)?);
+                }
+            }
+            Ok(v)
+        }
         Kind::Alias => alias(form, rng),
         Kind::Async { global } => proxy_async(form, rng, global),
         Kind::MbarrierInit => mbarrier_init(form, rng),

@@ -16,11 +16,13 @@
 //! `tensormap.replace` edits a copy of a launch map in global or shared memory, the tensormap
 //! proxy fences follow, and a load through the edited map must show the new field.
 
+mod cluster;
 mod model;
 mod through;
 
 pub(super) use through::is_param_prefetch;
 
+use super::bulk::Elem;
 use super::{header, trailing_hints, BuildError, Check, Kernel, Rng, Rule, Scenario, THREADS};
 use crate::backend::{Job, JobBuffer, JobParam};
 use model::{ty, Map, Op, Shape, Ty, TYPES};
@@ -92,6 +94,8 @@ struct Ops {
     coords: Vec<String>,
     im2col: Vec<String>,
     hinted: bool,
+    /// The mbarrier operand, `[mbar]` when `None`.
+    mbar: Option<String>,
 }
 
 /// The instruction of `form` with `ops` (the map and coordinates as one `[map, {..}]` address,
@@ -103,7 +107,7 @@ fn tensor_instr(form: &Form, ops: &Ops) -> Result<String, BuildError> {
             "dst" | "src" => parts.push(format!("[{}]", ops.smem)),
             "tensor_map" => parts.push(format!("[{}, {{{}}}]", ops.map, ops.coords.join(", "))),
             "coords" => {}
-            "mbar" => parts.push("[mbar]".into()),
+            "mbar" => parts.push(ops.mbar.clone().unwrap_or_else(|| "[mbar]".into())),
             "im2col_info" => parts.push(format!("{{{}}}", ops.im2col.join(", "))),
             // Own-CTA multicast: bit 0, the only CTA of the cluster (L15008).
             "cta_mask" => parts.push("%rs5".into()),
@@ -738,6 +742,23 @@ fn copies(form: &Form, rng: &mut Rng) -> Result<Vec<Scenario>, BuildError> {
             Kind::Store(op) => store_scenario(form, rng, op, &m, &boxes, hinted, head)?,
         });
     }
+    if let Kind::Store(Some(op)) = kind {
+        if op.halves() {
+            // `.f16` and `.bf16` maps, boxes inside the tensor (whole rows: the element pairs
+            // of packed halves never split).
+            for t in ["f16", "bf16"] {
+                let m = random_map(rng, r, im2col, model::ty(t), (0, 16), false, true);
+                let boxes: Vec<(Vec<i32>, Vec<u16>)> = (0..2).map(|_| random_box(rng, &m, true, false)).collect();
+                out.push(store_scenario(form, rng, Some(op), &m, &boxes, false, head)?);
+            }
+        }
+    }
+    if kind == Kind::Load && cluster::is_multicast(form) {
+        out.push(cluster::multicast(form, rng)?);
+    }
+    if kind == Kind::Load && cluster::is_peer_signalled(form) {
+        out.push(cluster::peer(form, rng)?);
+    }
     Ok(out)
 }
 
@@ -828,6 +849,7 @@ fn load(
             coords,
             im2col: im2col_ops,
             hinted,
+            mbar: None,
         };
         if kind == Kind::Prefetch {
             l.push(tensor_instr(form, &ops)?);
@@ -902,6 +924,13 @@ fn store_scenario(
         // Small values make `.inc`/`.dec` take both branches and `f32` sums exact.
         match (op, m.ty.name) {
             (Some(Op::Inc | Op::Dec), _) => (0..n / 4).flat_map(|_| rng.range(0, 12).to_le_bytes()).collect(),
+            (Some(o), "f16" | "bf16") => {
+                // Finite halves; for `.add` a quarter subnormal and a quarter among the smallest
+                // normals (bulk.rs `Elem::random_subnormal`).
+                let e = if m.ty.name == "f16" { Elem::F16 } else { Elem::Bf16 };
+                let name = if o == Op::Add { "add" } else { "min" };
+                (0..n / 2).flat_map(|_| e.random_subnormal(name, rng)).collect()
+            }
             (_, "f32") => (0..n / 4)
                 .flat_map(|_| ((rng.range(0, 2000) as f32 - 1000.0) / 8.0).to_bits().to_le_bytes())
                 .collect(),
@@ -929,6 +958,7 @@ fn store_scenario(
                 coords,
                 im2col: Vec::new(),
                 hinted,
+                mbar: None,
             },
         )?);
         l.push("cp.async.bulk.commit_group;".into());

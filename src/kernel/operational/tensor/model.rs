@@ -409,7 +409,8 @@ impl Op {
 
     /// The element types the scenarios reduce with `self` (the valid combinations of
     /// L15131-15145 that a tensor map's types can express; `.inc`/`.dec` on `u32`, the table's
-    /// garbled cell read as the atomics' type; `f16`/`bf16` left out).
+    /// garbled cell read as the atomics' type; `f16`/`bf16` in scenarios of their own,
+    /// [`Op::halves`]).
     pub fn types(self) -> &'static [&'static str] {
         match self {
             Op::Add => &["u32", "s32", "u64", "f32"],
@@ -417,6 +418,11 @@ impl Op {
             Op::Inc | Op::Dec => &["u32"],
             Op::And | Op::Or | Op::Xor => &["u32", "s32", "u64", "s64"],
         }
+    }
+
+    /// Whether `.f16`/`.bf16` maps take `self` (`.add`, `.min`, `.max`, L15131-15140).
+    pub fn halves(self) -> bool {
+        matches!(self, Op::Add | Op::Min | Op::Max)
     }
 
     /// `old op new` for one element, little-endian bytes. `.add` on `f32` is one native IEEE
@@ -435,6 +441,20 @@ impl Op {
         let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
         let signed = t.name.starts_with('s');
         let sx = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
+        if let Some(h) = match t.name {
+            "f16" => Some(crate::kernel::operational::bulk::Elem::F16),
+            "bf16" => Some(crate::kernel::operational::bulk::Elem::Bf16),
+            _ => None,
+        } {
+            // `cp.reduce.async.bulk`'s element operation on halves: `.add` rounded to nearest
+            // even with subnormals kept, `.min`/`.max` by value (L14647, L15131-15140).
+            let name = match self {
+                Op::Add => "add",
+                Op::Min => "min",
+                _ => "max",
+            };
+            return crate::kernel::operational::bulk::reduce(name, h, old, new);
+        }
         let v = match self {
             Op::Add if t.name == "f32" => u64::from((f32::from_bits(a as u32) + f32::from_bits(b as u32)).to_bits()),
             Op::Add => a.wrapping_add(b) & mask,

@@ -1,0 +1,287 @@
+//! GPGPU-Sim as a `cmd:` backend (backends/gpgpu-sim/): the adapter built by its build script,
+//! judged on launches whose results are computed here, on its located parse errors, on a crash
+//! it reports as one, and through `ptxconf conform`.
+//!
+//! The adapter is `PTXCONF_GPGPU_SIM_ADAPTER` when set, else whatever
+//! `backends/gpgpu-sim/build.sh` builds (minutes the first time, a no-op afterwards). Where the
+//! build's prerequisites are missing (its exit status 3: tools, CUDA headers, the source archive)
+//! each test prints one line and passes; `PTXCONF_REQUIRE_GPGPU_SIM=1` (CI) makes that a failure.
+
+use ptxconf::backend::cmd::Cmd;
+use ptxconf::backend::{Backend, Failure, Job, JobBuffer, JobParam, Options};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The adapter's path, or why there is none here (printed once per test that skips).
+fn adapter() -> Result<&'static Path, &'static str> {
+    static ADAPTER: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let found = ADAPTER.get_or_init(|| {
+        if let Some(p) = std::env::var_os("PTXCONF_GPGPU_SIM_ADAPTER") {
+            return Ok(PathBuf::from(p));
+        }
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("backends/gpgpu-sim/build.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .arg("--quiet")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())),
+            Some(3) => Err(stderr.lines().last().unwrap_or("a prerequisite is missing").to_string()),
+            _ => panic!("{} failed ({}):\n{stderr}", script.display(), out.status),
+        }
+    });
+    match found {
+        Ok(p) => Ok(p.as_path()),
+        Err(why) if std::env::var_os("PTXCONF_REQUIRE_GPGPU_SIM").is_some() => {
+            panic!("GPGPU-Sim is required (PTXCONF_REQUIRE_GPGPU_SIM) but cannot be built: {why}")
+        }
+        Err(why) => Err(why.as_str()),
+    }
+}
+
+/// Says once per run why the tests skip: straight to stderr, which the test harness does not
+/// capture (it captures `eprintln!`), so the line shows in a passing run.
+fn say_skipped(why: &str) {
+    use std::io::Write;
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = writeln!(std::io::stderr(), "skipped: the GPGPU-Sim tests: {why}");
+    });
+}
+
+/// The adapter, or a skip: returns from the test (the reason printed once per run).
+macro_rules! adapter_or_skip {
+    () => {
+        match adapter() {
+            Ok(p) => p,
+            Err(why) => {
+                say_skipped(why);
+                return;
+            }
+        }
+    };
+}
+
+fn backend(adapter: &Path) -> Cmd {
+    let opts = Options {
+        timeout: 120.0,
+        ..Options::default()
+    };
+    Cmd::new(&adapter.display().to_string(), &opts).expect("the adapter is a program")
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn le_words(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// A job of `ptx`'s entry `k` with buffers `inp` (initial words) and `out` (`out_words` zeroed
+/// words), passed in that order, on `threads` threads of one CTA.
+fn job(ptx: &str, inp: &[u32], out_words: usize, threads: u32) -> Job {
+    Job {
+        ptx: ptx.to_string(),
+        entry: "k".into(),
+        grid: [1, 1, 1],
+        block: [threads, 1, 1],
+        buffers: vec![
+            JobBuffer {
+                name: "inp".into(),
+                hex: Some(hex(&le_words(inp))),
+                size: None,
+            },
+            JobBuffer {
+                name: "out".into(),
+                hex: None,
+                size: Some(4 * out_words as u64),
+            },
+        ],
+        params: vec![
+            JobParam::Buffer { buffer: "inp".into() },
+            JobParam::Buffer { buffer: "out".into() },
+        ],
+        shared_bytes: 0,
+        cluster: None,
+    }
+}
+
+/// `out[i] = op(inp[2i], inp[2i+1])` for thread `i`: the header, the body around `OP`.
+fn binary_kernel(op: &str) -> String {
+    format!(
+        "\
+.version 7.1
+.target sm_86
+.address_size 64
+
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [pin];
+    ld.param.u64 %rd2, [pout];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd2, %rd2;
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 8;
+    add.s64 %rd4, %rd1, %rd3;
+    ld.global.u32 %r2, [%rd4];
+    ld.global.u32 %r3, [%rd4+4];
+    {op} %r4, %r2, %r3;
+    mul.wide.u32 %rd5, %r1, 4;
+    add.s64 %rd6, %rd2, %rd5;
+    st.global.u32 [%rd6], %r4;
+    ret;
+}}
+"
+    )
+}
+
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// Operand pairs covering wrap-around, zero, signs and a spread of values (xorshift32): at least
+/// four pairs, so that the edge cases are always there.
+fn pairs(n: usize) -> Vec<u32> {
+    let mut x = 0x9e37_79b9u32;
+    let mut v: Vec<u32> = (0..(2 * n).max(8))
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        })
+        .collect();
+    v[..8].copy_from_slice(&[u32::MAX, 2, 0, 0, 0x8000_0000, 0x8000_0000, 7, 0xffff_fff9]);
+    v
+}
+
+#[test]
+fn capabilities_declare_sm_86_ptx_7_1_without_brx_idx() {
+    let adapter = adapter_or_skip!();
+    let out = Command::new(adapter).arg("--capabilities").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "one JSON object on one line: {text}");
+    let caps: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(caps["name"].as_str().unwrap().starts_with("GPGPU-Sim 4.2.0"), "{caps}");
+    assert_eq!(caps["target"], "sm_86");
+    assert_eq!(caps["ptx"], "7.1");
+    assert!(caps["families"].is_null());
+    assert_eq!(caps["lacks"], serde_json::json!(["brx.idx"]));
+}
+
+#[test]
+fn integer_arithmetic_matches_values_computed_here() {
+    let adapter = adapter_or_skip!();
+    let cmd = backend(adapter);
+    const T: usize = 64;
+    let inp = pairs(T);
+    type Op = fn(u32, u32) -> u32;
+    let cases: [(&str, Op); 4] = [
+        ("add.u32", |a, b| a.wrapping_add(b)),
+        ("sub.s32", |a, b| a.wrapping_sub(b)),
+        ("mul.lo.u32", |a, b| a.wrapping_mul(b)),
+        ("xor.b32", |a, b| a ^ b),
+    ];
+    for (op, f) in cases {
+        let bufs = match cmd.run(&job(&binary_kernel(op), &inp, T, T as u32)) {
+            Ok(b) => b,
+            Err(e) => panic!("{op} on GPGPU-Sim: {e}"),
+        };
+        assert_eq!(bufs[0].1, le_words(&inp), "{op}: the input changed");
+        let want: Vec<u32> = inp.chunks(2).map(|p| f(p[0], p[1])).collect();
+        assert_eq!(words(&bufs[1].1), want, "{op}");
+    }
+    // Spelled out: 0xffffffff + 2 wraps to 1, 2^31 + 2^31 to 0.
+    let bufs = cmd.run(&job(&binary_kernel("add.u32"), &inp, T, T as u32)).unwrap();
+    assert_eq!(&words(&bufs[1].1)[..3], &[1, 0, 0]);
+}
+
+#[test]
+fn a_parse_error_is_reported_with_its_line() {
+    let adapter = adapter_or_skip!();
+    // Line 18 of the module (the `{op}` line) holds an opcode GPGPU-Sim does not know.
+    let ptx = binary_kernel("frobnicate.u32");
+    assert_eq!(
+        ptx.lines().nth(17).map(str::trim),
+        Some("frobnicate.u32 %r4, %r2, %r3;")
+    );
+    match backend(adapter).run(&job(&ptx, &pairs(1), 1, 1)) {
+        Err(Failure::Rejected { kind, message }) => {
+            assert_eq!(kind, "parse", "{message}");
+            assert!(message.starts_with("kernel.ptx:18:"), "{message}");
+        }
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+}
+
+#[test]
+fn brx_idx_with_branchtargets_does_not_parse() {
+    // What `--capabilities` declares as lacking.
+    let adapter = adapter_or_skip!();
+    let ptx = "\
+.version 7.1
+.target sm_86
+.address_size 64
+
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{
+    .reg .b32 %r<4>;
+    mov.u32 %r1, 0;
+    ts: .branchtargets L0, L1;
+    brx.idx %r1, ts;
+L0:
+    ret;
+L1:
+    ret;
+}
+";
+    match backend(adapter).run(&job(ptx, &[0, 0], 1, 1)) {
+        Err(Failure::Rejected { kind, message }) => assert_eq!(kind, "parse", "{message}"),
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_integer_division_by_zero_is_a_crash_naming_sigfpe() {
+    // GPGPU-Sim computes div.u32 with the host's division, which traps on a zero divisor; the
+    // adapter's child dies of SIGFPE and the adapter reports it (PTX itself leaves the quotient
+    // unspecified, so a value would have been acceptable).
+    let adapter = adapter_or_skip!();
+    match backend(adapter).run(&job(&binary_kernel("div.u32"), &[7, 0], 1, 1)) {
+        Err(Failure::Crashed(m)) => assert!(m.contains("SIGFPE"), "{m}"),
+        other => panic!("expected a crash, got {other:?}"),
+    }
+}
+
+#[test]
+fn conform_runs_add_s32_on_gpgpu_sim() {
+    let adapter = adapter_or_skip!();
+    let dir = std::env::temp_dir().join(format!("ptxconf-gpgpu-sim-test-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxconf"))
+        // `add.s32` is a substring of other families' forms (vadd, atom, red): the family
+        // override skips those.
+        .args(["conform", "--quiet", "--jobs", "2", "--family", "9.7.1", "--repro"])
+        .arg(&dir)
+        .arg("--backend")
+        .arg(format!("cmd:{}", adapter.display()))
+        .arg("add.s32")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "conform add.s32 on GPGPU-Sim failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // add.s32 passes: the one form of 9.7.1 the filter selects.
+    assert!(stdout.contains("\n1 forms passed, 0 failed,"), "{stdout}");
+}
