@@ -17,12 +17,118 @@ use crate::baseline::findings as known;
 use crate::compare::{self, Difference};
 use crate::findings;
 use crate::reduce::{self, Case};
+use generators::program::aim::Allowed;
 use generators::program::{checked, from_seed, program_seed, Config, Program, PTX_FILE};
-use spec::catalog::FormId;
+use spec::catalog::{catalog, FormId};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// The forms a backend passed in a conformance report (`ptxconf conform --json`), to aim a
+/// campaign at what the backend implements (`ptxconf fuzz --forms-from`, issue 17): programs
+/// then contain only these forms besides the skeleton every program uses
+/// ([`generators::program::aim::SKELETON`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormsFrom {
+    /// The report's backend.
+    pub backend: String,
+    /// Every form key in the report with its status (`passed`, `failed`, `skipped`).
+    pub status: BTreeMap<String, String>,
+    /// The keys the catalog does not know (a report of another catalog), ignored.
+    pub unknown: Vec<String>,
+}
+
+/// How one skeleton instruction fared in a report ([`FormsFrom::skeleton`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkeletonStatus {
+    /// The instruction as programs write it (`ld.global.b32`).
+    pub name: &'static str,
+    /// Its form keys (at the campaign's version and target) with their status in the report
+    /// (`absent` when the report has none).
+    pub forms: Vec<(String, String)>,
+}
+
+impl SkeletonStatus {
+    /// Some form of it passed.
+    pub fn passed(&self) -> bool {
+        self.forms.iter().any(|(_, s)| s == "passed")
+    }
+    /// None passed and one failed: every program would differ on it.
+    pub fn failed(&self) -> bool {
+        !self.passed() && self.forms.iter().any(|(_, s)| s == "failed")
+    }
+}
+
+impl FormsFrom {
+    /// Reads a report (`conform --json`'s `forms`: `form` and `status` of each).
+    pub fn parse(json: &str) -> Result<FormsFrom, String> {
+        let v: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
+        let forms = v
+            .get("forms")
+            .and_then(|f| f.as_array())
+            .ok_or("no `forms` array (is it `ptxconf conform --json`'s report?)")?;
+        let known: std::collections::BTreeSet<String> = catalog().forms.iter().map(spec::vector::form_key).collect();
+        let mut status = BTreeMap::new();
+        let mut unknown = Vec::new();
+        for f in forms {
+            let (Some(key), Some(st)) = (
+                f.get("form").and_then(|k| k.as_str()),
+                f.get("status").and_then(|k| k.as_str()),
+            ) else {
+                return Err(format!("a form without `form` and `status`: {f}"));
+            };
+            if known.contains(key) {
+                status.insert(key.to_string(), st.to_string());
+            } else {
+                unknown.push(key.to_string());
+            }
+        }
+        Ok(FormsFrom {
+            backend: v.get("backend").and_then(|b| b.as_str()).unwrap_or("").to_string(),
+            status,
+            unknown,
+        })
+    }
+
+    /// What programs may use: the forms that passed, and which the report judged.
+    pub fn allowed(&self) -> Allowed {
+        Allowed {
+            passed: self
+                .status
+                .iter()
+                .filter(|(_, s)| *s == "passed")
+                .map(|(k, _)| k.clone())
+                .collect(),
+            judged: self.status.keys().cloned().collect(),
+        }
+    }
+
+    /// Each skeleton instruction's forms at `cfg`'s version and target, with their status.
+    pub fn skeleton(&self, cfg: &Config) -> Vec<SkeletonStatus> {
+        let cat = catalog();
+        generators::program::aim::SKELETON
+            .iter()
+            .map(|&name| SkeletonStatus {
+                name,
+                forms: cat
+                    .lookup(name)
+                    .map(|f| f.forms)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|i| &cat.forms[i])
+                    .filter(|f| f.available(cfg.ptx, cfg.target))
+                    .map(|f| {
+                        let key = spec::vector::form_key(f);
+                        let st = self.status.get(&key).cloned().unwrap_or_else(|| "absent".into());
+                        (key, st)
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}
 
 /// Writes a program as `NAME.ptx` and `NAME.json` (its launch, naming `NAME.ptx`) in `dir`.
 pub fn write_program(dir: &Path, name: &str, p: &Program) -> std::io::Result<()> {

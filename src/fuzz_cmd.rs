@@ -40,6 +40,18 @@ pub struct ProgramArgs {
     /// Also use the forms ptxas 12.9 rejects (corpus/findings/ptxas-12.9-rejects.txt).
     #[arg(long)]
     ptxas_rejected: bool,
+    /// Only the forms a backend passed in this conformance report (`ptxconf conform --json
+    /// FILE`) as value instructions and subjects of constructs; besides them the skeleton every
+    /// program uses (parameter loads, thread index, input loads, signature stores, `ret`) and
+    /// the constructs' plumbing (`bra`, `call`, plain loads and stores, `bar.sync`, loop
+    /// counters), the latter unless the report judged it and it did not pass. Refused when the
+    /// report shows the backend failing a skeleton instruction.
+    #[arg(long, value_name = "REPORT")]
+    forms_from: Option<PathBuf>,
+    /// With --forms-from, run although the report shows the backend failing a skeleton
+    /// instruction (every program will then likely differ on it).
+    #[arg(long)]
+    allow_failed_skeleton: bool,
 }
 
 impl ProgramArgs {
@@ -68,6 +80,18 @@ impl ProgramArgs {
         if let Some((keys, _)) = caps.and_then(|c| c.rejects) {
             c.exclude.extend(keys.iter().cloned());
         }
+        // What the backend lacks is excluded like a rejected form, which constructs honour too
+        // (`aim::permits`). Programs contain no `brx.idx` today (generators/tests/aim.rs checks
+        // it); this keeps a construct that branches through a table off such backends.
+        if caps.is_some_and(|c| c.lacks(backend::Feature::BrxIdx)) {
+            c.exclude.extend(
+                spec::catalog::catalog()
+                    .forms
+                    .iter()
+                    .filter(|f| f.exec() == Some(spec::catalog::Exec::Brx))
+                    .map(spec::vector::form_key),
+            );
+        }
         c.size = self.size.max(1);
         c.warps = self.warps.clamp(1, 32);
         c.ctas = self.ctas.clamp(1, 65535);
@@ -93,6 +117,10 @@ impl ProgramArgs {
             }
             c.features = f;
         }
+        c.validate()?;
+        if let Some(path) = &self.forms_from {
+            self.aim(&mut c, path)?;
+        }
         if generators::program::eligible_forms(&c) == 0 {
             return Err(format!(
                 "no value form fits target {} and PTX {} with these families",
@@ -100,6 +128,87 @@ impl ProgramArgs {
             ));
         }
         Ok(c)
+    }
+}
+
+impl ProgramArgs {
+    /// Restricts `c` to the forms the report at `path` passed (`--forms-from`), saying on
+    /// stderr which skeleton instructions the report did not judge.
+    fn aim(&self, c: &mut Config, path: &std::path::Path) -> Result<(), String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("--forms-from {}: {e}", path.display()))?;
+        let report = fuzz::FormsFrom::parse(&text).map_err(|e| format!("--forms-from {}: {e}", path.display()))?;
+        let passed = report.allowed().passed;
+        eprintln!(
+            "--forms-from {}: {} of {} forms passed on backend `{}`{}",
+            path.display(),
+            passed.len(),
+            report.status.len(),
+            report.backend,
+            if report.unknown.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} keys the catalog does not know, ignored)", report.unknown.len())
+            }
+        );
+        let skeleton = report.skeleton(c);
+        let failed: Vec<String> = skeleton
+            .iter()
+            .filter(|s| s.failed())
+            .map(|s| {
+                format!(
+                    "`{}` ({})",
+                    s.name,
+                    s.forms
+                        .iter()
+                        .map(|(k, st)| format!("{k}: {st}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect();
+        if !failed.is_empty() {
+            let m = format!(
+                "the report shows the backend failing instructions every generated program uses: {}",
+                failed.join("; ")
+            );
+            if !self.allow_failed_skeleton {
+                return Err(format!("{m}; fix them first, or pass --allow-failed-skeleton"));
+            }
+            eprintln!("warning: {m}");
+        }
+        let unjudged: Vec<&str> = skeleton
+            .iter()
+            .filter(|s| !s.passed() && !s.failed())
+            .map(|s| s.name)
+            .collect();
+        if !unjudged.is_empty() {
+            eprintln!(
+                "note: the report did not judge these skeleton instructions, which every program uses: {}",
+                unjudged.join(", ")
+            );
+        }
+        let aimed = with(c, report.allowed());
+        let refused: Vec<&str> = generators::program::aim::STRUCTURE
+            .iter()
+            .copied()
+            .filter(|n| generators::program::aim::permits(c, n) && !generators::program::aim::permits(&aimed, n))
+            .collect();
+        if !refused.is_empty() {
+            eprintln!(
+                "note: the report judged and did not pass these instructions of the constructs' plumbing, so the constructs needing them are left out: {}",
+                refused.join(", ")
+            );
+        }
+        c.allowed = Some(std::sync::Arc::new(report.allowed()));
+        Ok(())
+    }
+}
+
+/// `c` with allowed set `a`.
+fn with(c: &Config, a: generators::program::aim::Allowed) -> Config {
+    Config {
+        allowed: Some(std::sync::Arc::new(a)),
+        ..c.clone()
     }
 }
 

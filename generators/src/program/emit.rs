@@ -1,12 +1,13 @@
 //! The program builder: a typed register environment, scopes, and one method per construct (see
 //! the module doc of [`super`] for the rules each keeps).
 
+use super::aim::{self, Policy};
 use super::facts::{facts, Det};
 use super::{Config, Program, PTX_FILE};
 use crate::float::{self, IntType};
 use arbitrary::{Result, Unstructured};
 use oracle::launch::{BufferSpec, Check, JudgeIn, LaunchFile, ParamSpec, Slot};
-use spec::catalog::{catalog, write, Class, Form, FormId, PtxVersion, Target};
+use spec::catalog::{catalog, write, Class, Form, FormId};
 use spec::float::Fmt;
 use spec::types::{FloatFormat, Kind};
 use spec::value::{Args, Input};
@@ -69,24 +70,24 @@ fn eligible(form: &Form, cfg: &Config) -> bool {
     if ["contract", "deprecated", "preview"].iter().any(|f| form.flag(f)) {
         return false;
     }
-    form.available(cfg.ptx, cfg.target) && !cfg.exclude.contains(&spec::vector::form_key(form))
+    aim::permits_form(cfg, form)
 }
 
-/// The menu of `cfg`: the sections eligible for its target, version and exclusions are built
-/// once per thread (for the configuration last asked for), then narrowed to its families.
+/// The menu of `cfg`: the sections eligible for its target, version, exclusions and allowed
+/// set are built once per thread (for the configuration last asked for), then narrowed to its
+/// families.
 fn menu(cfg: &Config, families: Option<&Vec<String>>) -> Menu {
-    type Key = (Target, PtxVersion, std::collections::BTreeSet<String>);
     type Sections = Rc<Vec<(&'static str, Rc<Vec<FormId>>)>>;
     thread_local! {
-        static CACHE: RefCell<Option<(Key, Sections)>> = const { RefCell::new(None) };
+        static CACHE: RefCell<Option<(Policy, Sections)>> = const { RefCell::new(None) };
     }
     let all: Sections = CACHE.with(|c| {
         if let Some((k, m)) = &*c.borrow() {
-            if k.0 == cfg.target && k.1 == cfg.ptx && k.2 == cfg.exclude {
+            if k.is(cfg) {
                 return m.clone();
             }
         }
-        let key: Key = (cfg.target, cfg.ptx, cfg.exclude.clone());
+        let key = Policy::of(cfg);
         let cat = catalog();
         let mut by: BTreeMap<&str, Vec<FormId>> = BTreeMap::new();
         for (i, f) in cat.enumerate() {
@@ -127,7 +128,7 @@ pub(super) fn menu_forms(cfg: &Config) -> Vec<FormId> {
 }
 
 /// Counters of register names by class prefix, for the `.reg` declarations.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Names {
     counts: BTreeMap<u32, u32>,
 }
@@ -243,6 +244,40 @@ struct Builder<'a, 'u> {
     /// Elements (`u32`) of the box of the program's tensor map over its inputs, 0 when it has
     /// none (see [`bulk`]).
     tmap_box: u32,
+    /// Whether the entry declares and zeroes the shared reduction counters.
+    has_counters: bool,
+    /// Whether a line written since the innermost [`Builder::attempt`] began is not permitted
+    /// ([`aim::permits`]): the attempt is then rolled back.
+    refused: bool,
+    /// What the configuration permits.
+    permits: Rc<aim::Permits>,
+}
+
+/// Where a [`Builder::attempt`] began: what a rollback restores (the text and the lists only
+/// grow, so their lengths suffice).
+struct Mark {
+    text: usize,
+    names: Names,
+    regs: Vec<Reg>,
+    scopes: Vec<usize>,
+    cc: bool,
+    local: Vec<MemSlot>,
+    local_used: bool,
+    instructions: usize,
+    forms: usize,
+    assumed: usize,
+    slots: usize,
+    sig_bytes: u32,
+    scratch: Vec<MemSlot>,
+    exchanges: u32,
+    counters: u32,
+    uses_scratch: bool,
+    tiles: u32,
+    regions: u32,
+    mbars: u32,
+    stores: u32,
+    clustered: bool,
+    tmap_box: u32,
 }
 
 /// Builds a program of `cfg` with the features and families this program drew (swarm testing).
@@ -286,6 +321,9 @@ pub(super) fn build(
         stores: 0,
         clustered: false,
         tmap_box: 0,
+        has_counters: false,
+        refused: false,
+        permits: aim::Permits::of(cfg),
     };
     let mut module = String::new();
     let _ = writeln!(
@@ -294,7 +332,20 @@ pub(super) fn build(
         cfg.ptx, cfg.target
     );
     let size = cfg.size.max(1);
-    let nfuncs = if features.calls && cfg.max_funcs > 0 {
+    // A function's prologue and epilogue, and its call, must be permitted.
+    let calls_ok = ["call", "ret"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([16, 32, 64].iter().flat_map(|w| {
+            [
+                format!("ld.param.b{w}"),
+                format!("st.param.b{w}"),
+                format!("setp.ne.b{w}"),
+            ]
+        }))
+        .all(|n| g.permits.get(&n));
+    g.feat.calls &= calls_ok;
+    let nfuncs = if g.feat.calls && cfg.max_funcs > 0 {
         g.u.int_in_range(0..=cfg.max_funcs)?
     } else {
         0
@@ -447,10 +498,73 @@ impl<'a, 'u> Builder<'a, 'u> {
     // ---- text -------------------------------------------------------------------------------
 
     fn line(&mut self, s: &str) {
+        let start = self.b.text.len();
         self.b.text.push('\t');
         self.b.text.push_str(s);
+        if !aim::name_of_line(&self.b.text[start..]).is_some_and(|n| self.permits.get(n)) {
+            self.refused = true;
+        }
         self.b.text.push_str(";\n");
         self.instructions += 1;
+    }
+
+    /// Runs construct `f`, and rolls back everything it wrote when one of its lines is not
+    /// permitted ([`aim::permits`]: beyond the version, the target or the allowed set): then
+    /// `Ok(false)`, as for a construct that did not fit.
+    fn attempt(&mut self, f: impl FnOnce(&mut Self) -> Result<bool>) -> Result<bool> {
+        let mark = Mark {
+            text: self.b.text.len(),
+            names: self.b.names.clone(),
+            regs: self.b.regs.clone(),
+            scopes: self.b.scopes.clone(),
+            cc: self.b.cc,
+            local: self.b.local.clone(),
+            local_used: self.b.local_used,
+            instructions: self.instructions,
+            forms: self.forms.len(),
+            assumed: self.assumed.len(),
+            slots: self.slots.len(),
+            sig_bytes: self.sig_bytes,
+            scratch: self.scratch.clone(),
+            exchanges: self.exchanges,
+            counters: self.counters,
+            uses_scratch: self.uses_scratch,
+            tiles: self.tiles,
+            regions: self.regions,
+            mbars: self.mbars,
+            stores: self.stores,
+            clustered: self.clustered,
+            tmap_box: self.tmap_box,
+        };
+        let outer = std::mem::replace(&mut self.refused, false);
+        let done = f(self)?;
+        let refused = std::mem::replace(&mut self.refused, outer);
+        if !refused {
+            return Ok(done);
+        }
+        self.b.text.truncate(mark.text);
+        self.b.names = mark.names;
+        self.b.regs = mark.regs;
+        self.b.scopes = mark.scopes;
+        self.b.cc = mark.cc;
+        self.b.local = mark.local;
+        self.b.local_used = mark.local_used;
+        self.instructions = mark.instructions;
+        self.forms.truncate(mark.forms);
+        self.assumed.truncate(mark.assumed);
+        self.slots.truncate(mark.slots);
+        self.sig_bytes = mark.sig_bytes;
+        self.scratch = mark.scratch;
+        self.exchanges = mark.exchanges;
+        self.counters = mark.counters;
+        self.uses_scratch = mark.uses_scratch;
+        self.tiles = mark.tiles;
+        self.regions = mark.regions;
+        self.mbars = mark.mbars;
+        self.stores = mark.stores;
+        self.clustered = mark.clustered;
+        self.tmap_box = mark.tmap_box;
+        Ok(false)
     }
     fn label(&mut self, l: &str) {
         let _ = writeln!(self.b.text, "{l}:");
@@ -595,6 +709,11 @@ impl<'a, 'u> Builder<'a, 'u> {
         let fi = sec[self.u.choose_index(sec.len())?];
         let Some(f) = facts(fi) else { return Ok(false) };
         let form = f.form();
+        // A `.b128` destination ends in the signature through `st.global.b128`, which is not
+        // part of the skeleton.
+        if form.outputs.iter().any(|o| o.ty.bits() == 128) && !self.available("st.global.b128") {
+            return Ok(false);
+        }
         let judged = f.outs.contains(&Det::Judged);
         let top = self.b.entry && self.b.depth() == 0;
         if judged && !(top && self.feat.judged && !guard) {
@@ -637,6 +756,9 @@ impl<'a, 'u> Builder<'a, 'u> {
                 return Ok(false);
             };
             if f.divisor == Some(j) {
+                if !self.permits.get(&format!("or.b{width}")) {
+                    return Ok(false);
+                }
                 let g = self.temp(width);
                 self.line(&format!("or.b{width} {g}, {r}, 1"));
                 r = g;
@@ -918,16 +1040,10 @@ impl<'a, 'u> Builder<'a, 'u> {
         Ok(true)
     }
 
-    /// Whether the catalog has `text` as a form this program's target and version allow.
+    /// Whether programs of this configuration may contain an instruction written `text`
+    /// ([`aim::permits`]: a catalog form of its version and target, not excluded, allowed).
     fn available(&self, text: &str) -> bool {
-        let cat = catalog();
-        cat.lookup(text)
-            .map(|f| {
-                f.forms
-                    .iter()
-                    .any(|&i| cat.forms[i].available(self.cfg.ptx, self.cfg.target))
-            })
-            .unwrap_or(false)
+        self.permits.get(text)
     }
 
     /// Every thread stores a value in its own `.shared` slot, the CTA waits, and each reads its
@@ -954,7 +1070,7 @@ impl<'a, 'u> Builder<'a, 'u> {
 
     /// A `red` of every thread into a fresh shared counter, a barrier, and a read of the total.
     fn reduction(&mut self) -> Result<bool> {
-        if self.counters >= COUNTERS {
+        if !self.has_counters || self.counters >= COUNTERS {
             return Ok(false);
         }
         let op = RED_OPS[self.u.choose_index(RED_OPS.len())?];
@@ -1078,28 +1194,30 @@ impl<'a, 'u> Builder<'a, 'u> {
             let done = match self.u.int_in_range(0..=19u8)? {
                 0..=9 => self.value_retry()?,
                 10 if feat.predication => self.value(true)?,
-                11 if feat.branches && nest => self.if_else()?,
-                12 if feat.loops && nest => self.counted_loop()?,
-                13 if feat.calls => self.call()?,
-                14 if feat.local => self.memory(false)?,
-                15 if feat.global && self.b.entry => self.memory(true)?,
-                16 if feat.atomics && self.b.entry && feat.global => self.atomic()?,
+                // Constructs are attempts: one that writes an instruction the configuration does
+                // not permit is rolled back (value instructions come from a permitted menu).
+                11 if feat.branches && nest => self.attempt(Self::if_else)?,
+                12 if feat.loops && nest => self.attempt(Self::counted_loop)?,
+                13 if feat.calls => self.attempt(Self::call)?,
+                14 if feat.local => self.attempt(|g| g.memory(false))?,
+                15 if feat.global && self.b.entry => self.attempt(|g| g.memory(true))?,
+                16 if feat.atomics && self.b.entry && feat.global => self.attempt(Self::atomic)?,
                 17 if top && feat.shared && feat.barriers => match self.u.int_in_range(0..=7u8)? {
                     // Asynchronous copies and mbarrier phases (see `asynccopy`), bulk copies
                     // (`bulk`) and cluster exchanges (`cluster`) share the exchange's slot: all
                     // stage data in shared memory for a neighbour.
-                    2 => self.async_copy()?,
-                    3 => self.mbarrier_phases()?,
-                    4 => self.bulk_load()?,
-                    5 if self.u.arbitrary()? => self.bulk_zero()? || self.bulk_store()?,
-                    5 => self.bulk_store()?,
-                    6 => self.cluster_exchange()?,
-                    _ => self.exchange()?,
+                    2 => self.attempt(Self::async_copy)?,
+                    3 => self.attempt(Self::mbarrier_phases)?,
+                    4 => self.attempt(Self::bulk_load)?,
+                    5 if self.u.arbitrary()? => self.attempt(Self::bulk_zero)? || self.attempt(Self::bulk_store)?,
+                    5 => self.attempt(Self::bulk_store)?,
+                    6 => self.attempt(Self::cluster_exchange)?,
+                    _ => self.attempt(Self::exchange)?,
                 },
-                17 if top && feat.atomics && feat.shared && feat.barriers => self.reduction()?,
-                18 if top && feat.collectives => self.collective()?,
-                18 if top && feat.barriers => self.bar_red()?,
-                19 if top && feat.atomics && feat.shared && feat.barriers => self.reduction()?,
+                17 if top && feat.atomics && feat.shared && feat.barriers => self.attempt(Self::reduction)?,
+                18 if top && feat.collectives => self.attempt(Self::collective)?,
+                18 if top && feat.barriers => self.attempt(Self::bar_red)?,
+                19 if top && feat.atomics && feat.shared && feat.barriers => self.attempt(Self::reduction)?,
                 _ => false,
             };
             if !done {
@@ -1218,8 +1336,14 @@ impl<'a, 'u> Builder<'a, 'u> {
         self.instructions += 10;
         // Shared memory: each thread's exchange slot and its neighbour's; the counters, zeroed
         // by thread 0 before the first barrier.
-        let shared = feat.shared && feat.barriers;
-        let counters = feat.atomics && shared;
+        // Both are set up here, before any construct, so their instructions must be permitted
+        // now; without them the constructs that need them are off.
+        let permits = self.permits.clone();
+        let permitted = |names: &[&str]| names.iter().all(|n| permits.get(n));
+        let shared = feat.shared && feat.barriers && permitted(&["mov.u64", "add.u32", "rem.u32", "bar.sync"]);
+        self.feat.shared &= shared;
+        let counters = feat.atomics && shared && permitted(&["setp.eq.u32", "st.shared.u32", "bar.sync"]);
+        self.has_counters = counters;
         if shared {
             self.shx = self.temp(64);
             self.shn = self.temp(64);
@@ -1255,7 +1379,10 @@ impl<'a, 'u> Builder<'a, 'u> {
         );
         self.instructions += 4;
         // Inputs: registers of every width, each from its own pool of hard values.
-        let b128 = self.cfg.ptx >= PtxVersion(8, 3) && self.cfg.target.sm >= 70;
+        // `.b128` registers where the version and target have the type (`aim::SCAFFOLDING`)
+        // and their load and signature store are permitted.
+        let b128 =
+            aim::scaffold_ok(self.cfg, ".b128") && self.available("ld.global.b128") && self.available("st.global.b128");
         let mut widths = vec![8u32, 16, 16, 16, 32, 32, 32, 32, 32, 64, 64, 64];
         if b128 {
             widths.push(128);

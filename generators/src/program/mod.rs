@@ -58,6 +58,7 @@
 //! [`Config`] says what may appear; with `swarm` set, each program first draws its own subset of
 //! features and families (swarm testing: a bug that one feature masks shows when it is off).
 
+pub mod aim;
 mod emit;
 pub mod facts;
 
@@ -153,8 +154,15 @@ pub struct Config {
     /// §9.7 family ids (`9.7.3`) whose value-level forms may appear; `None`: all.
     pub families: Option<Vec<String>>,
     /// Form keys never used (by default the forms ptxas 12.9 rejects although the manual's
-    /// grammar has them: `oracle::ptxas::rejected_forms`).
+    /// grammar has them: `oracle::ptxas::rejected_forms`), by value instructions and constructs
+    /// alike.
     pub exclude: BTreeSet<String>,
+    /// When set, the forms a backend passed in a conformance report (`ptxconf fuzz
+    /// --forms-from`): value forms and the subjects of constructs are those only; the skeleton
+    /// every program uses ([`aim::SKELETON`]) and the plumbing of constructs
+    /// ([`aim::STRUCTURE`]) are used unless the report shows them failing (see [`aim`]).
+    /// `None`: every form of the version and target.
+    pub allowed: Option<std::sync::Arc<aim::Allowed>>,
     /// Instructions the builder aims at (value instructions and constructs, before loops
     /// repeat them); programs come out around this size.
     pub size: usize,
@@ -181,6 +189,7 @@ impl Default for Config {
             ptx: PtxVersion(8, 7),
             families: None,
             exclude: oracle::ptxas::rejected_forms().clone(),
+            allowed: None,
             size: 100,
             max_funcs: 3,
             max_depth: 2,
@@ -190,6 +199,14 @@ impl Default for Config {
             features: Features::ALL,
             swarm: true,
         }
+    }
+}
+
+impl Config {
+    /// Why programs of this configuration cannot be written (a `.target` newer than the
+    /// `.version`, a version without the skeleton): see [`aim::validate`].
+    pub fn validate(&self) -> Result<(), String> {
+        aim::validate(self)
     }
 }
 
@@ -309,6 +326,12 @@ pub fn checked(seed: u64, cfg: &Config) -> Result<Checked, CheckedError> {
             program_seed(seed, attempt as u64)
         };
         let p = from_seed(s, cfg);
+        // Aimed at a partial implementation, a program is also audited (a parse, about a fifth
+        // of an oracle run: nothing beside a backend's launch); the builder permits every
+        // instruction it writes either way, and the tests audit every configuration.
+        if cfg.allowed.is_some() {
+            aim::audit(cfg, &p.ptx).map_err(|beyond| CheckedError::Beyond { seed: s, beyond })?;
+        }
         let (expected, stats, lines) =
             oracle::launch::run_audited(&p.launch, &p.ptx).map_err(|error| CheckedError::Oracle { seed: s, error })?;
         match looser_than_assumed(&p, &lines) {
@@ -339,6 +362,15 @@ pub enum CheckedError {
         /// The oracle's error.
         error: oracle::error::Error,
     },
+    /// A generated program contains a form or construct beyond its configuration's version,
+    /// target or allowed set ([`aim::audit`], run when the configuration has an allowed set):
+    /// a bug of the generator.
+    Beyond {
+        /// The program's seed.
+        seed: u64,
+        /// What is beyond, one line each.
+        beyond: Vec<String>,
+    },
     /// Every attempt was less determined than the generator assumed.
     Looser {
         /// The line of the last attempt's first such instruction.
@@ -354,6 +386,11 @@ impl std::fmt::Display for CheckedError {
             CheckedError::Oracle { seed, error } => {
                 write!(f, "the oracle fails on a generated program (seed {seed}): {error}")
             }
+            CheckedError::Beyond { seed, beyond } => write!(
+                f,
+                "a generated program (seed {seed}) goes beyond its configuration: {}",
+                beyond.join("; ")
+            ),
             CheckedError::Looser { line, seed } => write!(
                 f,
                 "{ATTEMPTS} programs in a row were less determined than assumed (last: line {line} of seed {seed}'s program)"

@@ -17,7 +17,7 @@
 //! - The ranks (`%cluster_ctarank`, `getctarank` of a mapped address) are fixed by the launch:
 //!   exact values.
 
-use super::{Builder, Det};
+use super::{aim, Builder, Det};
 use crate::program::Config;
 use arbitrary::Result;
 
@@ -66,6 +66,12 @@ impl Builder<'_, '_> {
             if !self.usable(n) {
                 return Ok(false);
             }
+        }
+        if !["%cluster_ctarank", "%cluster_nctarank"]
+            .iter()
+            .all(|r| aim::scaffold_ok(self.cfg, r))
+        {
+            return Ok(false);
         }
         let Some(v) = self.pick(64, None)? else {
             return Ok(false);

@@ -18,14 +18,13 @@
 //!   accumulator's precision p — `spec::tensor::accept`'s condition for an exact set (its
 //!   "exact sums"), which the tests check on the extreme operands.
 
-use super::{Builder, Det};
+use super::{aim, Builder, Det, Policy};
 use arbitrary::Result;
-use spec::catalog::{catalog, Exec, FormId, PtxVersion, Target};
+use spec::catalog::{catalog, Exec, FormId};
 use spec::matrix::{layout, Which};
 use spec::tensor::{Arch, Elem, MmaOp};
 use spec::types::FloatFormat;
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
 /// Shared regions for matrix staging per program, at most (each 16 bytes per thread).
@@ -116,17 +115,17 @@ enum Parity {
 }
 
 /// The `mma.sync` forms programs of this target may contain: dense, not block-scaled, with a
-/// layout for every fragment, not excluded (ptxas's refusals). Computed once per thread for the
+/// layout for every fragment, permitted ([`aim::permits_form`]: the version, target,
+/// exclusions such as ptxas's refusals, and the allowed set). Computed once per thread for the
 /// configuration last asked for (a campaign asks for one).
 fn mma_forms(b: &Builder) -> Rc<Vec<FormId>> {
-    type Key = (Target, PtxVersion, BTreeSet<String>);
     thread_local! {
-        static CACHE: RefCell<Option<(Key, Rc<Vec<FormId>>)>> = const { RefCell::new(None) };
+        static CACHE: RefCell<Option<(Policy, Rc<Vec<FormId>>)>> = const { RefCell::new(None) };
     }
     let cfg = b.cfg;
     CACHE.with(|c| {
         if let Some((k, v)) = &*c.borrow() {
-            if k.0 == cfg.target && k.1 == cfg.ptx && k.2 == cfg.exclude {
+            if k.is(cfg) {
                 return v.clone();
             }
         }
@@ -137,29 +136,23 @@ fn mma_forms(b: &Builder) -> Rc<Vec<FormId>> {
                 .filter(|(_, f)| {
                     f.exec() == Some(Exec::Mma)
                         && f.name.starts_with("mma.sync.aligned.")
-                        && f.available(cfg.ptx, cfg.target)
-                        && !cfg.exclude.contains(&spec::vector::form_key(f))
+                        && aim::permits_form(cfg, f)
                         && arch.and_then(|a| MmaOp::of_form(f, a)).is_some()
                         && Which::ALL.iter().all(|&w| layout(f, w).is_ok())
                 })
                 .map(|(i, _)| i)
                 .collect(),
         );
-        *c.borrow_mut() = Some(((cfg.target, cfg.ptx, cfg.exclude.clone()), v.clone()));
+        *c.borrow_mut() = Some((Policy::of(cfg), v.clone()));
         v
     })
 }
 
 impl Builder<'_, '_> {
-    /// Whether `name` is a form of this target that the exclusion list keeps.
+    /// Whether `name` is a form of this target that the exclusion list keeps and the allowed
+    /// set has ([`aim::permits`]).
     pub(super) fn usable(&self, name: &str) -> bool {
-        let cat = catalog();
         self.available(name)
-            && cat.lookup(name).is_ok_and(|f| {
-                f.forms
-                    .iter()
-                    .any(|&i| !self.cfg.exclude.contains(&spec::vector::form_key(&cat.forms[i])))
-            })
     }
 
     /// A fresh shared tile: the thread's own 16-byte row and the row address this lane
@@ -391,9 +384,19 @@ impl Builder<'_, '_> {
     }
 
     /// One 32-bit register of `f` elements from exact f32 values (element 0 lowest): an f32 or
-    /// tf32 (a small integer is its own tf32) as is, f16/bf16 pairs by `cvt.rn.f16x2.f32`,
-    /// fp8 quadruples by two `cvt.rn.satfinite.e4m3x2.f32` and a `mov.b32` of the halves.
+    /// tf32 (a small integer is its own tf32) as is, f16/bf16 pairs by `cvt.rn.f16x2.f32`
+    /// (before PTX 7.0 and sm_80, which that form needs, two `cvt.rn.f16.f32` and a `mov.b32`
+    /// of the halves: the f16 `mma` of sm_70 and sm_75), fp8 quadruples by two
+    /// `cvt.rn.satfinite.e4m3x2.f32` and a `mov.b32` of the halves.
     fn pack(&mut self, f: FloatFormat, fl: &[String]) -> String {
+        if f == FloatFormat::F16 && !self.available("cvt.rn.f16x2.f32") {
+            let (lo, hi) = (self.temp(16), self.temp(16));
+            self.line(&format!("cvt.rn.f16.f32 {lo}, {}", fl[0]));
+            self.line(&format!("cvt.rn.f16.f32 {hi}, {}", fl[1]));
+            let d = self.temp(32);
+            self.line(&format!("mov.b32 {d}, {{{lo}, {hi}}}"));
+            return d;
+        }
         let pair = |b: &mut Self, ty: &str, lo: &str, hi: &str, w: u32| {
             let d = b.temp(w);
             // `cvt.rn.f16x2.f32 d, a, b` puts a in the upper half (L13657).
