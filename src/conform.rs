@@ -130,11 +130,12 @@ pub struct FormReport {
     /// Why it was skipped, or what the backend said when a launch failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// Vectors in the form's file.
+    /// Vectors in the form's file, plus the sample of them run again with sources written into
+    /// the instruction (immediate-operand runs, `src/kernel/immediate.rs`): the runs judged.
     pub vectors: usize,
-    /// Vectors whose results were all accepted.
+    /// Runs whose results were all accepted.
     pub passed: usize,
-    /// Vectors with a rejected result, or in a launch that failed.
+    /// Runs with a rejected result, or in a launch that failed.
     pub failed: usize,
     /// The first [`Settings::show`] mismatches.
     pub mismatches: Vec<Mismatch>,
@@ -379,6 +380,7 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
             return r;
         }
     };
+    r.vectors = batches.iter().map(|b| b.vectors.len()).sum();
     for b in &batches {
         let got = backend
             .run(&b.job)
@@ -416,13 +418,14 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
                 continue;
             }
         };
-        for (&i, actual) in b.vectors.iter().zip(results) {
+        for (t, (&i, actual)) in b.vectors.iter().zip(results).enumerate() {
             let v = &fv.vectors[i];
             if settings.record {
                 for (o, &bits) in v.outs.iter().zip(&actual) {
                     note_nans(o, bits, &mut r.nans);
                 }
-                if let Some(slot) = observed.get_mut(i) {
+                // A profile records the vector's own run.
+                if let Some(slot) = observed.get_mut(i).filter(|_| b.note(t).is_none()) {
                     *slot = actual.clone();
                 }
             }
@@ -450,9 +453,13 @@ pub fn check_form(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) 
             r.status = Status::Failed;
             if r.mismatches.len() < settings.show {
                 failing.push(i);
+                let line = spec::vector::format_line(form, v);
                 r.mismatches.push(Mismatch {
                     index: i,
-                    vector: spec::vector::format_line(form, v),
+                    vector: match b.note(t) {
+                        Some(note) => format!("{line}  ({note})"),
+                        None => line,
+                    },
                     actual: outputs.iter().zip(&actual).map(|(o, &b)| hex(b, o.1)).collect(),
                     wrong,
                 });
@@ -514,6 +521,11 @@ fn write_repro(dir: &Path, form: &Form, fv: &FormVectors, failing: &[usize]) -> 
     let _ = writeln!(
         readme,
         "Thread t evaluates line t of vectors.vec; the `out` buffer holds its destinations."
+    );
+    let _ = writeln!(
+        readme,
+        "Threads past the last line run lines again with sources written into the instruction\n\
+         (constants, `!p` with p holding the complement): the kernel's later blocks."
     );
     let _ = writeln!(
         readme,

@@ -48,6 +48,7 @@
 
 pub mod fragment;
 mod id;
+pub mod literal;
 pub mod pattern;
 pub mod rules;
 pub mod write;
