@@ -288,11 +288,9 @@ fn immediate_mismatches(f: &serde_json::Value) -> Vec<String> {
 /// constants fit, passes.
 #[test]
 fn a_truncated_64_bit_immediate_is_found() {
-    let r = conform_planted(
-        "wrong-imm64",
-        "/^\\tadd\\.u64 %d0/s/0[xX][0-9a-fA-F]*\\([0-9a-fA-F]\\{8\\}\\)/0x\\1/g",
-        &["add.u64", "add.u32"],
-    );
+    let sed = "/^\\tadd\\.u64 %d0/s/0[xX][0-9a-fA-F]*\\([0-9a-fA-F]\\{8\\}\\)/0x\\1/g";
+    let (report, dir) = common::conform_planted("wrong-imm64", sed, &["add.u64", "add.u32"]);
+    let r = Planted(report);
     let f = r.form("add.u64");
     assert_eq!(f["status"], "failed", "{f}");
     let lines = immediate_mismatches(f);
@@ -302,6 +300,25 @@ fn a_truncated_64_bit_immediate_is_found() {
     );
     assert_eq!(r.form("add.u32")["status"], "passed");
     assert_eq!(r.forms_failed(), 1);
+    // The repro's vectors, judged again, are written with the same constants: the planted
+    // backend fails them, the oracle passes them.
+    let vec = dir.join("repro/add.u64/vectors.vec");
+    let backend = planted_backend(&dir, sed);
+    for (b, code) in [(backend.as_str(), 1), ("oracle", 0)] {
+        let out = ptxconf()
+            .args(["conform", "--quiet", "--backend", b, "--file"])
+            .arg(&vec)
+            .arg("--repro")
+            .arg(dir.join("repro-again"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{b}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
 }
 
 /// An implementation that ignores the `!` of `selp`'s selector (a form ptxas 12.9 accepts

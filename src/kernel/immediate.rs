@@ -11,7 +11,7 @@
 //! (`conform --repro`, at most [`SAMPLE`] of them) writes each of them the same way again.
 
 use super::Variant;
-use spec::catalog::literal::{negatable_beyond_grammar, spell, takes_literal, SPELLINGS};
+use spec::catalog::literal::{fits, negatable_beyond_grammar, spell, takes_literal, SPELLINGS};
 use spec::catalog::Form;
 use spec::types::Kind;
 use spec::vector::Vector;
@@ -48,7 +48,7 @@ fn candidates(form: &Form, v: &Vector) -> Vec<usize> {
     (0..v.ins.len())
         .filter(|&k| {
             let i = &v.ins[k];
-            (takes_literal(form, k) && !i.negated && i.sel.is_none())
+            (takes_literal(form, k) && fits(&form.inputs[k], i.bits) && !i.negated && i.sel.is_none())
                 || (negatable_beyond_grammar(form, k) && !i.negated)
         })
         .collect()

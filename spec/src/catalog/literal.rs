@@ -6,8 +6,10 @@
 //! The rules are ptxas 12.9's (`corpus/findings/ptxas-12.9-accepts-beyond-grammar.txt` records the
 //! probes), which the oracle's type checker follows:
 //! - a source of a scalar integer, bit-size, `.f32`, `.f64` or `.pred` type takes a constant
-//!   (§4.5.3, L657: an integer constant as a predicate is C's truth), unless the catalog marks it
-//!   a register (`+reg`), it is the carry flag, or a `{...}` vector element; the packed types
+//!   (§4.5.3, L660: an integer constant as a predicate is C's truth), unless the catalog marks it
+//!   a register (`+reg`: the bf16 `set`/`setp` forms' `c`, `cvt`'s packed sources and `.rs`'s
+//!   rbits), it is the carry flag, or a `{...}` vector element, and within the operand's range
+//!   (`in=`: `bfe`'s positions 0..255); the packed types
 //!   (`add.f16x2 d, a, 0x3c003c00`), the narrow float formats (`add.f16 d, a, 0x3c00`:
 //!   "Arguments mismatch") and 128-bit types take none;
 //! - every predicate source may be written `!p`, whether or not its syntax line shows `{!}`:
@@ -21,8 +23,23 @@ use crate::types::{FloatFormat, Kind, Type};
 /// Whether source `k` of `form` may be written as a constant where the grammar shows a register
 /// (an `+imm` operand is a constant in every instance and is not counted).
 pub fn takes_literal(form: &Form, k: usize) -> bool {
+    // (A constant must also lie in the operand's range, `in=`: [`fits`].)
     let Some(o) = form.inputs.get(k) else { return false };
     !o.flags.imm && !o.flags.reg && !o.flags.cc && o.group.is_none() && literal_type(o.ty)
+}
+
+/// Whether `bits` may be written as a constant for operand `o`: inside its range (`in=`, bfe's
+/// positions 0..255, L6485), as the value the constant means (sign-extended for a signed type).
+pub fn fits(o: &Operand, bits: u128) -> bool {
+    let Some((lo, hi)) = o.flags.range else { return true };
+    let w = o.ty.bits();
+    let v = (bits & o.ty.mask()) as u64;
+    let v = if o.ty.kind == Kind::Signed && w < 64 && w > 0 && v >> (w - 1) & 1 == 1 {
+        (v | !((1u64 << w) - 1)) as i64
+    } else {
+        v as i64
+    };
+    (lo..=hi).contains(&v)
 }
 
 /// Whether a value of type `ty` can be written as a constant operand (ptxas 12.9).
@@ -61,8 +78,8 @@ pub enum Spelling {
     Octal,
     /// `0b11111`.
     Binary,
-    /// The 32-bit hexadecimal float `0f3F800000` (an f32's exact bits; a `.b32` operand takes it
-    /// too), upper-case prefix `0F` on odd values.
+    /// The 32-bit hexadecimal float `0f3F800000` (an f32's exact bits), upper-case prefix `0F`
+    /// on odd values.
     FloatBits,
     /// The 64-bit hexadecimal float `0d3FF0000000000000` (an f64's bits; for an f32 operand the
     /// f64 of the same value, converted exactly), upper-case prefix `0D` on odd values.
@@ -109,10 +126,15 @@ pub fn spell(ty: Type, bits: u128, how: Spelling) -> Option<String> {
         },
         Kind::Float(FloatFormat::F32) => {
             let x = f32::from_bits(v as u32) as f64;
+            // f32 → f64 is exact for every non-NaN value; a NaN's payload is not carried by
+            // every assembler's conversion, so NaNs keep their `0f` bits, and so do zeros
+            // (ptxas 12.9 refuses an f64 zero for `cvt.rna.tf32.f32`: "Arguments mismatch for
+            // instruction 'mov'").
+            if x == 0.0 && how != Spelling::FloatBits {
+                return None;
+            }
             match how {
                 Spelling::FloatBits => Some(format!("{}{:08X}", if odd { "0F" } else { "0f" }, v)),
-                // f32 → f64 is exact for every non-NaN value; a NaN's payload is not carried by
-                // every assembler's conversion, so NaNs keep their `0f` bits.
                 Spelling::DoubleBits if !x.is_nan() => Some(double_bits(x.to_bits())),
                 Spelling::FloatDecimal => float_decimal(x),
                 Spelling::NegatedDoubleBits => negated_double(x),
@@ -143,8 +165,8 @@ pub fn spell(ty: Type, bits: u128, how: Spelling) -> Option<String> {
                 }
                 Spelling::Octal if v != 0 => Some(format!("0{v:o}")),
                 Spelling::Binary => Some(format!("0b{v:b}")),
-                Spelling::FloatBits if ty.kind == Kind::Bits && w == 32 => Some(format!("0f{v:08X}")),
-                Spelling::DoubleBits if ty.kind == Kind::Bits && w == 64 => Some(double_bits(v)),
+                // Float bit literals for bit-size operands are taken by some instructions only
+                // (`and.b32 d, a, 0f3F800000`, not `vmad`'s `c` nor `vote`'s mask): not written.
                 _ => None,
             }
         }
@@ -193,9 +215,8 @@ mod tests {
         assert_eq!(spell(t("b16"), 5, Spelling::Binary).unwrap(), "0b101");
         assert_eq!(spell(t("u32"), 255, Spelling::HexUpper).unwrap(), "0XFF");
         assert_eq!(spell(t("u32"), 7, Spelling::DecimalU).unwrap(), "7U");
-        assert_eq!(spell(t("b32"), 0x3f80_0000, Spelling::FloatBits).unwrap(), "0f3F800000");
+        assert_eq!(spell(t("b32"), 0x3f80_0000, Spelling::FloatBits), None);
         assert_eq!(spell(t("u32"), 0x3f80_0000, Spelling::FloatBits), None);
-        assert_eq!(spell(t("b64"), 1, Spelling::DoubleBits).unwrap(), "0D0000000000000001");
         // Bits above the operand's width are not part of its value.
         assert_eq!(spell(t("u16"), 0x1_0005, Spelling::Hex).unwrap(), "0x5");
     }
@@ -227,6 +248,9 @@ mod tests {
             spell(f64t, 0x8000_0000_0000_0000, Spelling::FloatDecimal).unwrap(),
             "-0e0"
         );
+        // An f32 zero keeps its `0f` bits.
+        assert_eq!(spell(f32t, 0x8000_0000, Spelling::FloatDecimal), None);
+        assert_eq!(spell(f32t, 0x8000_0000, Spelling::FloatBits).unwrap(), "0f80000000");
         assert_eq!(spell(f64t, 0x3ff0_0000_0000_0000, Spelling::FloatBits), None);
         assert_eq!(spell(t("f16"), 0x3c00, Spelling::Hex), None);
         assert_eq!(spell(t("pred"), 1, Spelling::Decimal).unwrap(), "1");
@@ -246,6 +270,9 @@ mod tests {
         assert!(!negatable_beyond_grammar(setp, 2), "`{{!}}c` is the grammar's own");
         let lop3 = form("lop3.b32");
         assert!(!takes_literal(lop3, 3), "the LUT is a constant in every instance");
+        let bfe = form("bfe.u32");
+        assert!(takes_literal(bfe, 1) && fits(&bfe.inputs[1], 255) && !fits(&bfe.inputs[1], 256));
+        assert!(fits(&bfe.inputs[0], 1 << 31), "no range");
         let addc = form("addc.u32");
         assert!(
             !takes_literal(addc, 2) && !negatable_beyond_grammar(addc, 2),
