@@ -11,9 +11,11 @@
 //! (`conform --repro`, at most [`SAMPLE`] of them) writes each of them the same way again.
 
 use super::Variant;
-use spec::catalog::literal::{fits, negatable_beyond_grammar, spell, takes_literal, SPELLINGS};
+use spec::catalog::literal::{
+    f64_constants_for_f32, fits, negatable_beyond_grammar, spell, takes_literal, Spelling, SPELLINGS,
+};
 use spec::catalog::Form;
-use spec::types::Kind;
+use spec::types::{FloatFormat, Kind};
 use spec::vector::Vector;
 
 /// Vectors per form that also run with immediate operands: half the hardest (64-bit values
@@ -54,7 +56,8 @@ fn candidates(form: &Form, v: &Vector) -> Vec<usize> {
         .collect()
 }
 
-/// FNV-1a over the form's name and the vector's source bits: the sampled vector's choices.
+/// FNV-1a over the form's name and the vector's source bits, avalanched: the sampled vector's
+/// choices.
 fn digest(form: &Form, v: &Vector) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |b: u8| {
@@ -65,7 +68,13 @@ fn digest(form: &Form, v: &Vector) -> u64 {
     for i in &v.ins {
         i.bits.to_le_bytes().into_iter().for_each(&mut eat);
     }
-    h
+    // FNV's low bits are weak (its odd multiplier keeps them in a short cycle over the zero
+    // high bytes of a value): a final avalanche (MurmurHash3's fmix64) spreads every input bit.
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
 }
 
 /// How hard a vector's candidate sources are for an immediate path: a 64-bit value with bits
@@ -165,8 +174,11 @@ fn extra(form: &Form, v: &Vector, index: usize, h: u64, cands: &[usize]) -> Extr
             continue;
         }
         let start = (salt % SPELLINGS.len() as u64) as usize;
+        let f64_ok = f64_constants_for_f32(form) || o.ty.kind != Kind::Float(FloatFormat::F32);
         let text = (0..SPELLINGS.len())
-            .find_map(|d| spell(o.ty, v.ins[k].bits, SPELLINGS[(start + d) % SPELLINGS.len()]))
+            .map(|d| SPELLINGS[(start + d) % SPELLINGS.len()])
+            .filter(|&how| f64_ok || how == Spelling::FloatBits)
+            .find_map(|how| spell(o.ty, v.ins[k].bits, how))
             .expect("every literal type has a spelling");
         writes.push((k, Writing::Literal(text)));
     }
@@ -194,8 +206,7 @@ fn extra(form: &Form, v: &Vector, index: usize, h: u64, cands: &[usize]) -> Extr
 mod tests {
     use super::*;
     use spec::catalog::catalog;
-    use spec::value::Input;
-    use spec::vector::Outcome;
+    use spec::value::{Input, Outcome};
 
     fn form(name: &str) -> &'static Form {
         &catalog().forms[catalog().lookup(name).expect(name).forms[0]]
@@ -239,9 +250,10 @@ mod tests {
         let negated: Vec<&Extra> = ex.iter().filter(|e| e.variant.ins[2].1).collect();
         assert!(
             negated.len() >= 3,
-            "{} of {} threads write `!p`",
+            "{} of {} threads write `!p`: {:?}",
             negated.len(),
-            ex.len()
+            ex.len(),
+            ex.iter().map(|e| &e.note).collect::<Vec<_>>()
         );
         for e in negated {
             assert_eq!(e.written.ins[2].bits, vs[e.index].ins[2].bits ^ 1);

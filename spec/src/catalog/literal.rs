@@ -28,6 +28,13 @@ pub fn takes_literal(form: &Form, k: usize) -> bool {
     !o.flags.imm && !o.flags.reg && !o.flags.cc && o.group.is_none() && literal_type(o.ty)
 }
 
+/// Whether `form` takes f64 constants (`0d...`, `1.5e0`) for its f32 sources: not a conversion to
+/// `.tf32` (ptxas 12.9 refuses every f64 constant in `cvt.rna.tf32.f32 d, 1.5e0`, "Arguments
+/// mismatch for instruction 'mov'", and takes `0f` bits), which the type checker still accepts.
+pub fn f64_constants_for_f32(form: &Form) -> bool {
+    !form.outputs.iter().any(|o| o.ty.kind == Kind::Float(FloatFormat::Tf32))
+}
+
 /// Whether `bits` may be written as a constant for operand `o`: inside its range (`in=`, bfe's
 /// positions 0..255, L6485), as the value the constant means (sign-extended for a signed type).
 pub fn fits(o: &Operand, bits: u128) -> bool {
