@@ -8,7 +8,8 @@
 //! however many selector combinations it has (one JIT compilation per launch on real hardware).
 //!
 //! A sample of the vectors runs a second time with sources written into the instruction text
-//! (constants in varied spellings, `!p` where ptxas takes it beyond the grammar: [`immediate`]).
+//! (constants in varied spellings, `!p` where ptxas takes it beyond the grammar:
+//! `src/kernel/immediate.rs`).
 //!
 //! Records: the input record of a thread is its variant number (u32, when there is more than one
 //! variant) and every register operand in PTX order, each at its natural alignment (predicates and

@@ -134,9 +134,9 @@ pub fn spell(ty: Type, bits: u128, how: Spelling) -> Option<String> {
         Kind::Float(FloatFormat::F32) => {
             let x = f32::from_bits(v as u32) as f64;
             // f32 → f64 is exact for every non-NaN value; a NaN's payload is not carried by
-            // every assembler's conversion, so NaNs keep their `0f` bits, and so do zeros
-            // (ptxas 12.9 refuses an f64 zero for `cvt.rna.tf32.f32`: "Arguments mismatch for
-            // instruction 'mov'").
+            // every assembler's conversion, so NaNs keep their `0f` bits, and so do zeros (found
+            // first as a refusal of `cvt.rna.tf32.f32 d, 0e0`, which refuses every f64 constant:
+            // [`f64_constants_for_f32`]).
             if x == 0.0 && how != Spelling::FloatBits {
                 return None;
             }
