@@ -155,7 +155,7 @@ fn assemble_all(what: &str, has: fn(&Form) -> bool) -> Option<usize> {
 
 /// Every scalar value form's kernel, with its immediate-operand runs (sources written as
 /// constants in every spelling, `!p` on plain predicates), assembles: ptxas takes what the
-/// catalog's literal rules (`spec::catalog::literal`) write. About 7,600 ptxas runs: `--ignored`.
+/// catalog's literal rules (`spec::catalog::literal`) write. About 4,900 ptxas runs: `--ignored`.
 #[test]
 #[ignore]
 fn immediate_kernels_assemble() {
@@ -173,7 +173,7 @@ fn immediate_kernels_assemble() {
     let Some(n) = assemble_all("immediate", scalar) else {
         return;
     };
-    assert!(n > 5000, "{n} forms");
+    assert!(n > 4500, "{n} forms");
 }
 
 #[test]
