@@ -135,11 +135,12 @@ pub struct FormReport {
     /// Why it was skipped, or what the backend said when a launch failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// Vectors in the form's file.
+    /// Vectors in the form's file, plus the sample of them run again with sources written into
+    /// the instruction (immediate-operand runs, `src/kernel/immediate.rs`): the runs judged.
     pub vectors: usize,
-    /// Vectors whose results were all accepted.
+    /// Runs whose results were all accepted.
     pub passed: usize,
-    /// Vectors with a rejected result, or in a launch that failed.
+    /// Runs with a rejected result, or in a launch that failed.
     pub failed: usize,
     /// The first [`Settings::show`] mismatches.
     pub mismatches: Vec<Mismatch>,
@@ -410,6 +411,7 @@ fn judge(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) -> FormRe
             return r;
         }
     };
+    r.vectors = batches.iter().map(|b| b.vectors.len()).sum();
     for b in &batches {
         let got = backend
             .run(&b.job)
@@ -449,13 +451,14 @@ fn judge(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) -> FormRe
                 continue;
             }
         };
-        for (&i, actual) in b.vectors.iter().zip(results) {
+        for (t, (&i, actual)) in b.vectors.iter().zip(results).enumerate() {
             let v = &fv.vectors[i];
             if settings.record {
                 for (o, &bits) in v.outs.iter().zip(&actual) {
                     note_nans(o, bits, &mut r.nans);
                 }
-                if let Some(slot) = observed.get_mut(i) {
+                // A profile records the vector's own run.
+                if let Some(slot) = observed.get_mut(i).filter(|_| b.note(t).is_none()) {
                     *slot = actual.clone();
                 }
             }
@@ -484,9 +487,13 @@ fn judge(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) -> FormRe
             r.trace.fail(FailureClass::Wrong, [i]);
             if r.mismatches.len() < settings.show {
                 failing.push(i);
+                let line = spec::vector::format_line(form, v);
                 r.mismatches.push(Mismatch {
                     index: i,
-                    vector: spec::vector::format_line(form, v),
+                    vector: match b.note(t) {
+                        Some(note) => format!("{line}  ({note})"),
+                        None => line,
+                    },
                     actual: outputs.iter().zip(&actual).map(|(o, &b)| hex(b, o.1)).collect(),
                     wrong,
                 });
@@ -555,6 +562,11 @@ fn write_repro(
     let _ = writeln!(
         readme,
         "Thread t evaluates line t of vectors.vec; the `out` buffer holds its destinations."
+    );
+    let _ = writeln!(
+        readme,
+        "Threads past the last line run lines again with sources written into the instruction\n\
+         (constants, `!p` with p holding the complement): the kernel's later blocks."
     );
     let _ = writeln!(
         readme,

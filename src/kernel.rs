@@ -9,10 +9,15 @@
 //! For a backend that lacks `brx.idx` ([`Feature::BrxIdx`]) the jump is a binary search of
 //! predicated branches instead ([`Dispatch`]); the variants' code is the same.
 //!
+//! A sample of the vectors runs a second time with sources written into the instruction text
+//! (constants in varied spellings, `!p` where ptxas takes it beyond the grammar:
+//! `src/kernel/immediate.rs`).
+//!
 //! Records: the input record of a thread is its variant number (u32, when there is more than one
 //! variant) and every register operand in PTX order, each at its natural alignment (predicates and
 //! the carry flag as u32 0/1); the output record holds every destination likewise.
 
+mod immediate;
 mod matrix;
 mod movement;
 pub mod operational;
@@ -68,6 +73,8 @@ struct Variant {
     dsel: Option<Sel>,
     /// Per input: written (an optional operand may be absent), negated, selector, immediate bits.
     ins: Vec<(bool, bool, Option<Sel>, Option<u128>)>,
+    /// Per input: a constant written instead of the register ([`immediate`]).
+    text: Vec<Option<String>>,
 }
 
 impl Variant {
@@ -83,6 +90,7 @@ impl Variant {
                     Some(i) => (true, i.negated, i.sel, o.flags.imm.then_some(i.bits)),
                 })
                 .collect(),
+            text: vec![None; form.inputs.len()],
         }
     }
 }
@@ -154,7 +162,8 @@ impl Layout {
 pub struct Batch {
     /// The launch.
     pub job: Job,
-    /// Indices into the vectors given to [`build`], thread `t` evaluating `vectors[t]`.
+    /// Indices into the vectors given to [`build`], thread `t` evaluating `vectors[t]`; a vector
+    /// may come twice, its second run writing sources into the instruction ([`Batch::note`]).
     pub vectors: Vec<usize>,
     records: Records,
 }
@@ -163,7 +172,9 @@ pub struct Batch {
 /// multiply-accumulate ([`matrix`]).
 #[derive(Clone, Debug)]
 enum Records {
-    Scalar(Layout),
+    /// One thread per vector; per thread, what its immediate-operand run writes differently
+    /// ([`immediate`]; `None` for the register run).
+    Scalar(Layout, Vec<Option<String>>),
     Matrix(Box<matrix::Plan>),
     /// A warp per `ldmatrix`/`stmatrix`/`movmatrix` ([`movement`]).
     Movement(Box<movement::Plan>),
@@ -377,7 +388,9 @@ pub fn build_with(
     }
     let mut variants: Vec<Variant> = Vec::new();
     let mut index: HashMap<Variant, u32> = HashMap::new();
-    let mut of_vector = Vec::with_capacity(pick.len());
+    // Per thread: its vector's index, the vector as its record holds it, its variant, and what
+    // an immediate-operand run writes differently.
+    let mut threads: Vec<(usize, &Vector, Variant, Option<String>)> = Vec::with_capacity(pick.len());
     for &i in pick {
         let v = vectors.get(i).ok_or(BuildError::VectorOutOfRange { index: i })?;
         if v.ins.len() > form.inputs.len() || v.outs.len() != form.outputs.len() {
@@ -386,9 +399,18 @@ pub fn build_with(
                 form: form.name.clone(),
             });
         }
-        let var = Variant::of(form, v);
+        threads.push((i, v, Variant::of(form, v), None));
+    }
+    let extras = immediate::extras(form, vectors, pick);
+    threads.extend(
+        extras
+            .iter()
+            .map(|e| (e.index, &e.written, e.variant.clone(), Some(e.note.clone()))),
+    );
+    let mut of_vector = Vec::with_capacity(threads.len());
+    for (_, _, var, _) in &threads {
         let n = *index.entry(var.clone()).or_insert_with(|| {
-            variants.push(var);
+            variants.push(var.clone());
             variants.len() as u32 - 1
         });
         of_vector.push(n);
@@ -396,17 +418,17 @@ pub fn build_with(
     let layout = Layout::new(form, variants.len() > 1);
     let ptx = module(form, &variants, &layout, dispatch)?;
     let mut batches = Vec::new();
-    for (chunk, vars) in pick
+    for (chunk, vars) in threads
         .chunks(max_threads.max(1))
         .zip(of_vector.chunks(max_threads.max(1)))
     {
         let mut input = vec![0u8; chunk.len() * layout.in_stride as usize];
-        for (t, (&i, &var)) in chunk.iter().zip(vars).enumerate() {
+        for (t, (&(_, v, _, _), &var)) in chunk.iter().zip(vars).enumerate() {
             let rec = &mut input[t * layout.in_stride as usize..][..layout.in_stride as usize];
             if let Some(off) = layout.variant {
                 rec[off as usize..][..4].copy_from_slice(&var.to_le_bytes());
             }
-            for (inp, slot) in vectors[i].ins.iter().zip(&layout.ins) {
+            for (inp, slot) in v.ins.iter().zip(&layout.ins) {
                 if let Some(s) = slot {
                     let bytes = inp.bits.to_le_bytes();
                     rec[s.offset as usize..][..s.bytes as usize].copy_from_slice(&bytes[..s.bytes as usize]);
@@ -443,14 +465,24 @@ pub fn build_with(
                 shared_bytes: 0,
                 cluster: None,
             },
-            vectors: chunk.to_vec(),
-            records: Records::Scalar(layout.clone()),
+            vectors: chunk.iter().map(|t| t.0).collect(),
+            records: Records::Scalar(layout.clone(), chunk.iter().map(|t| t.3.clone()).collect()),
         });
     }
     Ok(batches)
 }
 
 impl Batch {
+    /// What thread `t`'s run writes into the instruction text that the vector's line does not
+    /// (an immediate-operand run: a sample of the vectors runs again with constants and `!p`
+    /// written in); `None` for a vector's own run.
+    pub fn note(&self, t: usize) -> Option<&str> {
+        match &self.records {
+            Records::Scalar(_, notes) => notes.get(t)?.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Every destination's bits, per thread, from the buffers the backend returned.
     pub fn decode(&self, form: &Form, bufs: &Buffers) -> Result<Vec<Vec<u128>>, DecodeError> {
         let out = bufs
@@ -459,7 +491,7 @@ impl Batch {
             .map(|(_, b)| b)
             .ok_or(DecodeError::NoOutBuffer)?;
         let layout = match &self.records {
-            Records::Scalar(l) => l,
+            Records::Scalar(l, _) => l,
             Records::Matrix(plan) => return plan.decode(self.vectors.len(), out),
             Records::Movement(plan) => return plan.decode(self.vectors.len(), out),
             Records::Scaled(plan) => return plan.decode(self.vectors.len(), out),
@@ -514,6 +546,9 @@ fn operands(form: &Form, var: &Variant) -> String {
         .enumerate()
         .map(|(k, (o, &(written, negated, sel, imm)))| {
             written.then(|| {
+                if let Some(t) = &var.text[k] {
+                    return t.clone();
+                }
                 let mut r = String::new();
                 if negated {
                     r.push(if o.ty.kind == Kind::Pred { '!' } else { '-' });

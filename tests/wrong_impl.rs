@@ -264,3 +264,77 @@ fn wgmma_control_bugs_are_found() {
     assert_eq!(fence["status"], "failed", "{fence}");
     assert_eq!(fence["failed"], fence["vectors"], "{fence}");
 }
+
+/// The mismatches of a failed form, each of which must be an immediate-operand run (the
+/// vector's own run, operands loaded from memory, passes): their vector lines.
+fn immediate_mismatches(f: &serde_json::Value) -> Vec<String> {
+    let lines: Vec<String> = f["mismatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["vector"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!lines.is_empty(), "{f}");
+    for l in &lines {
+        assert!(l.contains("written into the instruction:"), "not an immediate run: {l}");
+    }
+    lines
+}
+
+/// An implementation that truncates 64-bit immediate operands to 32 bits (GPGPU-Sim's
+/// `add.u64 %rd, %rd, 0x8000000000000001` adds 1) passes every vector loaded from memory and
+/// fails the immediate-operand runs (`src/kernel/immediate.rs`): the planted backend keeps the
+/// low 8 hex digits of every hex constant in the `add.u64` under test. `add.u32`, whose
+/// constants fit, passes.
+#[test]
+fn a_truncated_64_bit_immediate_is_found() {
+    let sed = "/^\\tadd\\.u64 %d0/s/0[xX][0-9a-fA-F]*\\([0-9a-fA-F]\\{8\\}\\)/0x\\1/g";
+    let (report, dir) = common::conform_planted("wrong-imm64", sed, &["add.u64", "add.u32"]);
+    let r = Planted(report);
+    let f = r.form("add.u64");
+    assert_eq!(f["status"], "failed", "{f}");
+    let lines = immediate_mismatches(f);
+    assert!(
+        lines.iter().any(|l| l.contains("= 0x") || l.contains("= 0X")),
+        "{lines:?}"
+    );
+    assert_eq!(r.form("add.u32")["status"], "passed");
+    assert_eq!(r.forms_failed(), 1);
+    // The repro's vectors, judged again, are written with the same constants: the planted
+    // backend fails them, the oracle passes them.
+    let vec = dir.join("repro/add.u64/vectors.vec");
+    let backend = planted_backend(&dir, sed);
+    for (b, code) in [(backend.as_str(), 1), ("oracle", 0)] {
+        let out = ptxconf()
+            .args(["conform", "--quiet", "--backend", b, "--file"])
+            .arg(&vec)
+            .arg("--repro")
+            .arg(dir.join("repro-again"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{b}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+/// An implementation that ignores the `!` of `selp`'s selector (a form ptxas 12.9 accepts
+/// beyond the syntax line, `corpus/findings/ptxas-12.9-accepts-beyond-grammar.txt`; GPGPU-Sim
+/// does this) fails `selp`'s `!p` runs, and only those.
+#[test]
+fn an_ignored_selp_negation_is_found() {
+    let r = conform_planted(
+        "wrong-selp-not",
+        "/^\\tselp\\.b32 %d0/s/!%a2/%a2/",
+        &["selp.b32", "selp.f32"],
+    );
+    let f = r.form("selp.b32");
+    assert_eq!(f["status"], "failed", "{f}");
+    let lines = immediate_mismatches(f);
+    assert!(lines.iter().all(|l| l.contains("c = !p")), "{lines:?}");
+    assert_eq!(r.form("selp.f32")["status"], "passed");
+    assert_eq!(r.forms_failed(), 1);
+}

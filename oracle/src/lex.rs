@@ -351,7 +351,10 @@ pub fn parse_number(t: &str) -> Option<Tok> {
             .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | '+' | '-'))
         && (lower.contains('.') || lower.contains('e'));
     if is_decimal {
-        return lower.parse::<f64>().ok().filter(|x| x.is_finite()).map(|x| Tok::Float {
+        // ptxas 12.9 refuses a decimal whose f64 is subnormal ("Constant overflow": `1e-310`,
+        // `5e-324`); those values are written as `0d` bits.
+        let representable = |x: &f64| x.is_finite() && (*x == 0.0 || x.is_normal());
+        return lower.parse::<f64>().ok().filter(representable).map(|x| Tok::Float {
             bits: x.to_bits(),
             f32: false,
         });
@@ -462,6 +465,20 @@ mod tests {
         );
         assert_eq!(toks("-1"), vec![Tok::Punct('-'), int(1)]);
         assert_eq!(toks("18446744073709551615"), vec![int(u64::MAX)]);
+        // ptxas 12.9: a decimal whose f64 is subnormal is "Constant overflow"; the smallest
+        // normal one is a constant.
+        assert!(lex("1e-310").is_err());
+        assert!(lex("5e-324").is_err());
+        assert_eq!(
+            toks("2.2250738585072014e-308 0e0"),
+            vec![
+                Tok::Float {
+                    bits: f64::MIN_POSITIVE.to_bits(),
+                    f32: false
+                },
+                Tok::Float { bits: 0, f32: false }
+            ]
+        );
     }
 
     #[test]

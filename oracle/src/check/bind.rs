@@ -246,6 +246,19 @@ impl FuncCx<'_> {
                         format!("operand `{}` of `{}` must be an immediate", fo.name, form.name),
                     );
                 }
+                // A constant outside the operand's range (`in=`: bfe's positions, L6485) is
+                // refused, as ptxas 12.9 refuses it; a register's value is the instruction's to mask.
+                if let (Some((lo, hi)), Operand::Expr(e)) = (fo.flags.range, &o) {
+                    if let Some(v) = const_int(e).filter(|v| *v < lo || *v > hi) {
+                        return terr(
+                            loc,
+                            format!(
+                                "operand `{}` of `{}` must be in {lo}..={hi}, not {v}",
+                                fo.name, form.name
+                            ),
+                        );
+                    }
+                }
                 let src = self.src(&o, fo.ty, relaxed, at)?;
                 if fo.flags.reg && matches!(src, Src::Imm(_)) {
                     return terr(

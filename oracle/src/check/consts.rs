@@ -83,6 +83,11 @@ pub(super) fn float_literal(e: &Expr, ty: Type) -> Option<u64> {
         other => other,
     };
     let Expr::Float { bits, f32 } = inner else { return None };
+    // "The 32-bit hexadecimal form ... cannot be used in constant expressions" (L645): ptxas
+    // 12.9 refuses `-0f3F800000` (a syntax error) and takes `-0d3FF0000000000000`.
+    if neg && *f32 {
+        return None;
+    }
     let Kind::Float(fmt) = ty.kind else { return None };
     let v = match (f32, fmt) {
         (true, spec::types::FloatFormat::F32) => *bits,
@@ -184,6 +189,24 @@ pub fn literals(ty: Type, v: u64) -> Vec<Expr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `-0d...` is the negated f64; `-0f...` is no constant (L645; ptxas 12.9: a syntax error).
+    #[test]
+    fn only_the_64_bit_hex_float_negates() {
+        let lit = |f32: bool, bits: u64| Expr::Unary('-', Box::new(Expr::Float { bits, f32 }));
+        let f32t = Type::parse("f32").unwrap();
+        let f64t = Type::parse("f64").unwrap();
+        assert_eq!(
+            float_literal(&lit(false, 0x3FF0_0000_0000_0000), f64t),
+            Some(0xBFF0_0000_0000_0000)
+        );
+        assert_eq!(
+            float_literal(&lit(false, 0x3FF0_0000_0000_0000), f32t),
+            Some(0xBF80_0000)
+        );
+        assert_eq!(float_literal(&lit(true, 0x3F80_0000), f32t), None);
+        assert_eq!(float_literal(&lit(true, 0x3F80_0000), f64t), None);
+    }
 
     #[test]
     fn literals_follow_the_register_type() {

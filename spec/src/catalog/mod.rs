@@ -48,6 +48,7 @@
 
 pub mod fragment;
 mod id;
+pub mod literal;
 pub mod pattern;
 pub mod rules;
 pub mod write;
@@ -640,7 +641,8 @@ pub struct OperandFlags {
     /// `cc`: the carry flag `CC.CF`, implicit in PTX source (`addc.cc`).
     pub cc: bool,
     /// Must be a register, never an immediate (the SIMD video sources: ptxas 12.9 says
-    /// "Incorrect video selector" for a constant there).
+    /// "Incorrect video selector" for a constant there; `c` of the bf16 `set`/`setp` forms:
+    /// "Arguments mismatch").
     pub reg: bool,
     /// A destination that must be the sink `_` (the instruction returns nothing there:
     /// `mbarrier.arrive.shared::cluster.b64 _, [a]`).

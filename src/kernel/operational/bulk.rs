@@ -331,9 +331,10 @@ impl Elem {
     /// types and operations: [`Elem::random`] (the manual states the subnormal behaviour of
     /// `.add` only, L14647).
     pub(super) fn random_subnormal(self, op: &str, rng: &mut Rng) -> Vec<u8> {
+        let add = spec::atom::Op::parse(op) == Some(spec::atom::Op::Add);
         let man = match self {
-            Elem::F16 if op == "add" => 10,
-            Elem::Bf16 if op == "add" => 7,
+            Elem::F16 if add => 10,
+            Elem::Bf16 if add => 7,
             _ => return self.random(op, rng),
         };
         let bits = rng.next();
