@@ -386,11 +386,9 @@ pub fn build_with(
     if spec::vector::wgctl::columns(form).is_some() {
         return matrix::build_control(form, vectors, pick, max_threads);
     }
-    let mut variants: Vec<Variant> = Vec::new();
-    let mut index: HashMap<Variant, u32> = HashMap::new();
     // Per thread: its vector's index, the vector as its record holds it, its variant, and what
     // an immediate-operand run writes differently.
-    let mut threads: Vec<(usize, &Vector, Variant, Option<String>)> = Vec::with_capacity(pick.len());
+    let mut threads: Vec<Thread> = Vec::with_capacity(pick.len());
     for &i in pick {
         let v = vectors.get(i).ok_or(BuildError::VectorOutOfRange { index: i })?;
         if v.ins.len() > form.inputs.len() || v.outs.len() != form.outputs.len() {
@@ -402,13 +400,41 @@ pub fn build_with(
         threads.push((i, v, Variant::of(form, v), None));
     }
     let extras = immediate::extras(form, vectors, pick);
-    threads.extend(
+    let written = |rare: bool| -> Vec<Thread> {
         extras
             .iter()
-            .map(|e| (e.index, &e.written, e.variant.clone(), Some(e.note.clone()))),
-    );
+            .filter(|e| e.rare == rare)
+            .map(|e| (e.index, &e.written, e.variant.clone(), Some(e.note.clone())))
+            .collect()
+    };
+    // The immediate-operand runs are launches of their own, the rarer spellings apart from the
+    // common ones: an implementation that cannot take one spelling (GPGPU-Sim aborts on octal
+    // constants) still has the instruction judged on every vector's own run, by the kernel it
+    // had before these runs existed, and on the constants compilers write.
+    let mut batches = scalar_batches(form, &threads, max_threads, dispatch)?;
+    for group in [written(false), written(true)] {
+        if !group.is_empty() {
+            batches.extend(scalar_batches(form, &group, max_threads, dispatch)?);
+        }
+    }
+    Ok(batches)
+}
+
+/// A scalar kernel's thread: its vector's index, the vector as its record holds it, its
+/// variant, and what an immediate-operand run writes differently.
+type Thread<'a> = (usize, &'a Vector, Variant, Option<String>);
+
+/// The launches of `threads` (at most `max_threads` each), one module holding their variants.
+fn scalar_batches(
+    form: &Form,
+    threads: &[Thread],
+    max_threads: usize,
+    dispatch: Dispatch,
+) -> Result<Vec<Batch>, BuildError> {
+    let mut variants: Vec<Variant> = Vec::new();
+    let mut index: HashMap<Variant, u32> = HashMap::new();
     let mut of_vector = Vec::with_capacity(threads.len());
-    for (_, _, var, _) in &threads {
+    for (_, _, var, _) in threads {
         let n = *index.entry(var.clone()).or_insert_with(|| {
             variants.push(var.clone());
             variants.len() as u32 - 1

@@ -33,6 +33,19 @@ pub(super) struct Extra {
     pub variant: Variant,
     /// What is written differently from the register run (`b = 0x8000000000000001`).
     pub note: String,
+    /// Whether a constant is spelled in one of the rarer ways ([`rare`]): such runs are
+    /// launched apart from the others, so that an implementation refusing one spelling (GPGPU-Sim
+    /// aborts on octal) still has the values of the common ones judged.
+    pub rare: bool,
+}
+
+/// The spellings compilers seldom write (upper-case prefixes, octal, `U`, binary, decimal floats,
+/// negated `0d`); LLVM and NVRTC write hexadecimal, decimal, `-n`, `0f` and `0d`.
+fn rare(how: Spelling) -> bool {
+    !matches!(
+        how,
+        Spelling::Hex | Spelling::Decimal | Spelling::Negative | Spelling::FloatBits | Spelling::DoubleBits
+    )
 }
 
 /// How source `k` of a sampled vector is written.
@@ -161,6 +174,7 @@ fn extra(form: &Form, v: &Vector, index: usize, h: u64, cands: &[usize]) -> Extr
     };
     let mut written = v.clone();
     let mut writes: Vec<(usize, Writing)> = Vec::new();
+    let mut rare_spelling = false;
     for (n, &k) in ks.iter().enumerate() {
         let o = &form.inputs[k];
         let salt = (h >> 20).wrapping_add(k as u64 * 7 + n as u64);
@@ -175,11 +189,12 @@ fn extra(form: &Form, v: &Vector, index: usize, h: u64, cands: &[usize]) -> Extr
         }
         let start = (salt % SPELLINGS.len() as u64) as usize;
         let f64_ok = f64_constants_for_f32(form) || o.ty.kind != Kind::Float(FloatFormat::F32);
-        let text = (0..SPELLINGS.len())
+        let (how, text) = (0..SPELLINGS.len())
             .map(|d| SPELLINGS[(start + d) % SPELLINGS.len()])
             .filter(|&how| f64_ok || how == Spelling::FloatBits)
-            .find_map(|how| spell(o.ty, v.ins[k].bits, how))
+            .find_map(|how| spell(o.ty, v.ins[k].bits, how).map(|t| (how, t)))
             .expect("every literal type has a spelling");
+        rare_spelling |= rare(how);
         writes.push((k, Writing::Literal(text)));
     }
     let mut variant = Variant::of(form, &written);
@@ -199,6 +214,7 @@ fn extra(form: &Form, v: &Vector, index: usize, h: u64, cands: &[usize]) -> Extr
         written,
         variant,
         note: format!("written into the instruction: {}", note.join(", ")),
+        rare: rare_spelling,
     }
 }
 
