@@ -1,6 +1,8 @@
 //! The `cmd:` and `cuda` backends: the launch protocol against `ptxconf run` and against
 //! misbehaving programs, and the CUDA driver loader on a machine with or without a driver.
 
+mod common;
+use common::Scratch;
 use ptxconf::backend::cmd::Cmd;
 use ptxconf::backend::cuda::{self, Cuda};
 use ptxconf::backend::{Backend, Failure, Job, JobBuffer, JobParam, Options};
@@ -195,33 +197,6 @@ fn cmd_overrides_set_the_capabilities() {
     assert_eq!(cmd.caps().ptx, PtxVersion(7, 8));
     assert_eq!(cmd.caps().families.as_deref(), Some(&["9.7.1".to_string()][..]));
     assert_eq!(cmd.parallel(), 3);
-}
-
-/// A directory for one test's scripts, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("ptxconf-backends-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-
-    /// Writes an executable `sh` script and returns its path.
-    fn script(&self, name: &str, body: &str) -> String {
-        use std::os::unix::fs::PermissionsExt;
-        let p = self.0.join(name);
-        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        p.display().to_string()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// A one-buffer job: `out`, 8 zeroed bytes.

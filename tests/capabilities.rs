@@ -3,12 +3,14 @@
 //! backend that lacks `brx.idx` gets conformance kernels that dispatch their operand variants by
 //! predicated branches instead — with the same results, judged on the same vectors.
 
+mod common;
+use common::Scratch;
 use ptxconf::backend::cmd::Cmd;
 use ptxconf::backend::{oracle::Oracle, Backend, Buffers, Caps, Failure, Feature, Job, Options};
 use ptxconf::conform::{self, FormVectors, Settings, Status};
 use ptxconf::kernel::{self, Dispatch};
 use spec::catalog::{catalog, Form, PtxVersion, Target};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/vectors");
 
@@ -86,16 +88,31 @@ impl Backend for NoBrx {
     }
 }
 
-/// Every result of a form's kernel (all its vectors in one launch) on the oracle, and the kernel.
-fn results(key: &str, fv: &FormVectors, dispatch: Dispatch) -> (Vec<Vec<u128>>, String) {
+/// Every result of a form's kernels on the oracle (all its vectors in one launch, then the
+/// immediate-operand runs' launches), and the kernels' text.
+fn results(key: &str, fv: &FormVectors, dispatch: Dispatch) -> (Vec<Vec<u128>>, Vec<String>) {
     let all: Vec<usize> = (0..fv.vectors.len()).collect();
     let batches = kernel::build_with(form(key), &fv.vectors, &all, all.len(), dispatch).unwrap();
-    assert_eq!(batches.len(), 1);
-    let b = &batches[0];
-    let bufs = oracle()
-        .run(&b.job)
-        .unwrap_or_else(|f| panic!("{key} ({dispatch:?}): {f}"));
-    (b.decode(form(key), &bufs).unwrap(), b.job.ptx.clone())
+    assert_eq!(
+        batches[0].vectors, all,
+        "{key}: the first launch holds every vector's own run"
+    );
+    let (mut out, mut ptx) = (Vec::new(), Vec::new());
+    for b in &batches {
+        let bufs = oracle()
+            .run(&b.job)
+            .unwrap_or_else(|f| panic!("{key} ({dispatch:?}): {f}"));
+        out.extend(b.decode(form(key), &bufs).unwrap());
+        ptx.push(b.job.ptx.clone());
+    }
+    (out, ptx)
+}
+
+/// The runs a form's vectors make: each vector's own and the immediate-operand runs.
+fn runs(key: &str, fv: &FormVectors) -> usize {
+    let all: Vec<usize> = (0..fv.vectors.len()).collect();
+    let batches = kernel::build(form(key), &fv.vectors, &all, all.len()).unwrap();
+    batches.iter().map(|b| b.vectors.len()).sum()
 }
 
 #[test]
@@ -104,13 +121,21 @@ fn branch_dispatch_gives_the_table_dispatch_results() {
         let fv = vectors(key);
         let (table, table_ptx) = results(key, &fv, Dispatch::Table);
         let (branches, branch_ptx) = results(key, &fv, Dispatch::Branches);
-        let variants = branch_ptx.lines().filter(|l| l.starts_with("$V")).count();
+        let count = |ptx: &str| ptx.lines().filter(|l| l.starts_with("$V")).count();
+        // The first kernel holds every vector's own run; the others the immediate-operand runs.
+        let variants = count(&branch_ptx[0]);
         assert!(variants >= 2, "{key}: {variants} variants");
-        assert!(has_brx(&table_ptx), "{key}: the table kernel has no brx.idx");
-        assert!(!has_brx(&branch_ptx), "{key}: the branch kernel has brx.idx");
-        // A binary search: ⌈log₂ n⌉ tests on any path, n − 1 in all.
-        assert_eq!(branch_ptx.matches("setp.ge.u32 %upper").count(), variants - 1, "{key}");
-        assert_eq!(table.len(), fv.vectors.len());
+        assert!(has_brx(&table_ptx[0]), "{key}: the table kernel has no brx.idx");
+        for ptx in &branch_ptx {
+            assert!(!has_brx(ptx), "{key}: a branch kernel has brx.idx");
+            // A binary search: ⌈log₂ n⌉ tests on any path, n − 1 in all.
+            assert_eq!(
+                ptx.matches("setp.ge.u32 %upper").count(),
+                count(ptx).saturating_sub(1),
+                "{key}"
+            );
+        }
+        assert_eq!(table.len(), runs(key, &fv));
         assert!(table == branches, "{key}: the two dispatches disagree");
         if *key == "lop3.b32" {
             assert_eq!(variants, 256, "one variant per LUT");
@@ -127,11 +152,8 @@ fn conform_on_a_backend_lacking_brx_runs_branch_kernels_and_passes() {
         let fv = vectors(key);
         let r = conform::check_form(&lacking, &fv, &settings);
         assert_eq!(r.status, Status::Passed, "{key}: {:?}", r.reason);
-        assert_eq!(
-            (r.vectors, r.passed, r.failed),
-            (fv.vectors.len(), fv.vectors.len(), 0),
-            "{key}"
-        );
+        let n = runs(key, &fv);
+        assert_eq!((r.vectors, r.passed, r.failed), (n, n, 0), "{key}");
         // The same backend without the declaration is given `brx.idx` and refuses it.
         let r = conform::check_form(&silent, &fv, &settings);
         assert_eq!(r.status, Status::Failed, "{key}");
@@ -139,33 +161,6 @@ fn conform_on_a_backend_lacking_brx_runs_branch_kernels_and_passes() {
             r.reason.as_deref().unwrap_or("").contains("brx.idx is not supported"),
             "{key}"
         );
-    }
-}
-
-/// A directory for one test's files, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("ptxconf-capabilities-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-
-    /// Writes an executable `sh` script and returns its path.
-    fn script(&self, name: &str, body: &str) -> String {
-        use std::os::unix::fs::PermissionsExt;
-        let p = self.0.join(name);
-        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        p.display().to_string()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -276,14 +276,36 @@ fn conform_runs_add_s32_on_gpgpu_sim() {
         .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "conform add.s32 on GPGPU-Sim failed ({}):\n{stdout}\n{}",
-        out.status,
+    // add.s32's own vectors (384) and its immediate runs in the common spellings pass; the launch
+    // of the rarer spellings dies in GPGPU-Sim's parser (octal, binary and `U` constants are not
+    // implemented there, though L632-638 has them), so the form fails on those runs alone.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // add.s32 passes: the one form of 9.7.1 the filter selects.
-    assert!(stdout.contains("\n1 forms passed, 0 failed,"), "{stdout}");
+    let row: Vec<u64> = stdout
+        .lines()
+        .find(|l| l.starts_with("9.7.1 "))
+        .unwrap_or_else(|| panic!("{stdout}"))
+        .split_whitespace()
+        .rev()
+        .take(2)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let (ok, bad) = (row[1], row[0]);
+    assert!(ok > 384 && bad > 0 && ok + bad <= 384 + 24, "{stdout}");
+    assert!(
+        [
+            "parsing octal not (yet) implemented",
+            "parsing binary not (yet) implemented",
+            "U modifier not implemented"
+        ]
+        .iter()
+        .any(|m| stdout.contains(m)),
+        "{stdout}"
+    );
 }
 
 /// `conform --baseline FILE` of the logic and shift family (9.7.8) on GPGPU-Sim: exit code and

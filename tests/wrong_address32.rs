@@ -6,24 +6,7 @@
 use std::path::Path;
 
 mod common;
-use common::{ptxconf, scratch};
-
-/// A `cmd:` backend: rewrites each kernel with `sed`, then answers with `ptxconf run` under the
-/// manual's grammar (which runs 32-bit modules; `ptxconf run`'s default, ptxas's, refuses them).
-fn manual_backend(dir: &Path, sed: &str) -> String {
-    let script = dir.join("planted.sh");
-    let text = format!(
-        "#!/bin/sh\nsed -i '{sed}' \"$(dirname \"$1\")/kernel.ptx\"\nsed -i '1s/^{{/{{\"grammar\": \"manual\", /' \"$1\"\nexec '{}' run \"$1\"\n",
-        env!("CARGO_BIN_EXE_ptxconf")
-    );
-    std::fs::write(&script, text).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    format!("cmd:{}", script.display())
-}
+use common::{planted_backend_of, ptxconf, scratch, Rewrite};
 
 /// `conform --json` of `forms` on `backend`: the exit status and the report.
 fn conform(name: &str, backend: impl FnOnce(&Path) -> String, forms: &[&str]) -> (Option<i32>, serde_json::Value) {
@@ -67,7 +50,7 @@ fn with_status(report: &serde_json::Value, status: &str) -> Vec<String> {
 fn the_32_bit_scenarios_pass_through_the_protocol() {
     let (code, r) = conform(
         "addr32-plain",
-        |d| manual_backend(d, "s/^$//"),
+        |d| planted_backend_of(d, "s/^$//", Rewrite::KernelManualGrammar),
         &["cvta.to.global.u32", "mapa.u32"],
     );
     assert_eq!(code, Some(0), "{r}");
@@ -82,9 +65,10 @@ fn a_global_address_cut_to_16_bits_is_found() {
     let (code, r) = conform(
         "addr32-cut",
         |d| {
-            manual_backend(
+            planted_backend_of(
                 d,
                 r"s/^\t\(cvta\.to\.global\.u32 %r22, %r20;\)$/\t\1\n\tand.b32 %r22, %r22, 0xffff;/",
+                Rewrite::KernelManualGrammar,
             )
         },
         &["cvta.to.global.", "cvta.global."],
@@ -100,7 +84,13 @@ fn a_global_address_cut_to_16_bits_is_found() {
 fn a_generic_32_bit_mapa_into_the_wrong_rank_is_found() {
     let (code, r) = conform(
         "addr32-mapa",
-        |d| manual_backend(d, r"s/^\tmapa\.u32 %r14, %r13, %r11;$/\tmapa.u32 %r14, %r13, %r1;/"),
+        |d| {
+            planted_backend_of(
+                d,
+                r"s/^\tmapa\.u32 %r14, %r13, %r11;$/\tmapa.u32 %r14, %r13, %r1;/",
+                Rewrite::KernelManualGrammar,
+            )
+        },
         &["mapa"],
     );
     assert_eq!(code, Some(1), "{r}");

@@ -26,12 +26,15 @@ pub enum Rewrite {
     Kernel,
     /// The launch file itself: e.g. a tensor map's driver-call description read wrongly.
     Launch,
+    /// The PTX file, the launch then asking for the manual's grammar (which runs 32-bit
+    /// modules; `ptxconf run`'s default, ptxas's, refuses them).
+    KernelManualGrammar,
 }
 
 /// A `cmd:` backend with a planted bug: a shell script that rewrites the launch's PTX file
 /// with the sed expression `sed`, then answers with `ptxconf run` — the oracle, wrong in exactly
 /// that way.
-#[allow(dead_code)] // `wrong_address32.rs` writes its own (the manual's grammar).
+#[allow(dead_code)] // Not every test binary sharing the module plants a kernel bug.
 pub fn planted_backend(dir: &Path, sed: &str) -> String {
     planted_backend_of(dir, sed, Rewrite::Kernel)
 }
@@ -39,12 +42,16 @@ pub fn planted_backend(dir: &Path, sed: &str) -> String {
 /// [`planted_backend`] rewriting what `what` names.
 pub fn planted_backend_of(dir: &Path, sed: &str, what: Rewrite) -> String {
     let script = dir.join("planted.sh");
-    let file = match what {
-        Rewrite::Kernel => r#""$(dirname "$1")/kernel.ptx""#,
-        Rewrite::Launch => r#""$1""#,
+    let (file, grammar) = match what {
+        Rewrite::Kernel => (r#""$(dirname "$1")/kernel.ptx""#, ""),
+        Rewrite::Launch => (r#""$1""#, ""),
+        Rewrite::KernelManualGrammar => (
+            r#""$(dirname "$1")/kernel.ptx""#,
+            "sed -i '1s/^{/{\"grammar\": \"manual\", /' \"$1\"\n",
+        ),
     };
     let text = format!(
-        "#!/bin/sh\nsed -i '{sed}' {file}\nexec '{}' run \"$1\"\n",
+        "#!/bin/sh\nsed -i '{sed}' {file}\n{grammar}exec '{}' run \"$1\"\n",
         env!("CARGO_BIN_EXE_ptxconf")
     );
     std::fs::write(&script, text).unwrap();
@@ -87,4 +94,30 @@ pub fn conform_planted_of(name: &str, sed: &str, what: Rewrite, forms: &[&str]) 
         String::from_utf8_lossy(&out.stderr)
     );
     (serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap(), dir)
+}
+
+/// A directory for one test's scripts, removed when dropped.
+#[allow(dead_code)] // The `cmd:` suites write scripts; the planted-bug suites share the module.
+pub struct Scratch(pub PathBuf);
+
+#[allow(dead_code)]
+impl Scratch {
+    pub fn new(test: &str) -> Scratch {
+        Scratch(scratch(&format!("scratch-{test}")))
+    }
+
+    /// Writes an executable `sh` script and returns its path.
+    pub fn script(&self, name: &str, body: &str) -> String {
+        use std::os::unix::fs::PermissionsExt;
+        let p = self.0.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p.display().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
