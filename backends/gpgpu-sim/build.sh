@@ -175,7 +175,8 @@ if is_url "$source_arg"; then
     if [ ! -d "$clone/.git" ]; then
         say "cloning $source_arg"
         rm -rf "$clone"
-        git clone --quiet --no-checkout "$source_arg" "$clone" >&2
+        git clone --quiet --no-checkout "$source_arg" "$clone" >&2 ||
+            { rm -rf "$clone"; lacking "cannot clone $source_arg (is it reachable from here?)"; }
     fi
     if ! git -C "$clone" rev-parse --verify --quiet "$commit^{commit}" >/dev/null ||
         ! [[ $commit =~ ^[0-9a-f]{40}$ ]]; then
