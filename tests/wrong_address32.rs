@@ -6,42 +6,15 @@
 use std::path::Path;
 
 mod common;
-use common::{planted_backend_of, ptxconf, scratch, Rewrite};
+use common::{conform_json, forms_with_status, planted_backend_of, scratch, Rewrite};
 
 /// `conform --json` of `forms` on `backend`: the exit status and the report.
 fn conform(name: &str, backend: impl FnOnce(&Path) -> String, forms: &[&str]) -> (Option<i32>, serde_json::Value) {
     let dir = scratch(name);
     let backend = backend(&dir);
-    let json = dir.join("report.json");
-    let out = ptxconf()
-        .args(["conform", "--quiet", "--backend", &backend])
-        .args(forms)
-        .arg("--json")
-        .arg(&json)
-        .arg("--repro")
-        .arg(dir.join("repro"))
-        .output()
-        .unwrap();
-    let report = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let r = conform_json(&dir, &backend, forms);
     let _ = std::fs::remove_dir_all(dir);
-    (out.status.code(), report)
-}
-
-/// The forms of `report` with `status`, by key.
-fn with_status(report: &serde_json::Value, status: &str) -> Vec<String> {
-    report["forms"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["status"] == status)
-        .map(|f| f["form"].as_str().unwrap().to_string())
-        .collect()
+    r
 }
 
 /// Without a bug, the manual-grammar backend passes every 32-bit form: the scenarios are
@@ -54,7 +27,11 @@ fn the_32_bit_scenarios_pass_through_the_protocol() {
         &["cvta.to.global.u32", "mapa.u32"],
     );
     assert_eq!(code, Some(0), "{r}");
-    assert_eq!(with_status(&r, "passed"), ["cvta.to.global.u32", "mapa.u32"], "{r}");
+    assert_eq!(
+        forms_with_status(&r, "passed"),
+        ["cvta.to.global.u32", "mapa.u32"],
+        "{r}"
+    );
 }
 
 /// A generic 32-bit address cut to its low 16 bits after `cvta.to.global.u32` (an
@@ -74,8 +51,8 @@ fn a_global_address_cut_to_16_bits_is_found() {
         &["cvta.to.global.", "cvta.global."],
     );
     assert_eq!(code, Some(1), "{r}");
-    assert_eq!(with_status(&r, "failed"), ["cvta.to.global.u32"], "{r}");
-    assert_eq!(with_status(&r, "passed").len(), 3, "{r}");
+    assert_eq!(forms_with_status(&r, "failed"), ["cvta.to.global.u32"], "{r}");
+    assert_eq!(forms_with_status(&r, "passed").len(), 3, "{r}");
 }
 
 /// A generic `mapa.u32` into the thread's own rank instead of the rank asked for: the words
@@ -94,7 +71,7 @@ fn a_generic_32_bit_mapa_into_the_wrong_rank_is_found() {
         &["mapa"],
     );
     assert_eq!(code, Some(1), "{r}");
-    assert_eq!(with_status(&r, "failed"), ["mapa.u32"], "{r}");
+    assert_eq!(forms_with_status(&r, "failed"), ["mapa.u32"], "{r}");
     let bad = r["forms"]
         .as_array()
         .unwrap()
@@ -118,7 +95,7 @@ fn a_backend_refusing_32_bit_modules_has_them_skipped() {
         &["getctarank.u", "cvta.local."],
     );
     assert_eq!(code, Some(0), "{r}");
-    let mut skipped = with_status(&r, "skipped");
+    let mut skipped = forms_with_status(&r, "skipped");
     skipped.sort();
     assert_eq!(skipped, ["cvta.local.u32", "getctarank.u32"], "{r}");
     for f in r["forms"].as_array().unwrap() {
@@ -132,5 +109,9 @@ fn a_backend_refusing_32_bit_modules_has_them_skipped() {
             );
         }
     }
-    assert_eq!(with_status(&r, "passed"), ["cvta.local.u64", "getctarank.u64"], "{r}");
+    assert_eq!(
+        forms_with_status(&r, "passed"),
+        ["cvta.local.u64", "getctarank.u64"],
+        "{r}"
+    );
 }

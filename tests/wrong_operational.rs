@@ -5,7 +5,7 @@
 use std::path::Path;
 
 mod common;
-use common::{conform_planted_of, planted_backend, ptxconf, scratch, Rewrite};
+use common::{conform_planted_of, forms_with_status, planted_backend, ptxconf, scratch, Rewrite};
 
 /// `conform --json` of `forms` against a backend with the bug `sed`: the run fails (exit 1);
 /// the report's forms by key. The scratch directory goes afterwards.
@@ -288,13 +288,7 @@ fn a_bulk_wait_group_read_that_waits_too_little_is_found() {
 
 /// The forms of `report` that failed, by key.
 fn failed(report: &serde_json::Value) -> Vec<String> {
-    report["forms"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["status"] == "failed")
-        .map(|f| f["form"].as_str().unwrap().to_string())
-        .collect()
+    forms_with_status(report, "failed")
 }
 
 /// A `.shared::cluster` store that lands in the storing CTA's own shared memory (the address
@@ -409,16 +403,7 @@ fn a_register_increase_beyond_the_pool_is_found() {
 fn conform_map_planted(name: &str, sed: &str, forms: &[&str]) -> (Vec<String>, Vec<String>) {
     let (r, dir) = conform_planted_of(name, sed, Rewrite::Launch, forms);
     let _ = std::fs::remove_dir_all(dir);
-    let by = |s: &str| -> Vec<String> {
-        r["forms"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|f| f["status"] == s)
-            .map(|f| f["form"].as_str().unwrap().to_string())
-            .collect()
-    };
-    (by("failed"), by("passed"))
+    (forms_with_status(&r, "failed"), forms_with_status(&r, "passed"))
 }
 
 /// The covered forms whose keys contain one of `filters` and one of whose scenarios (seed 1,

@@ -76,9 +76,18 @@ pub fn conform_planted(name: &str, sed: &str, forms: &[&str]) -> (serde_json::Va
 pub fn conform_planted_of(name: &str, sed: &str, what: Rewrite, forms: &[&str]) -> (serde_json::Value, PathBuf) {
     let dir = scratch(name);
     let backend = planted_backend_of(&dir, sed, what);
+    let (code, report) = conform_json(&dir, &backend, forms);
+    assert_eq!(code, Some(1), "{report}");
+    (report, dir)
+}
+
+/// `conform --json` of `forms` on `backend`, the report and repros under `dir`: the exit status
+/// and the report (an unreadable report panics with the run's output).
+#[allow(dead_code)]
+pub fn conform_json(dir: &Path, backend: &str, forms: &[&str]) -> (Option<i32>, serde_json::Value) {
     let json = dir.join("report.json");
     let out = ptxconf()
-        .args(["conform", "--quiet", "--backend", &backend])
+        .args(["conform", "--quiet", "--backend", backend])
         .args(forms)
         .arg("--json")
         .arg(&json)
@@ -86,14 +95,29 @@ pub fn conform_planted_of(name: &str, sed: &str, what: Rewrite, forms: &[&str]) 
         .arg(dir.join("repro"))
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap(), dir)
+    let report = std::fs::read(&json)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "no report: {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    (out.status.code(), report)
+}
+
+/// The forms of a `conform --json` report with `status` (`passed`, `failed`, ...), by key.
+#[allow(dead_code)]
+pub fn forms_with_status(report: &serde_json::Value, status: &str) -> Vec<String> {
+    report["forms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["status"] == status)
+        .map(|f| f["form"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// A directory for one test's scripts, removed when dropped.
