@@ -95,6 +95,20 @@ pub struct Machine<'p> {
     pub audit: Option<Vec<u8>>,
     /// Global memory a `discard` made undefined (`exec/control.rs`).
     discarded: control::Discarded,
+    /// Which executor runs launches ([`Engine`]).
+    pub engine: Engine,
+    /// Threads of the host that may run a launch's independent CTAs (clusters) at once; 1 runs
+    /// them one after another. Results do not depend on it.
+    pub workers: usize,
+}
+
+/// The executor that runs a launch. Whichever runs it, buffers, [`Stats`] and errors are the
+/// same: the reference is what the others are tested against.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// One thread at a time over the decoded program ([`Cta::step`]): the reference.
+    #[default]
+    Reference,
 }
 
 /// How loosely an outcome determines its value (see [`Machine::audit`]).
@@ -144,6 +158,8 @@ impl<'p> Machine<'p> {
             perturb: None,
             audit: None,
             discarded: control::Discarded::default(),
+            engine: Engine::default(),
+            workers: 1,
         })
     }
 
@@ -264,17 +280,29 @@ impl<'p> Machine<'p> {
         for z in 0..nz {
             for y in 0..ny {
                 for x in 0..nx {
-                    let id = [x, y, z];
-                    let peers = (1..geo.size())
-                        .map(|r| Cta::new(self, l, entry, geo.ctaid(id, r)).park())
-                        .collect();
-                    let mut cta = Cta::new(self, l, entry, geo.ctaid(id, 0));
-                    cta.cluster = cluster::Cluster::new(geo, id, peers);
-                    cta.run(&mut stats)?;
+                    self.run_cluster(l, entry, geo, [x, y, z], &mut stats)?;
                 }
             }
         }
         Ok(stats)
+    }
+
+    /// Runs cluster `id` of a launch to completion (each CTA its own cluster without cluster
+    /// dimensions), adding what it executed to `stats`.
+    fn run_cluster(
+        &mut self,
+        l: &Launch,
+        entry: usize,
+        geo: crate::cluster::Geometry,
+        id: [u32; 3],
+        stats: &mut Stats,
+    ) -> Result<()> {
+        let peers = (1..geo.size())
+            .map(|r| Cta::new(self, l, entry, geo.ctaid(id, r)).park())
+            .collect();
+        let mut cta = Cta::new(self, l, entry, geo.ctaid(id, 0));
+        cta.cluster = cluster::Cluster::new(geo, id, peers);
+        cta.run(stats)
     }
 }
 
@@ -1306,7 +1334,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             self.check_discarded(i, pc, self.m.global.regions[k].base + off as u64, n)?;
         }
         out.copy_from_slice(match area {
-            Area::Global(k) => &self.m.global.regions[k].data[off..off + n],
+            Area::Global(k) => self.m.global.read(k, off, n),
             Area::Shared => &self.shared[off..off + n],
             Area::Const => &self.m.constant[off..off + n],
             Area::KParam => &self.kparams[off..off + n],
@@ -1343,7 +1371,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             b.write(i, pc, k, off, n);
         }
         match area {
-            Area::Global(k) => &mut self.m.global.regions[k].data[off..off + n],
+            Area::Global(k) => self.m.global.write(k, off, n),
             Area::Shared => &mut self.shared[off..off + n],
             Area::Stack => &mut self.threads[i].stack[off..off + n],
             Area::Const | Area::KParam => unreachable!("located as read-only"),
@@ -1444,7 +1472,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         let mut buf = [0u8; 16];
         if let Some((k, off)) = c.src {
             let n = c.n_src as usize;
-            buf[..n].copy_from_slice(&self.m.global.regions[k].data[off..off + n]);
+            buf[..n].copy_from_slice(self.m.global.read(k, off, n));
         }
         let size = c.size as usize;
         self.shared[c.dst..c.dst + size].copy_from_slice(&buf[..size]);

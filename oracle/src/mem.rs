@@ -264,6 +264,21 @@ impl std::fmt::Display for AccessError {
 impl std::error::Error for AccessError {}
 
 impl Global {
+    /// Bytes `[off, off+n)` of allocation `k`, read by the program. Every read of global memory
+    /// by executing code goes through here, so that what a CTA reads can be known
+    /// (multi-CTA execution, `crate::exec`).
+    #[inline]
+    pub fn read(&self, k: usize, off: usize, n: usize) -> &[u8] {
+        &self.regions[k].data[off..off + n]
+    }
+
+    /// Bytes `[off, off+n)` of allocation `k`, written by the program; like [`Global::read`], the
+    /// one way executing code writes global memory.
+    #[inline]
+    pub fn write(&mut self, k: usize, off: usize, n: usize) -> &mut [u8] {
+        &mut self.regions[k].data[off..off + n]
+    }
+
     /// The allocation holding `[addr, addr+len)` and the offset in it.
     pub fn find(&self, addr: u64, len: usize) -> Result<(usize, usize), AccessError> {
         let i = self.regions.partition_point(|r| r.base <= addr);

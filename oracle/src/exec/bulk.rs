@@ -797,7 +797,7 @@ impl Cta<'_, '_> {
         let bytes = match &p.src {
             Source::Data(d) => d.clone(),
             Source::At(Place::Shared { rank, off }) => self.shared_in(*rank)[*off..*off + p.size].to_vec(),
-            Source::At(Place::Global { k, off }) => self.m.global.regions[*k].data[*off..*off + p.size].to_vec(),
+            Source::At(Place::Global { k, off }) => self.m.global.read(*k, *off, p.size).to_vec(),
         };
         self.cluster.flight.ops[k].read = Some(bytes);
     }
@@ -844,7 +844,7 @@ impl Cta<'_, '_> {
         match p.dst {
             Place::Shared { rank, off } => self.cluster_store(rank, off, n, write),
             Place::Global { k, off } => {
-                write(&mut self.m.global.regions[k].data[off..off + n]);
+                write(self.m.global.write(k, off, n));
                 self.mutations += 1;
             }
         }
