@@ -111,6 +111,23 @@ pub enum Engine {
     Reference,
 }
 
+impl Engine {
+    /// Every engine, the reference first.
+    pub const ALL: &'static [Engine] = &[Engine::Reference];
+
+    /// The engine's name on command lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Reference => "reference",
+        }
+    }
+
+    /// The engine named `name` ([`Engine::name`]).
+    pub fn parse(name: &str) -> Option<Engine> {
+        Engine::ALL.iter().copied().find(|e| e.name() == name)
+    }
+}
+
 /// How loosely an outcome determines its value (see [`Machine::audit`]).
 fn looseness(o: &spec::value::Outcome) -> u8 {
     use spec::value::Accept;
