@@ -69,24 +69,40 @@ enum Cmd {
         #[arg(long, conflicts_with_all = ["launch", "stats"])]
         capabilities: bool,
     },
-    /// Benchmarks: `ptxconf bench oracle` runs an ALU-heavy kernel on the interpreter and the same
-    /// computation natively, checks that both give the same bytes, and prints the oracle's
-    /// thread-instructions per second and the ratio of the two times. `ptxconf bench mma` runs a
-    /// GEMM with `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32` on the interpreter and as a
-    /// native f32 GEMM, checks that both give the same bits, and prints the oracle's
-    /// multiply-adds per second and the ratio of the two times.
+    /// Benchmarks of the oracle against native twins, in the same run.
+    ///
+    /// `ptxconf bench` (or `bench suite`) runs every benchmark: alu, int-heavy, float-heavy,
+    /// divergent, memory, softmax and layer-norm (Triton's, from the corpus) and gemm; `ptxconf
+    /// bench NAME` one of them. Each runs on every engine with one worker, then on the last engine
+    /// with --workers host threads; every row's output is checked against the twin's (exit 1 if
+    /// wrong) and prints thread-instructions/s, the ratio to native and the speedup over the first
+    /// row. `--json` prints the rows with the host (CPU, cores, load). `ptxconf bench oracle`
+    /// (the ALU kernel at --threads × --iters) and `ptxconf bench mma` (the GEMM at --size) keep
+    /// their one-line reports.
     Bench {
-        /// What to benchmark (`oracle` or `mma`).
-        target: String,
-        /// Threads in the launch (a multiple of 32; blocks of up to 1024).
+        /// `suite` (default), a benchmark's name, `oracle` or `mma`.
+        target: Option<String>,
+        /// `oracle`: threads in the launch (a multiple of 32; blocks of up to 1024).
         #[arg(long, default_value_t = 1024)]
         threads: u32,
-        /// Loop iterations per thread.
+        /// `oracle`: loop iterations per thread.
         #[arg(long, default_value_t = 10_000)]
         iters: u32,
         /// `mma`: M = N = K of the GEMM (a multiple of 32, at most 4096).
         #[arg(long, default_value_t = 256)]
         size: u32,
+        /// Suite: measure only this engine (default: every engine).
+        #[arg(long)]
+        engine: Option<String>,
+        /// Suite: host threads for the last row of each benchmark (default: the available cores).
+        #[arg(long)]
+        workers: Option<usize>,
+        /// Suite: small sizes (milliseconds; for tests and CI).
+        #[arg(long)]
+        quick: bool,
+        /// Suite: print the report as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Golden vectors (corpus/vectors/): `generate` writes them from the spec, `verify`
     /// regenerates and compares byte for byte, `cat FORM` prints one form's file.
@@ -294,7 +310,11 @@ fn main() -> ExitCode {
             threads,
             iters,
             size,
-        } => match target.as_str() {
+            engine,
+            workers,
+            quick,
+            json,
+        } => match target.as_deref().unwrap_or("suite") {
             "oracle" => match bench::oracle(threads, iters) {
                 Ok(report) => {
                     print!("{report}");
@@ -315,10 +335,7 @@ fn main() -> ExitCode {
                     ExitCode::from(1)
                 }
             },
-            other => {
-                eprintln!("error: unknown benchmark `{other}` (expected `oracle` or `mma`)");
-                ExitCode::from(2)
-            }
+            name => bench_suite(name, engine.as_deref(), workers, quick, json),
         },
         Cmd::Conform(args) => conform_cmd::run(*args),
         Cmd::Reduce(args) => reduce_cmd::run(args),
@@ -479,6 +496,55 @@ fn show_verify(r: &ptxconf::vectors::VerifyReport) -> String {
 }
 
 /// `run`: the launch contract's replies on stdout, the exit status saying which it was.
+/// `ptxconf bench [suite|NAME]`: the suite's report, or exit 2 on a usage error, 1 when a
+/// benchmark fails or its output is wrong.
+fn bench_suite(name: &str, engine: Option<&str>, workers: Option<usize>, quick: bool, json: bool) -> ExitCode {
+    use bench::suite;
+    let benches: Vec<&suite::Bench> = if name == "suite" {
+        suite::SUITE.iter().collect()
+    } else if let Some(b) = suite::find(name) {
+        vec![b]
+    } else {
+        let names: Vec<&str> = suite::SUITE.iter().map(|b| b.name).collect();
+        eprintln!(
+            "error: unknown benchmark `{name}` (expected `suite`, {}, `oracle` or `mma`)",
+            names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        );
+        return ExitCode::from(2);
+    };
+    let mut opts = suite::Options::default();
+    if let Some(e) = engine {
+        match oracle::exec::Engine::parse(e) {
+            Some(e) => opts.engines = vec![e],
+            None => {
+                let names: Vec<&str> = oracle::exec::Engine::ALL.iter().map(|e| e.name()).collect();
+                eprintln!("error: unknown engine `{e}` (expected one of: {})", names.join(", "));
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if let Some(w) = workers {
+        if w == 0 {
+            eprintln!("error: --workers must be at least 1");
+            return ExitCode::from(2);
+        }
+        opts.workers = w;
+    }
+    if quick {
+        opts.size = suite::Size::Quick;
+    }
+    match suite::run(&benches, &opts) {
+        Ok(report) => {
+            print!("{}", if json { report.json() } else { report.text() });
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: bench: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn run_launch(path: &std::path::Path, stats: bool) -> ExitCode {
     match oracle::launch::run_file(path) {
         Ok((bufs, st)) => {

@@ -42,7 +42,7 @@ struct Kernel {
 }
 
 /// Counts the instruction lines (those ending in `;`, labels and directives excluded).
-fn instructions(lines: &str) -> u64 {
+pub(super) fn instructions(lines: &str) -> u64 {
     lines
         .lines()
         .filter(|l| l.trim_end().ends_with(';') && !l.trim_start().starts_with('.'))
@@ -301,6 +301,52 @@ pub fn mma(size: u32) -> Result<String, BenchError> {
         macs / t_native.max(1e-9) / 1e6,
         t_oracle / t_native.max(1e-9),
     ))
+}
+
+/// The suite's `gemm` benchmark: [`mma()`]'s kernel, inputs and native GEMM (D compared bit for
+/// bit, the instruction count checked).
+pub(super) fn workload(size: super::suite::Size) -> super::suite::Workload {
+    use super::suite::{Arg, Rule, Size, Twin, Workload};
+    let size = match size {
+        Size::Full => 256u32,
+        Size::Quick => 64,
+    };
+    let n = size as usize;
+    let a = inputs(n, 0x1234_5678);
+    let bt = inputs(n, 0x9abc_def0);
+    let kern = kernel(size);
+    let tiles = size / 32;
+    let warps = (tiles as u64).pow(2);
+    let steps = size as u64 / 16;
+    let expected = 32 * warps * (kern.prologue + steps * kern.step + kern.epilogue);
+    let bytes = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
+    Workload {
+        shape: format!("{size}x{size}x{size} GEMM, f16 in, f32 accumulate; {warps} warps x {steps} k-steps x 8 mma"),
+        ptx: kern.text,
+        entry: "gemm",
+        grid: [tiles, tiles, 1],
+        block: [32, 1, 1],
+        dyn_shared: 0,
+        buffers: vec![bytes(&a), bytes(&bt), vec![0u8; n * n * 4]],
+        args: vec![Arg::Buffer(0), Arg::Buffer(1), Arg::Buffer(2)],
+        checks: vec![(2, "d", Rule::Exact)],
+        // The twin converts the f16 inputs and transposes B as `mma()`'s native side does, so the
+        // time covers the same work.
+        native: Box::new(move |_| {
+            let af: Vec<f32> = a.iter().map(|&h| f32_of_f16(h)).collect();
+            let mut bf = vec![0f32; n * n];
+            for j in 0..n {
+                for kk in 0..n {
+                    bf[kk * n + j] = f32_of_f16(bt[j * n + kk]);
+                }
+            }
+            let d = native_gemm(n, &af, &bf);
+            Twin {
+                outputs: vec![d.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect()],
+                instructions: Some(expected),
+            }
+        }),
+    }
 }
 
 #[cfg(test)]

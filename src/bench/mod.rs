@@ -4,8 +4,15 @@
 //!
 //! `ptxconf bench mma` ([`mma()`], in `gemm.rs`): the same for a tensor-core GEMM, as
 //! multiply-adds per second against a native f32 GEMM of the same size.
+//!
+//! `ptxconf bench` ([`suite`]): every benchmark — this ALU kernel, integer-heavy, float-heavy,
+//! divergent and memory-bound kernels (`kernels.rs`), the real-world corpus's Triton softmax and
+//! layer norm (`triton.rs`) and the GEMM — on every engine, against native twins, in one run.
 
 mod gemm;
+mod kernels;
+pub mod suite;
+mod triton;
 
 pub use gemm::mma;
 
@@ -88,7 +95,40 @@ fn native_thread(tid: u32, iters: u32) -> [u32; 4] {
     [r5, r6, f1.to_bits(), f2.to_bits()]
 }
 
-/// Why [`oracle()`] or [`mma()`] could not measure, or found the oracle wrong.
+/// The suite's `alu` benchmark: [`KERNEL`] in CTAs of 128 threads (so that CTAs can run on
+/// several workers), checked against [`native_thread`] and the instruction count.
+fn alu_workload(size: suite::Size) -> suite::Workload {
+    let (ctas, iters) = match size {
+        suite::Size::Full => (32u32, 2500u32),
+        suite::Size::Quick => (2, 16),
+    };
+    let threads = ctas * 128;
+    suite::Workload {
+        shape: format!("{threads} threads x {iters} iterations (CTAs of 128)"),
+        ptx: KERNEL.into(),
+        entry: "alu",
+        grid: [ctas, 1, 1],
+        block: [128, 1, 1],
+        dyn_shared: 0,
+        buffers: vec![vec![0u8; threads as usize * 16]],
+        args: vec![suite::Arg::Buffer(0), suite::Arg::B32(iters)],
+        checks: vec![(0, "out", suite::Rule::Exact)],
+        native: Box::new(move |_| {
+            let mut out = Vec::with_capacity(threads as usize * 16);
+            for tid in 0..threads {
+                for w in native_thread(tid, iters) {
+                    out.extend_from_slice(&w.to_le_bytes());
+                }
+            }
+            suite::Twin {
+                outputs: vec![out],
+                instructions: Some(threads as u64 * (BODY * iters as u64 + OUTSIDE)),
+            }
+        }),
+    }
+}
+
+/// Why [`oracle()`], [`mma()`] or [`suite::run`] could not measure, or found the oracle wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BenchError {
     /// The thread count is not a positive multiple of 32.
@@ -133,6 +173,30 @@ pub enum BenchError {
         /// Thread-instructions the kernel takes.
         expected: u64,
     },
+    /// A suite benchmark's buffer differs from its native twin's beyond its rule.
+    Differs {
+        /// The buffer's name.
+        buffer: String,
+        /// The first differing element (bytes for an exact rule, f32 words otherwise).
+        index: usize,
+        /// The oracle's element and its width in bytes (`None`: the lengths differ).
+        got: Option<(u32, usize)>,
+        /// The twin's.
+        want: Option<(u32, usize)>,
+    },
+    /// A suite benchmark's kernel does not take the arguments the benchmark gives.
+    Kernel(String),
+    /// What went wrong in one row of the suite.
+    In {
+        /// The benchmark.
+        bench: &'static str,
+        /// The engine.
+        engine: &'static str,
+        /// The workers.
+        workers: usize,
+        /// The error.
+        source: Box<BenchError>,
+    },
 }
 
 impl fmt::Display for BenchError {
@@ -163,6 +227,30 @@ impl fmt::Display for BenchError {
             BenchError::InstructionCount { executed, expected } => {
                 write!(f, "executed {executed} thread-instructions, expected {expected}")
             }
+            BenchError::Differs {
+                buffer,
+                index,
+                got: Some((g, width)),
+                want: Some((w, _)),
+            } => {
+                let digits = width * 2;
+                write!(
+                    f,
+                    "the oracle's `{buffer}` differs from the native twin's at element {index} \
+                     ({width}-byte elements): {g:#0pad$x}, the twin's {w:#0pad$x}",
+                    pad = digits + 2
+                )
+            }
+            BenchError::Differs { buffer, index, .. } => {
+                write!(f, "the oracle's `{buffer}` has another length than the twin's ({index} bytes in common)")
+            }
+            BenchError::Kernel(m) => f.write_str(m),
+            BenchError::In {
+                bench,
+                engine,
+                workers,
+                source,
+            } => write!(f, "{bench} on the {engine} engine with {workers} worker(s): {source}"),
         }
     }
 }
@@ -172,7 +260,10 @@ impl std::error::Error for BenchError {
         match self {
             BenchError::Parse(e) => Some(e),
             BenchError::Check(e) | BenchError::Load(e) | BenchError::Run(e) => Some(e),
+            BenchError::In { source, .. } => Some(source.as_ref()),
             BenchError::Threads { .. }
+            | BenchError::Differs { .. }
+            | BenchError::Kernel(_)
             | BenchError::Size { .. }
             | BenchError::GemmDiffers { .. }
             | BenchError::OutputDiffers { .. }
