@@ -316,7 +316,10 @@ fn divergent_thread(gid: u32, rounds: u32, k: DivCounts) -> (u32, u32, u64) {
 
 /// The `divergent` benchmark.
 pub(super) fn divergent(size: Size) -> Workload {
-    let (ctas, rounds) = loop_size(size, 40);
+    let (ctas, rounds) = match size {
+        Size::Full => (32, 40),
+        Size::Quick => (2, 4),
+    };
     let threads = ctas * 128;
     let ptx = format!(
         "{HEADER}.visible .entry divergent(.param .u64 out, .param .u32 rounds)\n{{\n\
