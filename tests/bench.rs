@@ -80,7 +80,10 @@ fn bench_json_parses_and_names_every_benchmark() {
         .expect("run ptxconf");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("bench --json is JSON");
-    assert!(v["host"]["cpu"].is_string() && v["host"]["cores"].as_u64() >= Some(1), "{v}");
+    assert!(
+        v["host"]["cpu"].is_string() && v["host"]["cores"].as_u64() >= Some(1),
+        "{v}"
+    );
     assert_eq!(v["host"]["load_average"].as_array().map(Vec::len), Some(3));
     assert_eq!(v["size"], "quick");
     let rows = v["rows"].as_array().expect("rows");

@@ -484,8 +484,9 @@ mod tests {
         // Identity on a, then b's bytes.
         assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0x3210), 0x4433_2211);
         assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0x7654), 0x8877_6655);
-        // Byte 7 (0x88, negative) with the sign bit: 0xff; byte 0 (0x11) with it: 0x00.
-        assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0xf80f), 0xff00_ff00);
+        // Selectors (low nibble first) f, 0, 8, f: byte 7 (0x88, negative) sign-replicated is
+        // 0xff; byte 0 as is, 0x11; byte 0 sign-replicated, 0x00; 0xff again.
+        assert_eq!(prmt(0x4433_2211, 0x8877_6655, 0xf80f), 0xff00_11ff);
     }
 
     #[test]

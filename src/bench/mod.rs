@@ -242,7 +242,10 @@ impl fmt::Display for BenchError {
                 )
             }
             BenchError::Differs { buffer, index, .. } => {
-                write!(f, "the oracle's `{buffer}` has another length than the twin's ({index} bytes in common)")
+                write!(
+                    f,
+                    "the oracle's `{buffer}` has another length than the twin's ({index} bytes in common)"
+                )
             }
             BenchError::Kernel(m) => f.write_str(m),
             BenchError::In {

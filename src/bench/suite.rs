@@ -266,7 +266,15 @@ impl Report {
         writeln!(
             s,
             "{:<12} {:<10} {:>7} {:>14} {:>9} {:>11} {:>11} {:>9} {:>8}",
-            "benchmark", "engine", "workers", "thread-instr", "seconds", "M instr/s", "native M/s", "x native", "speedup"
+            "benchmark",
+            "engine",
+            "workers",
+            "thread-instr",
+            "seconds",
+            "M instr/s",
+            "native M/s",
+            "x native",
+            "speedup"
         )
         .unwrap();
         let mut last = "";
@@ -364,7 +372,10 @@ fn run_one(bench: &Bench, opts: &Options) -> Result<Vec<Row>, BenchError> {
         m.workers = workers;
         let mut bases = Vec::with_capacity(w.buffers.len());
         for (i, b) in w.buffers.iter().enumerate() {
-            bases.push(m.alloc(&format!("b{i}"), b.clone()).map_err(|e| wrap(BenchError::Load(e)))?);
+            bases.push(
+                m.alloc(&format!("b{i}"), b.clone())
+                    .map_err(|e| wrap(BenchError::Load(e)))?,
+            );
         }
         let launch = Launch {
             entry: w.entry.into(),

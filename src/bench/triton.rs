@@ -211,7 +211,8 @@ mod tests {
                 let xc = row[c] - mean;
                 let dxc = 3e-7 * mean.abs() + u * xc.abs();
                 let rw = (rstd * w[c] as f64).abs();
-                bound = bound.max(rw * dxc + (xc * rw).abs() * (1e-5 + 2.0 * u) + u * (y[c].abs() + (b[c] as f64).abs()));
+                bound =
+                    bound.max(rw * dxc + (xc * rw).abs() * (1e-5 + 2.0 * u) + u * (y[c].abs() + (b[c] as f64).abs()));
             }
         }
         assert!(bound < 1e-4, "{bound}");
@@ -221,7 +222,10 @@ mod tests {
     #[test]
     fn softmax_inputs_lie_on_the_grid() {
         for v in softmax_input(rows(Size::Full)) {
-            assert!((-2.0..2.0).contains(&v) && (v * (1u32 << 22) as f32).fract() == 0.0, "{v}");
+            assert!(
+                (-2.0..2.0).contains(&v) && (v * (1u32 << 22) as f32).fract() == 0.0,
+                "{v}"
+            );
         }
     }
 }
