@@ -43,6 +43,9 @@ pub(super) struct Twin {
     pub instructions: Option<u64>,
 }
 
+/// A native twin: from the initial buffers, what the kernel must leave.
+pub(super) type Native = Box<dyn Fn(&[Vec<u8>]) -> Twin>;
+
 /// One benchmark at one size.
 pub(super) struct Workload {
     /// What is computed, for the report (`4096 threads x 2500 iterations`).
@@ -64,7 +67,7 @@ pub(super) struct Workload {
     /// The buffers compared: (index in `buffers`, name, rule).
     pub checks: Vec<(usize, &'static str, Rule)>,
     /// The native computation, from the initial buffers.
-    pub native: Box<dyn Fn(&[Vec<u8>]) -> Twin>,
+    pub native: Native,
 }
 
 /// The size a benchmark runs at.
