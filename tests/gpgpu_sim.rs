@@ -65,9 +65,16 @@ macro_rules! adapter_or_skip {
     };
 }
 
+#[path = "gpgpu_sim/repros.rs"]
+mod repros;
+
 fn backend(adapter: &Path) -> Cmd {
+    backend_with_timeout(adapter, 120.0)
+}
+
+fn backend_with_timeout(adapter: &Path, seconds: f64) -> Cmd {
     let opts = Options {
-        timeout: 120.0,
+        timeout: seconds,
         ..Options::default()
     };
     Cmd::new(&adapter.display().to_string(), &opts).expect("the adapter is a program")
