@@ -113,6 +113,10 @@ fn by_hand(repro: &str) -> Option<String> {
         "25-vmin-without-secondary-op-aborts" => le32(&[3]),
         // 1's top bit is bit 0; the shift that moves it to bit 31 is 31 (L6344).
         "26-bfind-shiftamt-refused" => le32(&[31]),
+        // 3 = 1.1b × 2^1 in f16: exponent 1 + 15, mantissa 0x200.
+        "27-cvt-f16-from-integer-aborts" => le16(&[(16 << 10) | 0x200]),
+        // 0xffffffff + 1 carries: 0 + 0 + CC.CF.
+        "28-addc-not-implemented" => le32(&[1]),
         _ => return None,
     })
 }
