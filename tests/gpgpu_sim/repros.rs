@@ -289,3 +289,32 @@ fn every_repro_still_shows_its_defect_on_gpgpu_sim() {
         changed.join("\n")
     );
 }
+
+/// `ptxconf run --backend B`, the command each repro's README gives: through the oracle as a
+/// backend it prints `expected.json` byte for byte; a program that dies without a reply is
+/// reported as an error reply (exit 1), not as a failure to run (exit 2).
+#[test]
+fn run_with_a_backend_replays_a_repro() {
+    let dir = repros_dir().join("03-bfe-start-beyond-msb");
+    let launch = dir.join("launch.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxconf"))
+        .args(["run", "--backend", "oracle"])
+        .arg(&launch)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), read(&dir, "expected.json"));
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxconf"))
+        .args(["run", "--timeout", "10", "--backend", "cmd:false"])
+        .arg(&launch)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let reply: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(reply["status"], "error");
+    assert!(
+        ["crashed", "malformed"].contains(&reply["kind"].as_str().unwrap()),
+        "{reply}"
+    );
+}
