@@ -10,7 +10,7 @@
 //! - [`judge`]: comparing a launch's results between the oracle and a backend (programs, reduction).
 //! - [`compare`]: one case on the oracle and on a backend, and how the results differ.
 //! - [`reduce`]: shrinking a case while its difference persists; [`findings`]: writing reduced
-//!   and unreduced findings to disk.
+//!   and unreduced findings to disk; [`replay`]: one launch file on a backend (`run --backend`).
 //! - `trials` (feature `trials`): a backend's conformance suite as a libtest-mimic trial list, for
 //!   an implementation's own `cargo test`.
 //!
@@ -34,6 +34,7 @@ pub mod judge;
 pub mod kernel;
 pub mod profile;
 pub mod reduce;
+pub mod replay;
 #[cfg(feature = "trials")]
 pub mod trials;
 pub mod vectors;

@@ -57,6 +57,10 @@ enum Cmd {
     /// `ptxconf run --capabilities` answers the `cmd:` protocol's question instead: the oracle's
     /// capabilities as one JSON object (every target, PTX ISA up to 8.7, every family, nothing
     /// lacking).
+    ///
+    /// `--backend B` runs the launch on B instead and prints its reply the same way (a failure as
+    /// `{"status": "error", "kind": "parse|...|crashed|timeout|malformed", "message"}`, exit 1):
+    /// `diff` it against the oracle's to replay a repro on an implementation.
     Run {
         /// The launch file.
         #[arg(required_unless_present = "capabilities")]
@@ -64,9 +68,15 @@ enum Cmd {
         /// Also print thread-instruction counts to stderr.
         #[arg(long)]
         stats: bool,
+        /// Run on this backend (`cuda`, `cuda:LIB`, `cmd:PROGRAM [ARGS]`) instead of the oracle.
+        #[arg(long, conflicts_with = "stats")]
+        backend: Option<String>,
+        /// Per-launch timeout of a `cmd:` backend, in seconds.
+        #[arg(long, default_value_t = 60.0, requires = "backend")]
+        timeout: f64,
         /// Print the oracle's capabilities (the `cmd:` backend's `--capabilities` question)
         /// instead of running a launch.
-        #[arg(long, conflicts_with_all = ["launch", "stats"])]
+        #[arg(long, conflicts_with_all = ["launch", "stats", "backend"])]
         capabilities: bool,
     },
     /// Benchmarks of the oracle against native twins, in the same run.
@@ -298,8 +308,13 @@ fn main() -> ExitCode {
             launch,
             stats,
             capabilities,
+            backend,
+            timeout,
         } => match launch {
-            Some(launch) if !capabilities => run_launch(&launch, stats),
+            Some(launch) if !capabilities => match backend {
+                Some(b) => replay_launch(&launch, &b, timeout),
+                None => run_launch(&launch, stats),
+            },
             _ => {
                 println!("{}", ptxconf::backend::oracle::capabilities_json());
                 ExitCode::SUCCESS
@@ -493,6 +508,21 @@ fn show_verify(r: &ptxconf::vectors::VerifyReport) -> String {
         r.errors.len()
     );
     t
+}
+
+/// `run --backend`: the backend's reply on stdout; exit 1 when it failed the launch, 2 when it
+/// could not be asked.
+fn replay_launch(path: &std::path::Path, backend: &str, timeout: f64) -> ExitCode {
+    match ptxconf::replay::replay(path, backend, timeout) {
+        Ok(r) => {
+            print!("{}", r.json);
+            ExitCode::from(if r.ok { 0 } else { 1 })
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// `run`: the launch contract's replies on stdout, the exit status saying which it was.

@@ -1,6 +1,7 @@
 //! GPGPU-Sim as a `cmd:` backend (backends/gpgpu-sim/): the adapter built by its build script,
 //! judged on launches whose results are computed here, on its located parse errors, on a crash
-//! it reports as one, and through `ptxconf conform`.
+//! it reports as one, and through `ptxconf conform`; the reduced repros of
+//! corpus/findings/gpgpu-sim/repros/ (`repros`, whose oracle half runs everywhere).
 //!
 //! The adapter is `PTXCONF_GPGPU_SIM_ADAPTER` when set, else whatever
 //! `backends/gpgpu-sim/build.sh` builds (minutes the first time, a no-op afterwards). Where the
@@ -65,9 +66,16 @@ macro_rules! adapter_or_skip {
     };
 }
 
+#[path = "gpgpu_sim/repros.rs"]
+mod repros;
+
 fn backend(adapter: &Path) -> Cmd {
+    backend_with_timeout(adapter, 120.0)
+}
+
+fn backend_with_timeout(adapter: &Path, seconds: f64) -> Cmd {
     let opts = Options {
-        timeout: 120.0,
+        timeout: seconds,
         ..Options::default()
     };
     Cmd::new(&adapter.display().to_string(), &opts).expect("the adapter is a program")
