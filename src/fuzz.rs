@@ -522,3 +522,79 @@ fn write_unreduced(
         signature: known::signature(class, &case.ptx),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use generators::program::Features;
+    use spec::catalog::{PtxVersion, Target};
+
+    /// Every option that shapes programs is written, with the value the configuration holds.
+    #[test]
+    fn gen_args_write_every_program_option() {
+        let d = Config::default();
+        assert_eq!(
+            gen_args(&d, None).unwrap(),
+            ["--target", "sm_90", "--ptx", "8.7", "--size", "100", "--warps", "1", "--ctas", "1"]
+        );
+        let mut exclude = d.exclude.clone();
+        exclude.insert("add.rn.f32".into());
+        let c = Config {
+            target: Target {
+                sm: 90,
+                suffix: Some('a'),
+            },
+            ptx: PtxVersion(8, 0),
+            families: Some(vec!["9.7.1".into(), "9.7.3".into()]),
+            exclude,
+            allowed: Some(std::sync::Arc::new(Default::default())),
+            size: 7,
+            warps: 2,
+            ctas: 3,
+            features: Features {
+                calls: true,
+                loops: true,
+                ..Features::NONE
+            },
+            swarm: false,
+            ..d.clone()
+        };
+        let aim = Aim {
+            report: "r e.json".into(),
+            allow_failed_skeleton: true,
+        };
+        assert_eq!(
+            gen_args(&c, Some(&aim)).unwrap().join(" "),
+            "--target sm_90a --ptx 8.0 --family 9.7.1 --family 9.7.3 --exclude add.rn.f32 --size 7 \
+             --warps 2 --ctas 3 --features loops,calls --no-swarm --forms-from r e.json --allow-failed-skeleton"
+        );
+        // Without the ptxas exclusions: `--ptxas-rejected`, and the rest listed.
+        let only = Config {
+            exclude: ["add.rn.f32".to_string()].into(),
+            ..d.clone()
+        };
+        let a = gen_args(&only, None).unwrap().join(" ");
+        assert!(a.contains("--ptxas-rejected --exclude add.rn.f32"), "{a}");
+        // What the command line cannot say.
+        assert!(gen_args(&c, None).is_err());
+        assert!(gen_args(
+            &Config {
+                max_trips: 9,
+                ..d.clone()
+            },
+            None
+        )
+        .is_err());
+        assert!(gen_args(
+            &Config {
+                features: Features::NONE,
+                ..d
+            },
+            None
+        )
+        .is_err());
+        assert_eq!(shell_word("r e.json"), "'r e.json'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word("a/b-c.json"), "a/b-c.json");
+    }
+}

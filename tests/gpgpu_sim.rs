@@ -403,7 +403,11 @@ fn a_call_with_a_param_argument_aborts_on_a_double_free() {
         match difference(&case, &b).unwrap() {
             Difference::Failure(Failure::Crashed(m)) => {
                 let s = CrashSignature::of(&m);
-                assert_eq!((s.kind.as_str(), s.message.as_str()), ("SIGABRT", GLIBC_HEAP), "{launch}: {m}");
+                assert_eq!(
+                    (s.kind.as_str(), s.message.as_str()),
+                    ("SIGABRT", GLIBC_HEAP),
+                    "{launch}: {m}"
+                );
             }
             other => panic!("{launch}: expected the double free, got {other:?}"),
         }
