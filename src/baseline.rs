@@ -57,6 +57,7 @@
 //!
 //! [`findings`] does the same for `ptxconf fuzz`: known findings, by signature.
 
+pub mod crash;
 pub mod findings;
 
 use crate::backend::Failure;

@@ -25,17 +25,16 @@ pub enum Difference {
 }
 
 impl Difference {
-    /// Whether `other` is a difference of the same kind: values against values, the same
-    /// failure variant (and for a rejection the same error kind).
+    /// Whether `other` is a difference of the same kind: values against values, else the same
+    /// class as a finding's signature starts ([`crate::baseline::findings::class_of`]): the same
+    /// failure variant, for a rejection the same error kind, for a crash the same crash
+    /// ([`crate::baseline::crash::CrashSignature`]: signal, assertion or message, location).
     pub fn same_kind(&self, other: &Difference) -> bool {
+        use crate::baseline::findings::class_of;
         match (self, other) {
             (Difference::Mismatch(a), Difference::Mismatch(b)) => !a.is_empty() && !b.is_empty(),
-            (Difference::Failure(a), Difference::Failure(b)) => match (a, b) {
-                (Failure::Rejected { kind: x, .. }, Failure::Rejected { kind: y, .. }) => x == y,
-                _ => std::mem::discriminant(a) == std::mem::discriminant(b),
-            },
-            (Difference::Incomparable(_), Difference::Incomparable(_)) => true,
-            _ => false,
+            (Difference::Same, _) | (_, Difference::Same) => false,
+            _ => class_of(self) == class_of(other),
         }
     }
 
@@ -145,8 +144,20 @@ mod tests {
         assert!(!rej("parse").same_kind(&m(0)));
         assert!(rej("parse").same_kind(&rej("parse")));
         assert!(!rej("parse").same_kind(&rej("runtime")));
-        assert!(Difference::Failure(Failure::Crashed("a".into()))
-            .same_kind(&Difference::Failure(Failure::Crashed("b".into()))));
+        let crash = |m: &str| Difference::Failure(Failure::Crashed(m.into()));
+        // The same crash, at other addresses and program lines.
+        assert!(
+            crash("killed by signal 6 (SIGABRT); stderr ends: x.ptx:3 | bad free at 0x1f00").same_kind(&crash(
+                "killed by signal 6 (SIGABRT); stderr ends: x.ptx:9 | bad free at 0x2e00"
+            ))
+        );
+        // Another message, another signal, another assertion: another crash.
+        assert!(!crash("killed by signal 6 (SIGABRT); stderr ends: A")
+            .same_kind(&crash("killed by signal 6 (SIGABRT); stderr ends: B")));
+        assert!(!crash("killed by signal 6 (SIGABRT); stderr ends: A")
+            .same_kind(&crash("killed by signal 11 (SIGSEGV); stderr ends: A")));
+        assert!(!crash("internal error: x: a.cc:10: f: Assertion `p' failed.")
+            .same_kind(&crash("internal error: x: a.cc:12: f: Assertion `p' failed.")));
         assert!(!Difference::Failure(Failure::Crashed("a".into()))
             .same_kind(&Difference::Failure(Failure::Timeout { seconds: 1.0 })));
         assert!(!Difference::Same.same_kind(&Difference::Same));

@@ -25,6 +25,9 @@ pub struct Reduced {
     pub original_difference: Difference,
     /// The reduced case's difference (of the same kind as the original's).
     pub difference: Difference,
+    /// Where the original came from, as the report's first lines (a fuzz campaign's program
+    /// number and replay command), if known.
+    pub origin: Option<String>,
 }
 
 /// Mismatches listed in a report.
@@ -36,8 +39,12 @@ impl Reduced {
         use std::fmt::Write as _;
         let mut t = String::new();
         let s = &self.stats;
+        if let Some(o) = &self.origin {
+            t.push_str(o);
+        }
         let _ = writeln!(t, "backend: {} ({})", self.backend, self.describe);
         let _ = writeln!(t, "difference: {}", self.difference);
+        let _ = writeln!(t, "signature: {}", self.signature());
         let _ = writeln!(t, "instructions: {} -> {}", s.instructions_before, s.instructions_after);
         let (a, b) = (&self.original.launch, &self.case.launch);
         let _ = writeln!(
@@ -84,6 +91,13 @@ impl Reduced {
             }
         }
         t
+    }
+
+    /// The finding's signature ([`crate::baseline::findings::signature`]): the reduced
+    /// difference's class (a crash's identity included) and the reduced program's instructions.
+    pub fn signature(&self) -> String {
+        use crate::baseline::findings as known;
+        known::signature(&known::class_of(&self.difference), &self.case.ptx)
     }
 
     /// Writes `reduced.ptx`, `launch.json` (naming it, with the original's check) and

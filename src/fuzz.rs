@@ -8,7 +8,10 @@
 //! nothing it has reported.
 //!
 //! Program `i` of a campaign seeded `s` is `from_seed(program_seed(s, i))`, so a finding names
-//! the program that shows it and `ptxconf gen --seed s --first i --count 1` writes it again.
+//! the program that shows it, and its report's `replay:` line — `ptxconf gen` with every option
+//! that shapes programs, as the campaign resolved them ([`gen_args`]: target, version, families,
+//! exclusions, size, geometry, features, swarm, `--forms-from`) and `--seed s --first i --count
+//! 1` — writes it again byte for byte.
 //! Workers take program numbers in order; a campaign limited by `--count` is deterministic (the
 //! report lists results in program order), one limited by time runs what fits.
 
@@ -130,6 +133,116 @@ impl FormsFrom {
     }
 }
 
+/// Where a campaign's allowed forms were read from (`--forms-from`), for its replay line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Aim {
+    /// The conformance report.
+    pub report: PathBuf,
+    /// The report shows a skeleton instruction failing and the campaign ran anyway
+    /// (`--allow-failed-skeleton`), as the replay must.
+    pub allow_failed_skeleton: bool,
+}
+
+/// The `ptxconf gen` options that make the programs of `cfg` again, byte for byte (the seed and
+/// numbers aside): every option that shapes programs, with the value the campaign resolved —
+/// including what came from the backend's capabilities (its target, version and families, the
+/// forms it rejects or lacks, as `--exclude`), which `gen` cannot ask a backend for. `aim`: the
+/// report `cfg.allowed` was read from. `Err`: what the command line cannot express (a
+/// configuration built by a library caller).
+pub fn gen_args(cfg: &Config, aim: Option<&Aim>) -> Result<Vec<String>, String> {
+    let d = Config::default();
+    if (cfg.max_funcs, cfg.max_depth, cfg.max_trips) != (d.max_funcs, d.max_depth, d.max_trips) {
+        return Err("functions, depth or loop trips other than the command line's".into());
+    }
+    let mut a: Vec<String> = vec![
+        "--target".into(),
+        cfg.target.to_string(),
+        "--ptx".into(),
+        cfg.ptx.to_string(),
+    ];
+    match &cfg.families {
+        Some(f) if f.is_empty() => return Err("an empty family list".into()),
+        Some(f) => f.iter().for_each(|f| a.extend(["--family".into(), f.clone()])),
+        None => {}
+    }
+    let default_exclude = &d.exclude;
+    let extra: Vec<&String> = if cfg.exclude.is_superset(default_exclude) {
+        cfg.exclude.difference(default_exclude).collect()
+    } else {
+        a.push("--ptxas-rejected".into());
+        cfg.exclude.iter().collect()
+    };
+    for k in extra {
+        a.extend(["--exclude".into(), k.clone()]);
+    }
+    a.extend([
+        "--size".into(),
+        cfg.size.to_string(),
+        "--warps".into(),
+        cfg.warps.to_string(),
+        "--ctas".into(),
+        cfg.ctas.to_string(),
+    ]);
+    if cfg.features != generators::program::Features::ALL {
+        let on = cfg.features.on();
+        if on.is_empty() {
+            return Err("no features at all".into());
+        }
+        a.extend(["--features".into(), on.join(",")]);
+    }
+    if !cfg.swarm {
+        a.push("--no-swarm".into());
+    }
+    match (&cfg.allowed, aim) {
+        (None, _) => {}
+        (Some(_), None) => return Err("an allowed set not read from a report".into()),
+        (Some(_), Some(aim)) => {
+            a.extend(["--forms-from".into(), aim.report.display().to_string()]);
+            if aim.allow_failed_skeleton {
+                a.push("--allow-failed-skeleton".into());
+            }
+        }
+    }
+    Ok(a)
+}
+
+/// The command that writes program `i` of campaign `c` again (into `replay/`), or why there is
+/// none.
+pub fn replay_command(c: &Campaign, i: u64) -> Result<String, String> {
+    let mut words = vec!["ptxconf".to_string(), "gen".into()];
+    words.extend(gen_args(&c.cfg, c.aim.as_ref())?);
+    words.extend([
+        "--seed".into(),
+        c.seed.to_string(),
+        "--first".into(),
+        i.to_string(),
+        "--count".into(),
+        "1".into(),
+        "--out".into(),
+        "replay".into(),
+    ]);
+    Ok(words.iter().map(|w| shell_word(w)).collect::<Vec<_>>().join(" "))
+}
+
+/// `w` as one word of a POSIX shell command line.
+fn shell_word(w: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-+./:=,@%".contains(c);
+    if !w.is_empty() && w.chars().all(plain) {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+/// The lines a finding's report starts with: the program's number and how to write it again.
+fn origin(c: &Campaign, i: u64) -> String {
+    let replay = match replay_command(c, i) {
+        Ok(cmd) => cmd,
+        Err(why) => format!("(none: {why})"),
+    };
+    format!("program {i} of seed {}\nreplay: {replay}\n", c.seed)
+}
+
 /// Writes a program as `NAME.ptx` and `NAME.json` (its launch, naming `NAME.ptx`) in `dir`.
 pub fn write_program(dir: &Path, name: &str, p: &Program) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
@@ -163,6 +276,8 @@ pub struct Campaign {
     pub reduce_opts: reduce::Options,
     /// Stop at the first finding.
     pub stop_at_first: bool,
+    /// Where `cfg.allowed` was read from, for the findings' replay lines ([`gen_args`]).
+    pub aim: Option<Aim>,
     /// How to open the backend again (its name and options): a `cmd:` backend is reopened for
     /// each reduction with a timeout fitted to the finding ([`compare::tight_timeout`]), so that
     /// candidates whose loops the reduction broke are cut short.
@@ -336,16 +451,18 @@ fn one(c: &Campaign, i: u64, backend: &dyn Backend, differential: bool, out_dir:
         };
         let reducer = tight.as_deref().unwrap_or(backend);
         match reduce::reduce_against(case.clone(), reducer, &c.reduce_opts) {
-            Ok(r) => r
-                .write(&dir)
-                .map(|_| Finding {
-                    program: i,
-                    dir: dir.clone(),
-                    summary: format!("{}", r.difference),
-                    instructions: (r.stats.instructions_before, r.stats.instructions_after),
-                    signature: known::signature(&known::class_of(&r.difference), &r.case.ptx),
-                })
-                .map_err(|e| e.to_string()),
+            Ok(mut r) => {
+                r.origin = Some(origin(c, i));
+                r.write(&dir)
+                    .map(|_| Finding {
+                        program: i,
+                        dir: dir.clone(),
+                        summary: format!("{}", r.difference),
+                        instructions: (r.stats.instructions_before, r.stats.instructions_after),
+                        signature: r.signature(),
+                    })
+                    .map_err(|e| e.to_string())
+            }
             // Flaky (the difference did not reproduce) or the backend vanished: keep the
             // original as it is.
             Err(e) => write_unreduced(
@@ -383,8 +500,9 @@ fn write_unreduced(
     let mut launch = case.launch.clone();
     launch.ptx = PTX_FILE.into();
     let report = format!(
-        "program {i} of seed {} (ptxconf gen --seed {} --first {i} --count 1)\n{summary}\n",
-        c.seed, c.seed
+        "{}difference: {summary}\nsignature: {}\n",
+        origin(c, i),
+        known::signature(class, &case.ptx)
     );
     findings::write_dir(
         dir,
@@ -403,4 +521,80 @@ fn write_unreduced(
         instructions: (n, n),
         signature: known::signature(class, &case.ptx),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use generators::program::Features;
+    use spec::catalog::{PtxVersion, Target};
+
+    /// Every option that shapes programs is written, with the value the configuration holds.
+    #[test]
+    fn gen_args_write_every_program_option() {
+        let d = Config::default();
+        assert_eq!(
+            gen_args(&d, None).unwrap(),
+            ["--target", "sm_90", "--ptx", "8.7", "--size", "100", "--warps", "1", "--ctas", "1"]
+        );
+        let mut exclude = d.exclude.clone();
+        exclude.insert("add.rn.f32".into());
+        let c = Config {
+            target: Target {
+                sm: 90,
+                suffix: Some('a'),
+            },
+            ptx: PtxVersion(8, 0),
+            families: Some(vec!["9.7.1".into(), "9.7.3".into()]),
+            exclude,
+            allowed: Some(std::sync::Arc::new(Default::default())),
+            size: 7,
+            warps: 2,
+            ctas: 3,
+            features: Features {
+                calls: true,
+                loops: true,
+                ..Features::NONE
+            },
+            swarm: false,
+            ..d.clone()
+        };
+        let aim = Aim {
+            report: "r e.json".into(),
+            allow_failed_skeleton: true,
+        };
+        assert_eq!(
+            gen_args(&c, Some(&aim)).unwrap().join(" "),
+            "--target sm_90a --ptx 8.0 --family 9.7.1 --family 9.7.3 --exclude add.rn.f32 --size 7 \
+             --warps 2 --ctas 3 --features loops,calls --no-swarm --forms-from r e.json --allow-failed-skeleton"
+        );
+        // Without the ptxas exclusions: `--ptxas-rejected`, and the rest listed.
+        let only = Config {
+            exclude: ["add.rn.f32".to_string()].into(),
+            ..d.clone()
+        };
+        let a = gen_args(&only, None).unwrap().join(" ");
+        assert!(a.contains("--ptxas-rejected --exclude add.rn.f32"), "{a}");
+        // What the command line cannot say.
+        assert!(gen_args(&c, None).is_err());
+        assert!(gen_args(
+            &Config {
+                max_trips: 9,
+                ..d.clone()
+            },
+            None
+        )
+        .is_err());
+        assert!(gen_args(
+            &Config {
+                features: Features::NONE,
+                ..d
+            },
+            None
+        )
+        .is_err());
+        assert_eq!(shell_word("r e.json"), "'r e.json'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word("a/b-c.json"), "a/b-c.json");
+    }
 }

@@ -40,6 +40,10 @@ pub struct ProgramArgs {
     /// Also use the forms ptxas 12.9 rejects (corpus/findings/ptxas-12.9-rejects.txt).
     #[arg(long)]
     ptxas_rejected: bool,
+    /// Never use this form (a form key, `add.rn.f32`); repeatable. A finding's replay line
+    /// lists what the campaign's backend rejects or lacks this way.
+    #[arg(long = "exclude", value_name = "FORM")]
+    exclude: Vec<String>,
     /// Only the forms a backend passed in this conformance report (`ptxconf conform --json
     /// FILE`) as value instructions and subjects of constructs; besides them the skeleton every
     /// program uses (parameter loads, thread index, input loads, signature stores, `ret`) and
@@ -77,6 +81,17 @@ impl ProgramArgs {
         if self.ptxas_rejected {
             c.exclude.clear();
         }
+        if !self.exclude.is_empty() {
+            let known: std::collections::BTreeSet<String> = spec::catalog::catalog()
+                .forms
+                .iter()
+                .map(spec::vector::form_key)
+                .collect();
+            if let Some(k) = self.exclude.iter().find(|k| !known.contains(*k)) {
+                return Err(format!("--exclude: `{k}` is not a form key of the catalog"));
+            }
+            c.exclude.extend(self.exclude.iter().cloned());
+        }
         if let Some((keys, _)) = caps.and_then(|c| c.rejects) {
             c.exclude.extend(keys.iter().cloned());
         }
@@ -99,21 +114,8 @@ impl ProgramArgs {
         if !self.features.is_empty() {
             let mut f = Features::NONE;
             for name in &self.features {
-                let slot = match name.as_str() {
-                    "predication" => &mut f.predication,
-                    "branches" => &mut f.branches,
-                    "loops" => &mut f.loops,
-                    "calls" => &mut f.calls,
-                    "local" => &mut f.local,
-                    "global" => &mut f.global,
-                    "shared" => &mut f.shared,
-                    "barriers" => &mut f.barriers,
-                    "collectives" => &mut f.collectives,
-                    "atomics" => &mut f.atomics,
-                    "judged" => &mut f.judged,
-                    other => return Err(format!("--features: unknown feature `{other}`")),
-                };
-                *slot = true;
+                *f.named(name)
+                    .ok_or_else(|| format!("--features: unknown feature `{name}`"))? = true;
             }
             c.features = f;
         }
@@ -353,6 +355,10 @@ pub fn fuzz(a: FuzzArgs) -> ExitCode {
         reduce: !a.no_reduce,
         reduce_opts: ptxconf::reduce::Options::default(),
         stop_at_first: a.stop_at_first,
+        aim: a.program.forms_from.clone().map(|report| fuzz::Aim {
+            report,
+            allow_failed_skeleton: a.program.allow_failed_skeleton,
+        }),
         reopen: Some((a.backend.clone(), opts.clone())),
     };
     let bar = if a.quiet {

@@ -134,3 +134,129 @@ fn refusals() {
     assert!(err.contains("`.target sm_86` needs PTX ISA 7.1"), "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A finding's `replay:` line writes its program again, byte for byte, although the campaign
+/// was aimed (`--forms-from`, `--ptx 7.1 --target sm_86`) and its backend declared a
+/// construct it lacks (`brx.idx`, which the generator then leaves out): the line carries every
+/// option that shapes programs, as the campaign resolved them. `gen` with the seed and number
+/// alone writes another program.
+#[test]
+fn a_findings_replay_line_writes_its_program_again() {
+    let d = scratch("replay-line");
+    let r = report(
+        &d,
+        &[
+            ("add.s32", "passed"),
+            ("xor.b32", "passed"),
+            ("min.u32", "passed"),
+            ("mul.lo.s64", "passed"),
+        ],
+    );
+    // A planted bug: `add.s32` computes a difference. The backend declares sm_86, PTX 7.1 and
+    // no `brx.idx`.
+    let script = d.join("planted.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --capabilities ]; then echo '{{\"target\": \"sm_86\", \"ptx\": \"7.1\", \"lacks\": [\"brx.idx\"]}}'; exit 0; fi\nsed -i 's/add\\.s32 /sub.s32 /' \"$(dirname \"$1\")/kernel.ptx\"\nexec '{}' run \"$1\"\n",
+            env!("CARGO_BIN_EXE_ptxconf")
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let findings = d.join("findings");
+    let out = ptxconf()
+        .args(["fuzz", "--backend", &format!("cmd:{}", script.display())])
+        .args(["--ptx", "7.1", "--target", "sm_86", "--size", "30", "--seed", "3"])
+        .args([
+            "--count",
+            "40",
+            "--jobs",
+            "1",
+            "--no-reduce",
+            "--stop-at-first",
+            "--quiet",
+        ])
+        .arg("--forms-from")
+        .arg(&r)
+        .arg("--findings")
+        .arg(&findings)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = std::fs::read_dir(&findings)
+        .unwrap()
+        .flat_map(|b| std::fs::read_dir(b.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir())
+        .expect("a finding");
+    let report = std::fs::read_to_string(dir.join("report.txt")).unwrap();
+    let line = report
+        .lines()
+        .find_map(|l| l.strip_prefix("replay: "))
+        .unwrap_or_else(|| panic!("no replay line:\n{report}"));
+    for want in [
+        "--ptx 7.1",
+        "--target sm_86",
+        "--exclude brx.idx",
+        "--size 30",
+        "--seed 3",
+        "--count 1",
+        "--out replay",
+    ] {
+        assert!(line.contains(want), "`{want}` missing: {line}");
+    }
+    assert!(line.contains(&format!("--forms-from {}", r.display())), "{line}");
+    // Run it as written (the paths here need no quoting), from a directory of its own.
+    let words: Vec<&str> = line.split(' ').collect();
+    assert_eq!(words[..2], ["ptxconf", "gen"], "{line}");
+    let again = std::process::Command::new(env!("CARGO_BIN_EXE_ptxconf"))
+        .args(&words[1..])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    let first: u64 = words
+        .windows(2)
+        .find(|w| w[0] == "--first")
+        .and_then(|w| w[1].parse().ok())
+        .expect("--first N");
+    let written = d.join("replay").join(format!("p{first:06}.ptx"));
+    let program = std::fs::read(dir.join("program.ptx")).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&std::fs::read(&written).unwrap()),
+        String::from_utf8_lossy(&program),
+        "the replay wrote another program"
+    );
+    // The launch too, but for the PTX file's name.
+    let launch = |p: &Path| {
+        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("ptx");
+        v
+    };
+    assert_eq!(
+        launch(&d.join("replay").join(format!("p{first:06}.json"))),
+        launch(&dir.join("launch.json"))
+    );
+    // Without the campaign's options, the seed and number name another program.
+    let bare = gen(
+        &["--seed", "3", "--first", &first.to_string(), "--count", "1"],
+        &d.join("bare"),
+    );
+    assert!(bare.status.success());
+    assert_ne!(
+        std::fs::read(d.join("bare").join(format!("p{first:06}.ptx"))).unwrap(),
+        program
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

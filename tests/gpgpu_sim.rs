@@ -391,3 +391,63 @@ fn the_committed_baseline_holds_and_a_changed_entry_is_a_regression() {
         regressions[0]
     );
 }
+
+/// The committed fuzz finding corpus/findings/fuzz/gpgpu-sim/call-param-double-free/: a direct
+/// `call` passing an argument to a `.param` formal parameter (§9.7.12.5, L16796, L16814; PTX
+/// ISA 1.0, every target, L16826-16830) makes GPGPU-Sim abort on a double free in `call_impl`,
+/// in the reduced program and in the hand-written one alike, with the signature the finding
+/// records; the oracle computes the hand-written one's 42. The same call to a `.reg` formal
+/// runs.
+#[test]
+fn a_call_with_a_param_argument_aborts_on_a_double_free() {
+    use ptxconf::baseline::crash::{CrashSignature, GLIBC_HEAP};
+    use ptxconf::compare::{difference, Difference};
+    use ptxconf::reduce::Case;
+    let adapter = adapter_or_skip!();
+    let b = backend(adapter);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/findings/fuzz/gpgpu-sim/call-param-double-free");
+    for launch in ["launch.json", "minimal.json"] {
+        let case = Case::load(&dir.join(launch)).unwrap();
+        match difference(&case, &b).unwrap() {
+            Difference::Failure(Failure::Crashed(m)) => {
+                let s = CrashSignature::of(&m);
+                assert_eq!(
+                    (s.kind.as_str(), s.message.as_str()),
+                    ("SIGABRT", GLIBC_HEAP),
+                    "{launch}: {m}"
+                );
+            }
+            other => panic!("{launch}: expected the double free, got {other:?}"),
+        }
+    }
+    let (expected, _) = {
+        let case = Case::load(&dir.join("minimal.json")).unwrap();
+        oracle::launch::run(&case.launch, &case.ptx).unwrap()
+    };
+    assert_eq!(expected[0].1, 42u32.to_le_bytes());
+    let reg = "\
+.version 7.1
+.target sm_86
+.address_size 64
+
+.func (.reg .b32 r) f(.reg .b32 a)
+{
+    add.s32 r, a, 1;
+    ret;
+}
+
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{
+    .reg .b32 %v;
+    .reg .b64 %p;
+    ld.param.u64 %p, [pout];
+    cvta.to.global.u64 %p, %p;
+    mov.b32 %v, 41;
+    call (%v), f, (%v);
+    st.global.u32 [%p], %v;
+    ret;
+}
+";
+    let out = b.run(&job(reg, &[0], 1, 1)).expect("a call to a .reg formal runs");
+    assert_eq!(words(&out[1].1), [42]);
+}

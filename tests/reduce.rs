@@ -315,6 +315,77 @@ fn a_planted_rounding_bug_is_reduced_to_a_few_instructions() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A `cmd:` backend that crashes two ways: on a kernel with `add.rn.f32` it aborts with message
+/// A (with the kernel line and an address that change from run to run, as real reports do), on
+/// one without it but with `shl.b32` with message B; other kernels run on the oracle.
+fn two_crashes_backend(dir: &Path) -> String {
+    script(
+        dir,
+        "two-crashes.sh",
+        &format!(
+            r#"k="$(dirname "$1")/kernel.ptx"
+if grep -q 'add\.rn\.f32' "$k"; then
+  echo "two-crashes: planted.c:17: A: add.rn.f32 on line $(grep -n 'add\.rn\.f32' "$k" | head -1 | cut -d: -f1) at 0x$$" >&2
+  kill -ABRT $$
+fi
+if grep -q 'shl\.b32' "$k"; then echo "two-crashes: B: a shift" >&2; kill -ABRT $$; fi
+exec '{}' run "$1"
+"#,
+            env!("CARGO_BIN_EXE_ptxconf")
+        ),
+    )
+}
+
+/// Reducing a kernel that crashes a backend with message A keeps crash A: candidates that crash
+/// with message B (every candidate without `add.rn.f32` still has a `shl.b32` until the shifts
+/// go) are not the same crash. The hand-written kernel has both; a reducer that took any crash
+/// as the same failure ends at B (main's before issue 17 did: `shl.b32` of `%tid.x`, 2 instructions).
+#[test]
+fn a_crash_is_reduced_to_the_same_crash_not_another() {
+    let dir = scratch("two-crashes");
+    let launch = copy_case(&dir);
+    let backend = two_crashes_backend(&dir);
+    let original = Case::load(&launch).unwrap();
+    assert!(original.ptx.contains("add.rn.f32") && original.ptx.contains("shl.b32"));
+    let out = ptxconf()
+        .arg("reduce")
+        .arg(&launch)
+        .args(["--backend", &backend])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let red = dir.join("launch.reduced");
+    let case = Case::load(&red.join("launch.json")).unwrap();
+    assert!(
+        case.ptx.contains("add.rn.f32"),
+        "the reduction lost crash A:\n{}",
+        case.ptx
+    );
+    assert!(count_instructions(&case.ptx) <= 2, "{}", case.ptx);
+    let report = std::fs::read_to_string(red.join("report.txt")).unwrap();
+    // The signature: the signal, the `file:line` the message names, the message with the
+    // kernel's line and the address normalised.
+    assert!(
+        report.contains(
+            "signature: crashed[SIGABRT at planted.c:17: two-crashes: planted.c:N: A: add.rn.f32 on line N at 0x_]"
+        ),
+        "{report}"
+    );
+    let b = ptxconf::backend::open(&backend, &ptxconf::backend::Options::default()).unwrap();
+    let d = compare::difference(&case, b.as_ref()).unwrap();
+    let Difference::Failure(ptxconf::backend::Failure::Crashed(m)) = &d else {
+        panic!("{d}")
+    };
+    assert!(m.contains("A: add.rn.f32") && !m.contains("B: a shift"), "{m}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_launch_without_difference_is_not_reduced() {
     let dir = scratch("same");

@@ -7,9 +7,10 @@
 //! `wrong: add.rn.f32 ld.param.u64 st.global.b32` for a backend that rounds `add.rn.f32` toward
 //! zero. Registers, constants and the program's number are not in it, so the same defect found
 //! from another program usually reduces to the same signature. The classes are those of a conform
-//! baseline ([`super::FailureClass`]: `wrong`, `rejected:KIND`, `timeout`, `malformed`,
-//! `crashed`), `incomparable` (results that cannot be compared) and `oracle` (a generated
-//! program the oracle itself cannot run: a defect of ours).
+//! baseline ([`super::FailureClass`]: `wrong`, `rejected:KIND`, `timeout`, `malformed`), a
+//! crash with its identity (`crashed[SIGABRT: free(): double free detected in tcache N]`,
+//! [`super::crash`]), `incomparable` (results that cannot be compared) and `oracle` (a
+//! generated program the oracle itself cannot run: a defect of ours).
 //!
 //! The file: [`MAGIC`], `#` header lines (`backend`, `ptxconf`), then one signature per line,
 //! sorted.
@@ -23,10 +24,16 @@ use std::path::Path;
 /// The file's first line.
 pub const MAGIC: &str = "# ptxconf fuzz baseline 1";
 
-/// The class of a difference, as a signature starts.
+/// The class of a difference, as a signature starts; a crash's class carries its identity
+/// ([`super::crash::CrashSignature`]: `crashed[SIGABRT at instructions.cc:5303: ...]`), so that
+/// two crashes are one finding only when they are the same crash. The reducer keeps a finding's
+/// class ([`Difference::same_kind`]).
 pub fn class_of(d: &Difference) -> String {
     match d {
         Difference::Mismatch(_) => "wrong".into(),
+        Difference::Failure(crate::backend::Failure::Crashed(report)) => {
+            format!("crashed[{}]", super::crash::CrashSignature::of(report))
+        }
         Difference::Failure(f) => FailureClass::of(f).to_string(),
         Difference::Incomparable(_) => "incomparable".into(),
         Difference::Same => "same".into(),

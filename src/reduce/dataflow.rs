@@ -2,8 +2,8 @@
 //! ranges ([`func_ranges`]), reads of registers some path leaves unwritten ([`uninit_reads`]),
 //! and dead-code elimination mapped back onto the AST ([`dce`]).
 
-use super::syntax::{instr_positions, without, ListPath};
-use oracle::ast::Module;
+use super::syntax::{instr_positions, list_ref, without, ListPath};
+use oracle::ast::{Loc, Module, Stmt};
 use oracle::program::Program;
 use std::collections::{BTreeMap, HashSet};
 
@@ -94,6 +94,21 @@ pub(super) fn uninit_reads(prog: &Program) -> usize {
 /// repeated until none is left; `None` when there is nothing to remove (or the module does not
 /// check).
 pub(super) fn dce(m: &Module) -> Option<Module> {
+    dce_keeping(m, None)
+}
+
+/// [`dce`], never removing the instruction parsed at `keep` (an operand just replaced in it: the
+/// edit is about its operand, not about deleting it — a crash may need an instruction whose
+/// result nobody reads, and deleting it is the deletion passes' business).
+pub(super) fn dce_keeping(m: &Module, keep: Option<Loc>) -> Option<Module> {
+    // Instructions made by the reducer have no position: nothing to tell them apart by.
+    let keep = keep.filter(|l| l.line != 0);
+    let kept = |cur: &Module, p: &ListPath, k: usize| {
+        keep.is_some_and(|l| {
+            matches!(list_ref(cur, p).and_then(|b| b.get(k)),
+                Some(Stmt::Instr(i)) if i.loc.line == l.line && i.loc.col == l.col)
+        })
+    };
     let mut cur = m.clone();
     let mut changed = false;
     for _ in 0..32 {
@@ -114,7 +129,7 @@ pub(super) fn dce(m: &Module) -> Option<Module> {
             let read: HashSet<u32> = code.iter().flat_map(|i| i.slots().0).collect();
             for (inst, (p, k)) in code.iter().zip(&positions) {
                 let pure = inst.op.is_pure();
-                if pure && inst.slots().1.iter().all(|s| !read.contains(s)) {
+                if pure && inst.slots().1.iter().all(|s| !read.contains(s)) && !kept(&cur, p, *k) {
                     dead.entry(p.clone()).or_default().push(*k);
                 }
             }

@@ -363,5 +363,6 @@ pub fn reduce_against(case: Case, backend: &dyn Backend, opts: &Options) -> Resu
         describe: backend.describe(),
         original_difference,
         difference: diff,
+        origin: None,
     })
 }

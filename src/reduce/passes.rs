@@ -3,7 +3,7 @@
 //! ([`Reducer::run`]) and the passes on the launch, on statements and on guards. The passes on
 //! operands are in `operands`; the final clean-up's rewriting is in `tidy`.
 
-use super::dataflow::{dce, uninit_reads};
+use super::dataflow::{dce, dce_keeping, uninit_reads};
 use super::facts::last_thread_sreg;
 use super::sites::raw_addresses;
 use super::syntax::{deletable, list_mut, list_paths, list_ref, regions, units, without, ListPath};
@@ -68,7 +68,8 @@ impl Reducer<'_> {
         if !edit(i) {
             return false;
         }
-        let m = dce(&m).unwrap_or(m);
+        let edited = i.loc;
+        let m = dce_keeping(&m, Some(edited)).unwrap_or(m);
         self.try_module(m)
     }
 

@@ -125,6 +125,47 @@ impl Features {
         judged: false,
     };
 
+    /// The features' names, as `ptxconf gen --features` spells them, in that order.
+    pub const NAMES: [&'static str; 11] = [
+        "predication",
+        "branches",
+        "loops",
+        "calls",
+        "local",
+        "global",
+        "shared",
+        "barriers",
+        "collectives",
+        "atomics",
+        "judged",
+    ];
+
+    /// The switch of the feature named `name` ([`Features::NAMES`]), or `None`.
+    pub fn named(&mut self, name: &str) -> Option<&mut bool> {
+        Some(match name {
+            "predication" => &mut self.predication,
+            "branches" => &mut self.branches,
+            "loops" => &mut self.loops,
+            "calls" => &mut self.calls,
+            "local" => &mut self.local,
+            "global" => &mut self.global,
+            "shared" => &mut self.shared,
+            "barriers" => &mut self.barriers,
+            "collectives" => &mut self.collectives,
+            "atomics" => &mut self.atomics,
+            "judged" => &mut self.judged,
+            _ => return None,
+        })
+    }
+
+    /// The names of the features on, in [`Features::NAMES`] order.
+    pub fn on(mut self) -> Vec<&'static str> {
+        Features::NAMES
+            .into_iter()
+            .filter(|n| self.named(n).is_some_and(|b| *b))
+            .collect()
+    }
+
     /// The features both allow.
     pub fn and(self, o: Features) -> Features {
         Features {
