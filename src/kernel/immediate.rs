@@ -12,10 +12,10 @@
 
 use super::Variant;
 use spec::catalog::literal::{
-    f64_constants_for_f32, fits, negatable_beyond_grammar, spell, takes_literal, Spelling, SPELLINGS,
+    f64_constants, fits, negatable_beyond_grammar, spell, takes_literal, Spelling, SPELLINGS,
 };
 use spec::catalog::Form;
-use spec::types::{FloatFormat, Kind};
+use spec::types::Kind;
 use spec::vector::Vector;
 
 /// Vectors per form that also run with immediate operands: half the hardest (64-bit values
@@ -188,7 +188,7 @@ fn extra(form: &Form, v: &Vector, index: usize, h: u64, cands: &[usize]) -> Extr
             continue;
         }
         let start = (salt % SPELLINGS.len() as u64) as usize;
-        let f64_ok = f64_constants_for_f32(form) || o.ty.kind != Kind::Float(FloatFormat::F32);
+        let f64_ok = f64_constants(o);
         let (how, text) = (0..SPELLINGS.len())
             .map(|d| SPELLINGS[(start + d) % SPELLINGS.len()])
             .filter(|&how| f64_ok || how == Spelling::FloatBits)
