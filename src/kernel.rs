@@ -386,6 +386,14 @@ pub fn build_with(
     if spec::vector::wgctl::columns(form).is_some() {
         return matrix::build_control(form, vectors, pick, max_threads);
     }
+    // A kernel for an sm_1x target (the deprecated `mad.f32` forms keep theirs, `header_for`)
+    // cannot hold `brx.idx`, which needs sm_30 (§9.7.12.4, L16769): its variants (the
+    // immediate-operand runs') are reached by the branch search, whatever the backend has.
+    let dispatch = if header_for(form).1.sm < 30 {
+        Dispatch::Branches
+    } else {
+        dispatch
+    };
     // Per thread: its vector's index, the vector as its record holds it, its variant, and what
     // an immediate-operand run writes differently.
     let mut threads: Vec<Thread> = Vec::with_capacity(pick.len());

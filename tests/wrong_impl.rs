@@ -338,3 +338,28 @@ fn an_ignored_selp_negation_is_found() {
     assert_eq!(r.form("selp.f32")["status"], "passed");
     assert_eq!(r.forms_failed(), 1);
 }
+
+/// An implementation whose `max.f32` returns its second operand when the two compare equal
+/// (GPGPU-Sim's: `max.f32(+0, -0)` gives -0, where the manual says +0.0 > -0.0, L8390;
+/// `corpus/findings/fuzz/gpgpu-sim/max-f32-signed-zeros/`) fails `max.f32` on the golden vectors,
+/// which hold every ordered pair of signed zeros (`generators::edges`), and only on `(+0, -0)`:
+/// `(-0, +0)` gives +0 either way. `min.f32`, left alone, passes.
+#[test]
+fn a_max_returning_the_second_zero_is_found() {
+    let r = conform_planted(
+        "wrong-max-zero",
+        "s/^\\tmax\\.f32 %d0, %a0, %a1;$/&\\n\\tsetp.eq.f32 %done, %a0, %a1;\\n\\t@%done mov.f32 %d0, %a1;/",
+        &["max.f32", "min.f32"],
+    );
+    let f = r.form("max.f32");
+    assert_eq!(f["status"], "failed", "{f}");
+    let mismatches = f["mismatches"].as_array().unwrap();
+    assert!(!mismatches.is_empty(), "{f}");
+    for m in mismatches {
+        let line = m["vector"].as_str().unwrap();
+        assert!(line.starts_with("00000000 80000000 00000000 "), "not (+0, -0): {line}");
+        assert_eq!(m["actual"][0].as_str().unwrap(), "80000000", "{line}");
+    }
+    assert_eq!(r.form("min.f32")["status"], "passed");
+    assert_eq!(r.forms_failed(), 1);
+}

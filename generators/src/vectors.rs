@@ -42,7 +42,10 @@
 //! negation and selector choices) has at most [`Level::exhaustive_cap`] points: 2^16 at level 1 as
 //! the issue asks. Otherwise the vectors are [`budget`] in number: first hard cases (sweeps of
 //! the axes that must be covered in full, then the cross product of prefixes of every axis's hard
-//! list, grown evenly while it fits half the budget), then seeded random operands.
+//! list, grown evenly while it fits half the budget), then seeded random operands; and, on top of
+//! the budget, the float edge tuples of a form with two or more float sources (every ordered pair
+//! or triple of ±0, ±∞ and a quiet NaN, per lane: [`crate::edges`]) that the hard cases did not
+//! already hold.
 //!
 //! # Levels and budgets
 //!
@@ -993,8 +996,17 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
             idx[j] = 0;
         }
     }
-    // Random operands until the budget; rejected draws are retried a bounded number of times.
+    // Random operands until the budget (the edge tuples below come on top of it, so the random
+    // vectors are the ones the budget gave before they existed); rejected draws are retried a
+    // bounded number of times.
     let target = n.saturating_sub(out.vectors.len() as u64);
+    // Every ordered pair (triple) of ±0, ±∞ and a quiet NaN over the float sources, the other
+    // axes at their first hard value: prefixes of the hard lists miss some (`max.f32(+0, -0)`).
+    for vals in edge_points(form, &axes) {
+        if seen.insert(vals.clone()) && push(form, &axes, &mut out, &vals) {
+            out.counts.hard += 1;
+        }
+    }
     let mut tries = 0u64;
     while out.counts.random < target && tries < 4 * target + 64 {
         tries += 1;
@@ -1004,6 +1016,43 @@ pub fn generate(form: &Form, seed: u64, level: Level) -> Result<Generated, Gener
         }
     }
     finish(out, form)
+}
+
+/// The points of the float edge tuples ([`crate::edges::tuples`]) over the float sources of
+/// `form`, every other axis at its first hard value.
+fn edge_points(form: &Form, axes: &[Axis]) -> Vec<Vec<u128>> {
+    let srcs: Vec<(usize, crate::edges::Source)> = axes
+        .iter()
+        .enumerate()
+        .filter_map(|(k, a)| match a.role {
+            Role::Bits(i) => match form.inputs[i].ty {
+                ty @ spec::types::Type {
+                    kind: Kind::Float(f), ..
+                } => Some((
+                    k,
+                    crate::edges::Source {
+                        ty,
+                        layout: ieee_view(f).filter(|fm| fm.width() == ty.lane_bits || f == FloatFormat::Tf32),
+                    },
+                )),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let only: Vec<crate::edges::Source> = srcs.iter().map(|&(_, s)| s).collect();
+    crate::edges::tuples(&only)
+        .into_iter()
+        .map(|regs| {
+            let mut vals: Vec<u128> = axes.iter().map(|a| a.hard[0]).collect();
+            for (&(k, _), r) in srcs.iter().zip(regs) {
+                if let Some(r) = r {
+                    vals[k] = r;
+                }
+            }
+            vals
+        })
+        .collect()
 }
 
 /// Evaluates one point and keeps it if the spec accepts the operands.

@@ -714,9 +714,11 @@ const HEADER: &str = "\
 #   `mut:dupmod.<m>:<opcode>`, `mut:mod.<m>:<opcode>`, `mut:droptype:<opcode>`, `mut:dropop:<opcode>`,
 #   `mut:extraop:<opcode>`, `guard:<p|!p>:<opcode>`, `func:<regparams|paramcall>`.
 # - The test fails on a disagreement no line matches, and prints the lines that matched nothing although variants
-#   matching their pattern were drawn (fixed: delete them). The variants write matrix fragments with the lengths
-#   of spec::catalog::fragment, and the forms of ptxas-12.9-rejects.txt are refused by the checker as ptxas refuses
-#   them, so neither shows up here.
+#   matching their pattern were drawn (fixed: delete them). Every line's example is judged again by ptxas and the
+#   oracle on each `cargo test` (`every_listed_example_still_disagrees`: the example's statements in the variants'
+#   kernel template), which fails when one no longer disagrees in its line's direction: a stale line. The variants
+#   write matrix fragments with the lengths of spec::catalog::fragment, and the forms of ptxas-12.9-rejects.txt are
+#   refused by the checker as ptxas refuses them, so neither shows up here.
 #
 ";
 
@@ -824,6 +826,93 @@ fn the_known_list_is_well_formed() {
     assert!(glob("form:listed:*", "form:listed:set.equ.f16.u32"));
     assert!(glob("modorder:div.*.f32", "modorder:div.ftz.rn.f32"));
     assert!(!glob("modorder:div.*.f32", "modorder:div.ftz.rn.f64"));
+}
+
+/// The module of a known line's example (`e.g. `.version V .target sm_T [.address_size N] STATEMENTS``):
+/// the statements in the kernel of the variants' template (`variants::render`: the same module-scope
+/// buffers `gbuf`, `cbuf`, `sbuf`, `fvoid` and the kernel's `lbuf`). `None` without an example.
+fn example_module(line: &str) -> Option<variants::Rendered> {
+    let ex = line.split("e.g. `").nth(1)?.split('`').next()?.trim();
+    let (version, rest) = ex.strip_prefix(".version ")?.split_once(' ')?;
+    let (target, rest) = rest.trim_start().strip_prefix(".target sm_")?.split_once(' ')?;
+    let (bits, body) = match rest.trim_start().strip_prefix(".address_size ") {
+        Some(r) => r.split_once(' ')?,
+        None => ("64", rest),
+    };
+    let text = format!(
+        ".version {version}\n.target sm_{target}\n.address_size {bits}\n\n\
+         .global .align 16 .b8 gbuf[256];\n\
+         .const .align 16 .b8 cbuf[256];\n\
+         .shared .align 16 .b8 sbuf[256];\n\n\
+         .func fvoid()\n{{\n\tret;\n}}\n\n\
+         .visible .entry k(.param .u64 kp)\n{{\n\t.local .align 16 .b8 lbuf[64];\n\t{}\nL_end:\n\tret;\n}}\n",
+        body.trim()
+    );
+    Some(variants::Rendered {
+        text,
+        arch: target.to_string(),
+        lines: vec![17],
+    })
+}
+
+/// Every line of the known list still disagrees: its example, judged again by ptxas and by the
+/// oracle, disagrees in the line's direction. A line the checker (or ptxas) has since come to
+/// agree with is stale and fails here, naming the line (delete it, or give it an example that
+/// still disagrees).
+#[test]
+fn every_listed_example_still_disagrees() {
+    let text = std::fs::read_to_string(known_path()).expect("the known-disagreement list");
+    let known = parse_known(&text).unwrap();
+    let Some(ptxas) = oracle::ptxas::required("the known-disagreement examples") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("ptxconf-ptxas-known-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut stale = Vec::new();
+    for (i, k) in known.iter().enumerate() {
+        let r = example_module(&k.line).unwrap_or_else(|| panic!("no parsable example `e.g. `...`` in: {}", k.line));
+        let p = run_ptxas(&ptxas, &dir, &format!("known{i}"), &r);
+        let o = run_oracle(&r.text);
+        let got = outcome(&p, &o);
+        if got.direction() != k.direction {
+            stale.push(format!(
+                "{}\n  now: {:?} (ptxas {}; oracle {})\n  module:\n{}",
+                k.line,
+                got,
+                ptxas_msg(&p),
+                oracle_msg(&o),
+                r.text
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        stale.is_empty(),
+        "{} lines of {} no longer disagree as they say (stale: delete or update them):\n{}",
+        stale.len(),
+        known_path().display(),
+        stale.join("\n")
+    );
+}
+
+/// A stale line is caught: the example of the line that used to list `cvt`'s packed `.e2m3x2`
+/// source with an immediate (ptxas refuses it, and the checker now refuses it too, catalog
+/// `+reg`) agrees, and an example that still disagrees does not.
+#[test]
+fn a_stale_example_is_told_apart() {
+    let line = "ptxas-rejects | imm:* | ptxas: rejects | oracle: accepts | L3018 | 1 variants | e.g. \
+                `.version 8.7 .target sm_100a .reg .b32 %r<1>; cvt.rn.f16x2.e2m3x2 %r0, 63;` | cause";
+    let r = example_module(line).unwrap();
+    assert!(r.text.contains(".target sm_100a\n.address_size 64\n"), "{}", r.text);
+    assert!(
+        r.text.lines().nth(16).unwrap().contains("cvt.rn.f16x2.e2m3x2 %r0, 63;"),
+        "{}",
+        r.text
+    );
+    assert!(
+        matches!(run_oracle(&r.text), Oracle::Reject(_)),
+        "the checker refuses it now"
+    );
 }
 
 /// The CI sample: the first 300 variants (`PTXCONF_PTXAS_VARIANTS=N` for N).

@@ -532,6 +532,17 @@ fn cases() -> Vec<Case> {
         bad("0f literal into mov.u32", "mov.u32 %r1, 0f3f800000;"),
         ok("0f literal into mov.f64", "mov.f64 %fd1, 0f3f800000;"),
         ok("0d literal into mov.f32", "mov.f32 %f1, 0d3ff0000000000000;"),
+        // ptxas 12.9 refuses every f64 constant as the source of `cvt.rna{.satfinite}.tf32.f32`
+        // ("Arguments mismatch for instruction 'mov'"), although L645 converts f64 constants to
+        // the operand's size, and takes `0f` bits; the .rn/.rz forms (sm_90) take both. The
+        // checker follows (catalog `+f32lit`, INTERPRETATIONS.md).
+        bad("0d literal in cvt.rna.tf32.f32", "cvt.rna.tf32.f32 %r1, 0d3ff8000000000000;"),
+        bad("decimal float in cvt.rna.tf32.f32", "cvt.rna.tf32.f32 %r1, 1.5;"),
+        bad("decimal zero in cvt.rna.satfinite.tf32.f32", "cvt.rna.satfinite.tf32.f32 %r1, 0e0;"),
+        bad("negated 0d literal in cvt.rna.tf32.f32", "cvt.rna.tf32.f32 %r1, -0d3ff8000000000000;"),
+        ok("0f literal in cvt.rna.tf32.f32", "cvt.rna.tf32.f32 %r1, 0f3fc00000;"),
+        ok("0d literal in cvt.rn.tf32.f32", "cvt.rn.tf32.f32 %r1, 0d3ff8000000000000;").sm(90),
+        ok("decimal float in cvt.rz.relu.tf32.f32", "cvt.rz.relu.tf32.f32 %r1, 1.5;").sm(90),
         bad("predicate operand in add", "add.s32 %r1, %r2, %p1;"),
         bad("b32 register into mov.pred", "mov.pred %p1, %r1;"),
         bad("setp with one comparand", "setp.lt.s32 %p1, %r1;"),

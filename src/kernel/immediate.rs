@@ -12,10 +12,10 @@
 
 use super::Variant;
 use spec::catalog::literal::{
-    f64_constants_for_f32, fits, negatable_beyond_grammar, spell, takes_literal, Spelling, SPELLINGS,
+    f64_constants, fits, negatable_beyond_grammar, spell, takes_literal, Spelling, SPELLINGS,
 };
 use spec::catalog::Form;
-use spec::types::{FloatFormat, Kind};
+use spec::types::Kind;
 use spec::vector::Vector;
 
 /// Vectors per form that also run with immediate operands: half the hardest (64-bit values
@@ -123,11 +123,6 @@ fn hardness(form: &Form, v: &Vector, cands: &[usize]) -> u32 {
 /// The extra threads of `vectors[pick]`: at most [`SAMPLE`] of them, each once more with one
 /// candidate source (or all of them) written into the text.
 pub(super) fn extras(form: &Form, vectors: &[Vector], pick: &[usize]) -> Vec<Extra> {
-    // The extra variants are reached through `brx.idx`, which needs sm_30 (§9.7.12.4, L16769): the
-    // deprecated sm_1x forms (`mad.f32`, kept on their own target for their meaning) go without.
-    if super::header_for(form).1.sm < 30 {
-        return Vec::new();
-    }
     let mut scored: Vec<(u32, u64, usize, Vec<usize>)> = Vec::new();
     for &i in pick {
         let Some(v) = vectors.get(i) else { continue };
@@ -188,7 +183,7 @@ fn extra(form: &Form, v: &Vector, index: usize, h: u64, cands: &[usize]) -> Extr
             continue;
         }
         let start = (salt % SPELLINGS.len() as u64) as usize;
-        let f64_ok = f64_constants_for_f32(form) || o.ty.kind != Kind::Float(FloatFormat::F32);
+        let f64_ok = f64_constants(o);
         let (how, text) = (0..SPELLINGS.len())
             .map(|d| SPELLINGS[(start + d) % SPELLINGS.len()])
             .filter(|&how| f64_ok || how == Spelling::FloatBits)
@@ -275,6 +270,26 @@ mod tests {
             assert_eq!(e.written.ins[2].bits, vs[e.index].ins[2].bits ^ 1);
         }
         assert!(ex.iter().any(|e| e.variant.text[0].is_some()), "a constant `a`");
+    }
+
+    /// The deprecated sm_1x forms keep their target (`header_for`), which has no `brx.idx`
+    /// (sm_30, L16769): their immediate-operand runs are reached by the branch search, in every
+    /// launch, whatever dispatch the backend asked for.
+    #[test]
+    fn sm_1x_forms_get_immediate_runs_through_branches() {
+        let f = form("mad.f32");
+        assert!(super::super::header_for(f).1.sm < 30, "mad.f32 keeps its sm_1x target");
+        let vs = generators::vectors::generate(f, 1, generators::vectors::Level::Golden)
+            .unwrap()
+            .vectors;
+        let pick: Vec<usize> = (0..vs.len()).collect();
+        let ex = extras(f, &vs, &pick);
+        assert_eq!(ex.len(), SAMPLE);
+        let batches = super::super::build(f, &vs, &pick, vs.len()).unwrap();
+        let runs: usize = batches.iter().map(|b| b.vectors.len()).sum();
+        assert_eq!(runs, vs.len() + SAMPLE);
+        assert!(batches.iter().all(|b| !b.job.ptx.contains("brx.idx")));
+        assert!(batches[1..].iter().any(|b| b.job.ptx.contains("@%upper bra")));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! and reporting the error that says most; the bound form then goes to [`super::select`].
 
 use super::body::FuncCx;
-use super::consts::const_int;
+use super::consts::{const_int, contains_float};
 use super::errors::{terr, CheckError, NotExecuted, Result, What};
 use super::operands::Site;
 use super::select::select;
@@ -254,6 +254,19 @@ impl FuncCx<'_> {
                             loc,
                             format!(
                                 "operand `{}` of `{}` must be in {lo}..={hi}, not {v}",
+                                fo.name, form.name
+                            ),
+                        );
+                    }
+                }
+                // `+f32lit`: a float constant only as `0f` bits (ptxas 12.9 refuses f64 ones in
+                // `cvt.rna.tf32.f32`, although L645 converts them; INTERPRETATIONS.md).
+                if let (true, Operand::Expr(e)) = (fo.flags.f32lit, &o) {
+                    if contains_float(e) && !matches!(e, Expr::Float { f32: true, .. }) {
+                        return terr(
+                            loc,
+                            format!(
+                                "operand `{}` of `{}` takes a float constant only as `0f` bits (ptxas 12.9 refuses f64 constants here)",
                                 fo.name, form.name
                             ),
                         );

@@ -28,11 +28,12 @@ pub fn takes_literal(form: &Form, k: usize) -> bool {
     !o.flags.imm && !o.flags.reg && !o.flags.cc && o.group.is_none() && literal_type(o.ty)
 }
 
-/// Whether `form` takes f64 constants (`0d...`, `1.5e0`) for its f32 sources: not a conversion to
-/// `.tf32` (ptxas 12.9 refuses every f64 constant in `cvt.rna.tf32.f32 d, 1.5e0`, "Arguments
-/// mismatch for instruction 'mov'", and takes `0f` bits), which the type checker still accepts.
-pub fn f64_constants_for_f32(form: &Form) -> bool {
-    !form.outputs.iter().any(|o| o.ty.kind == Kind::Float(FloatFormat::Tf32))
+/// Whether operand `o` takes f64 constants (`0d...`, `1.5e0`) when it is a float: not where the
+/// catalog says `+f32lit` (`cvt.rna.tf32.f32`'s source: ptxas 12.9 refuses every f64 constant
+/// there, "Arguments mismatch for instruction 'mov'", and takes `0f` bits; the type checker
+/// refuses them too).
+pub fn f64_constants(o: &Operand) -> bool {
+    !o.flags.f32lit
 }
 
 /// Whether `bits` may be written as a constant for operand `o`: inside its range (`in=`, bfe's
@@ -136,7 +137,7 @@ pub fn spell(ty: Type, bits: u128, how: Spelling) -> Option<String> {
             // f32 → f64 is exact for every non-NaN value; a NaN's payload is not carried by
             // every assembler's conversion, so NaNs keep their `0f` bits, and so do zeros (found
             // first as a refusal of `cvt.rna.tf32.f32 d, 0e0`, which refuses every f64 constant:
-            // [`f64_constants_for_f32`]).
+            // [`f64_constants`]).
             if x == 0.0 && how != Spelling::FloatBits {
                 return None;
             }

@@ -40,7 +40,8 @@
 //! `?` marks an optional operand (`q` of `p|q`), braces group a vector operand (`{a:b16 b:b16}`).
 //! Flags: `imm` (must be an immediate), `not` (`!p` allowed), `neg` (`-a` allowed), `sel` (a
 //! byte/half selector suffix allowed, video), `cc` (the carry flag CC.CF), `reg` (a register,
-//! never an immediate), `sink`/`discard` (a destination that must/may be `_`), `in=LO..HI` and
+//! never an immediate), `f32lit` (a float constant only as `0f` bits), `sink`/`discard` (a
+//! destination that must/may be `_`), `in=LO..HI` and
 //! `mul=N` (a constant's range and multiple), `wide` (a generic address in a 64-bit register),
 //! and the operand roles `amount` (a shift amount or bit position), `divisor`, `lut` (a truth
 //! table) and `perm` (a byte-permute selector): see
@@ -644,6 +645,11 @@ pub struct OperandFlags {
     /// "Incorrect video selector" for a constant there; `c` of the bf16 `set`/`setp` forms:
     /// "Arguments mismatch").
     pub reg: bool,
+    /// `f32lit`: a float constant there must be the 32-bit `0f` bits, never an f64 constant
+    /// (`0d`, a decimal like `1.5`, a constant expression): `cvt.rna{.satfinite}.tf32.f32`'s
+    /// source, where ptxas 12.9 refuses f64 constants ("Arguments mismatch for instruction
+    /// 'mov'") although L645 converts them to the operand's size.
+    pub f32lit: bool,
     /// A destination that must be the sink `_` (the instruction returns nothing there:
     /// `mbarrier.arrive.shared::cluster.b64 _, [a]`).
     pub sink: bool,
@@ -1554,6 +1560,7 @@ fn resolve_operands(
                     "sel" => flags.sel = true,
                     "cc" => flags.cc = true,
                     "reg" => flags.reg = true,
+                    "f32lit" => flags.f32lit = true,
                     "sink" => flags.sink = true,
                     "discard" => flags.discard = true,
                     "wide" => flags.wide = true,
