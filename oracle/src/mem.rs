@@ -425,3 +425,39 @@ impl Global {
         Err(AccessError::Unmapped { addr })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_knows_what_was_read_and_undoes_what_was_written() {
+        let mut g = Global::default();
+        g.map("a", 0x1000, (0..64).collect());
+        g.map("b", 0x2000, vec![7; 16]);
+        let before = g.clone();
+        g.track();
+        let _ = g.read(0, 0, 4);
+        let _ = g.read(0, 4, 4);
+        let _ = g.read(1, 8, 2);
+        let _ = g.read(0, 2, 4);
+        g.write(0, 8, 4).copy_from_slice(&[1; 4]);
+        g.write(0, 12, 4).copy_from_slice(&[2; 4]);
+        g.write(0, 10, 4).copy_from_slice(&[3; 4]);
+        g.write(1, 0, 16).copy_from_slice(&[9; 16]);
+        let log = g.untrack();
+        let _ = g.read(0, 60, 4); // untracked
+        assert_eq!(
+            log.read_set(),
+            vec![Span { k: 0, lo: 0, hi: 8 }, Span { k: 1, lo: 8, hi: 10 }]
+        );
+        assert_eq!(
+            log.write_set(),
+            vec![Span { k: 0, lo: 8, hi: 16 }, Span { k: 1, lo: 0, hi: 16 }]
+        );
+        assert_eq!(g.bytes(Span { k: 0, lo: 8, hi: 16 }), [1, 1, 3, 3, 3, 3, 2, 2]);
+        log.undo(&mut g);
+        assert_eq!(g.regions[0].data, before.regions[0].data);
+        assert_eq!(g.regions[1].data, before.regions[1].data);
+    }
+}

@@ -289,3 +289,109 @@ fn every_corpus_kernel_runs_the_same_on_several_workers() {
     }
     assert!(multi > 80, "{multi} corpus launches with several CTAs");
 }
+
+/// The process's CPU time (user and system, all threads) in seconds, from /proc/self/stat.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = rest.split_whitespace().map(|x| x.parse().unwrap_or(0.0)).collect();
+    (f.get(11).unwrap_or(&0.0) + f.get(12).unwrap_or(&0.0)) / 100.0
+}
+
+/// The seconds `Machine::run` takes on the launch with `workers` workers (the module parsed,
+/// checked and its buffers allocated beforehand), and the CPU seconds of the process meanwhile.
+fn time_run(l: &LaunchFile, ptx: &str, workers: usize) -> (f64, f64) {
+    let prog = oracle::check::check(&oracle::parse::parse(ptx).unwrap()).unwrap();
+    let mut m = oracle::exec::Machine::new(&prog).unwrap();
+    m.workers = workers;
+    let mut params = Vec::new();
+    for b in &l.buffers {
+        let data = launch::decode_hex(b.hex.as_deref().unwrap()).unwrap();
+        params.extend_from_slice(&m.alloc(&b.name, data).unwrap().to_le_bytes());
+    }
+    let run = oracle::exec::Launch {
+        entry: l.entry.clone(),
+        grid: l.grid,
+        block: l.block,
+        params,
+        dyn_shared: 0,
+        cluster: None,
+        limits: oracle::exec::Limits::default(),
+    };
+    let (t, c) = (std::time::Instant::now(), cpu_seconds());
+    std::hint::black_box(m.run(&run).unwrap());
+    (t.elapsed().as_secs_f64(), cpu_seconds() - c)
+}
+
+/// Times a launch in order and on 2 workers, alternately (best of 5 wall times, and the CPU
+/// time of all 5), and prints the ratios (no assertion on time: the machine is shared). The CPU
+/// ratio is what parallel execution costs in total; on idle cores the speedup is about
+/// 2 / (CPU ratio). `cargo test --release -p ptxconf-oracle --test multicta -- --ignored
+/// --nocapture`.
+fn time_ratio(what: &str, l: &LaunchFile, ptx: &str) {
+    let mut best = [f64::MAX; 2];
+    let mut cpu = [0.0; 2];
+    for _ in 0..5 {
+        for (k, workers) in [1, 2].into_iter().enumerate() {
+            let (t, c) = time_run(l, ptx, workers);
+            best[k] = best[k].min(t);
+            cpu[k] += c;
+        }
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "{what}: in order {:.3} s, 2 workers {:.3} s: {:.2}x; CPU time {:.2} s vs {:.2} s: {:.2}x (load {})",
+        best[0],
+        best[1],
+        best[0] / best[1],
+        cpu[0],
+        cpu[1],
+        cpu[1] / cpu[0],
+        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    );
+}
+
+#[test]
+#[ignore]
+fn speedup_on_two_workers() {
+    // ALU: 8 CTAs of 128 threads (1024 threads), 2000 iterations of integer and f32 arithmetic.
+    let alu = "
+    mov.u32 %r3, %ntid.x;
+    mad.lo.u32 %r4, %r1, %r3, %r2;
+    mov.u32 %r5, 0;
+    mov.u32 %r6, %r4;
+    .reg .f32 %f<4>;
+    cvt.rn.f32.u32 %f1, %r4;
+L:
+    mad.lo.u32 %r6, %r6, 1664525, 1013904223;
+    xor.b32 %r6, %r6, %r5;
+    fma.rn.f32 %f1, %f1, 0f3F7FFFFF, 0f3F800000;
+    add.u32 %r5, %r5, 1;
+    setp.lt.u32 %p1, %r5, 20000;
+    @%p1 bra L;
+    mul.wide.u32 %rd3, %r4, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    st.global.u32 [%rd4], %r6;
+    add.s64 %rd5, %rd2, %rd3;
+    st.global.f32 [%rd5], %f1;
+    ret;";
+    let (l, ptx) = launch(alu, 8, 128, &[0; 1024], &[0; 1024], 1 << 40);
+    time_ratio("ALU, 8 CTAs x 128 threads x 20000 iterations", &l, &ptx);
+    // Memory-bound: out[i] = 3 * aux[i] + out[i] over 1M words, 4096 CTAs of 256 threads.
+    let mem = "
+    mov.u32 %r3, %ntid.x;
+    mad.lo.u32 %r4, %r1, %r3, %r2;
+    mul.wide.u32 %rd3, %r4, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    add.s64 %rd5, %rd2, %rd3;
+    ld.global.u32 %r5, [%rd5];
+    ld.global.u32 %r6, [%rd4];
+    mad.lo.u32 %r6, %r5, 3, %r6;
+    st.global.u32 [%rd4], %r6;
+    ret;";
+    let n = 1 << 20;
+    let aux: Vec<u32> = (0..n as u32).collect();
+    let (l, ptx) = launch(mem, (n / 256) as u32, 256, &vec![1; n], &aux, 1 << 40);
+    time_ratio("memory-bound, 4096 CTAs x 256 threads, 1M words", &l, &ptx);
+}

@@ -358,3 +358,35 @@ fn speculate(m: &mut Machine, l: &Launch, entry: usize, geo: Geometry, id: [u32;
         marks,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(k: usize, lo: usize, hi: usize) -> Span {
+        Span { k, lo, hi }
+    }
+
+    #[test]
+    fn a_span_set_meets_exactly_the_spans_sharing_a_byte() {
+        let mut d = SpanSet::default();
+        d.insert(span(1, 10, 20));
+        d.insert(span(1, 30, 40));
+        d.insert(span(0, 100, 200));
+        assert!(!d.meets(span(1, 0, 10)) && !d.meets(span(1, 20, 30)) && !d.meets(span(1, 40, 50)));
+        assert!(d.meets(span(1, 19, 21)) && d.meets(span(1, 0, 100)) && d.meets(span(1, 39, 40)));
+        assert!(!d.meets(span(2, 10, 20)) && !d.meets(span(0, 10, 20)) && d.meets(span(0, 150, 151)));
+        // Joining: adjacent and overlapping spans become one.
+        d.insert(span(1, 20, 30));
+        d.insert(span(1, 35, 45));
+        assert_eq!(d.spans().collect::<Vec<_>>(), vec![span(0, 100, 200), span(1, 10, 45)]);
+    }
+
+    #[test]
+    fn clusters_are_numbered_x_then_y_then_z() {
+        let ids: Vec<[u32; 3]> = (0..12).map(|j| cluster_id(j, [3, 2, 2])).collect();
+        assert_eq!(ids[..4], [[0, 0, 0], [1, 0, 0], [2, 0, 0], [0, 1, 0]]);
+        assert_eq!(ids[6], [0, 0, 1]);
+        assert_eq!(ids[11], [2, 1, 1]);
+    }
+}
