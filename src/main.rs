@@ -64,9 +64,15 @@ enum Cmd {
         /// Also print thread-instruction counts to stderr.
         #[arg(long)]
         stats: bool,
+        /// Host threads that run the launch's CTAs (clusters) at once; default: the machine's
+        /// cores. The results are the same for every value (CTAs that meet in global memory are
+        /// run again in order); each thread past the first holds a copy of global memory. Give 1
+        /// when many runs go at once (a `cmd:` backend under `conform --jobs`).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        workers: Option<u32>,
         /// Print the oracle's capabilities (the `cmd:` backend's `--capabilities` question)
         /// instead of running a launch.
-        #[arg(long, conflicts_with_all = ["launch", "stats"])]
+        #[arg(long, conflicts_with_all = ["launch", "stats", "workers"])]
         capabilities: bool,
     },
     /// Benchmarks: `ptxconf bench oracle` runs an ALU-heavy kernel on the interpreter and the same
@@ -281,9 +287,10 @@ fn main() -> ExitCode {
         Cmd::Run {
             launch,
             stats,
+            workers,
             capabilities,
         } => match launch {
-            Some(launch) if !capabilities => run_launch(&launch, stats),
+            Some(launch) if !capabilities => run_launch(&launch, stats, default_jobs(workers.map(|w| w as usize))),
             _ => {
                 println!("{}", ptxconf::backend::oracle::capabilities_json());
                 ExitCode::SUCCESS
@@ -479,8 +486,8 @@ fn show_verify(r: &ptxconf::vectors::VerifyReport) -> String {
 }
 
 /// `run`: the launch contract's replies on stdout, the exit status saying which it was.
-fn run_launch(path: &std::path::Path, stats: bool) -> ExitCode {
-    match oracle::launch::run_file(path) {
+fn run_launch(path: &std::path::Path, stats: bool, workers: usize) -> ExitCode {
+    match oracle::launch::run_file_on(path, workers) {
         Ok((bufs, st)) => {
             print!("{}", oracle::launch::ok_json(&bufs));
             if stats {

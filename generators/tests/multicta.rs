@@ -20,7 +20,11 @@ fn generated_multi_cta_programs_run_the_same_on_several_workers() {
         let seq = run_audited_on(&p.launch, &p.ptx, 1);
         let workers = 2 + (i % 3) as usize;
         let par = run_audited_on(&p.launch, &p.ptx, workers);
-        assert_eq!(par, seq, "program {i} on {workers} workers differs from the run in order:\n{}", p.ptx);
+        assert_eq!(
+            par, seq,
+            "program {i} on {workers} workers differs from the run in order:\n{}",
+            p.ptx
+        );
         ok += seq.is_ok() as usize;
     }
     // Generated programs are valid by construction: nearly all run to their end.
