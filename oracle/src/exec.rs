@@ -600,7 +600,7 @@ impl<'m, 'p> Cta<'m, 'p> {
         let ctas = self.cluster.size();
         let mut spin_rounds = 0;
         loop {
-            if self.m.watch.as_ref().is_some_and(|w| w.over(stats.thread_instructions)) {
+            if self.m.speculation_over(stats.thread_instructions) {
                 // A speculative run stopped; it is run again in order (`exec/parallel.rs`).
                 return Err(Error::new(ErrorKind::Limit, "speculative run stopped"));
             }

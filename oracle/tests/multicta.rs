@@ -254,6 +254,33 @@ OK:
     assert!(e.message.contains(&format!("{:#x}", out + 5 * 65536)), "{e}");
 }
 
+#[test]
+fn a_cta_waiting_for_an_earlier_ctas_flag_does_not_spin_forever() {
+    // Decoupled look-back: thread 0 of CTA c > 0 waits until flag[c-1] is set, then sets
+    // flag[c] = flag[c-1] + 1. In order each wait ends at once; a CTA run on memory from before
+    // the earlier CTAs would wait forever (the step limit is 2^40): its run must be stopped and
+    // run again in order.
+    let body = "
+    setp.ne.u32 %p1, %r2, 0;
+    @%p1 ret;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    mov.u32 %r4, 0;
+    setp.eq.u32 %p2, %r1, 0;
+    @%p2 bra SET;
+WAIT:
+    ld.volatile.global.u32 %r4, [%rd4+-4];
+    setp.eq.u32 %p3, %r4, 0;
+    @%p3 bra WAIT;
+SET:
+    add.u32 %r4, %r4, 1;
+    st.volatile.global.u32 [%rd4], %r4;
+    ret;";
+    let (l, ptx) = launch(body, 6, 32, &[0; 6], &[0], 1 << 40);
+    let (b, _) = same_on_all(&l, &ptx).unwrap();
+    assert_eq!(words(&b[0].1), (1..=6).collect::<Vec<u32>>());
+}
+
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/ptx")
 }

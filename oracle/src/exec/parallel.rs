@@ -44,7 +44,7 @@ const PER_WORKER: usize = 16;
 /// A speculative run stops past this many times the thread-instructions of the largest cluster
 /// completed so far (at least [`SPIN_FLOOR`] times it).
 const SPIN_FACTOR: u64 = 16;
-const SPIN_FLOOR: u64 = 1 << 20;
+const SPIN_FLOOR: u64 = 1 << 16;
 
 /// What stops a speculative run early ([`Machine::watch`]); checked once per round of the
 /// cluster's warps.
@@ -157,7 +157,11 @@ impl<'p> Machine<'p> {
     pub(super) fn run_clusters(&mut self, l: &Launch, entry: usize, geo: Geometry, stats: &mut Stats) -> Result<()> {
         let n = geo.nclusterid();
         let total = n.iter().map(|&d| d as usize).product::<usize>();
-        let workers = self.workers.min(total);
+        // The copies of global memory the workers past the first hold stay within the launch's
+        // memory limit, as the run in order does.
+        let global: u64 = self.global.regions.iter().map(|r| r.data.len() as u64).sum();
+        let copies = (l.limits.memory / global.max(1)).saturating_add(1);
+        let workers = self.workers.min(total).min(copies.min(usize::MAX as u64) as usize);
         let mut next = 0;
         if workers > 1 && self.may_speculate() {
             next = self.run_parallel(l, entry, geo, workers, stats)?;
@@ -166,6 +170,12 @@ impl<'p> Machine<'p> {
             self.run_cluster(l, entry, geo, cluster_id(j, n), stats)?;
         }
         Ok(())
+    }
+
+    /// Whether a speculative run of a cluster that has executed `steps` thread-instructions
+    /// should stop ([`Watch`]): every executor asks between rounds of its warps.
+    pub(super) fn speculation_over(&self, steps: u64) -> bool {
+        self.watch.as_ref().is_some_and(|w| w.over(steps))
     }
 
     /// Whether every effect of a cluster on what later clusters see is in global memory: not
@@ -328,11 +338,16 @@ impl<'p> Machine<'p> {
 /// undoes its writes.
 fn speculate(m: &mut Machine, l: &Launch, entry: usize, geo: Geometry, id: [u32; 3], watch: Watch) -> Spec {
     let mut stats = Stats::default();
+    let seen = watch.seen.clone();
     m.watch = Some(watch);
     m.global.track();
     let ok = m.run_cluster(l, entry, geo, id, &mut stats).is_ok();
     let log = m.global.untrack();
     m.watch = None;
+    if ok {
+        // What a cluster takes bounds the runs that may spin on stale memory, from now on.
+        seen.fetch_max(stats.thread_instructions, Ordering::Relaxed);
+    }
     let writes = if ok {
         log.write_set()
             .into_iter()
