@@ -101,7 +101,7 @@ pub struct Machine<'p> {
     /// Threads of the host that may run a launch's independent CTAs (clusters) at once; 1 runs
     /// them one after another. Results do not depend on it (`exec/parallel.rs`: CTAs that meet in
     /// global memory are run again in order); each worker past the first holds a copy of global
-    /// memory, which the launch's memory limit does not count.
+    /// memory, as many copies as the launch's memory limit holds (fewer workers otherwise).
     pub workers: usize,
     /// What stops a speculative run of a cluster early (`exec/parallel.rs`); `None` otherwise.
     watch: Option<parallel::Watch>,

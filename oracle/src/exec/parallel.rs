@@ -26,7 +26,8 @@
 //! bytes it made undefined are the machine's, `exec/control.rs`).
 //!
 //! Cost: every worker but the main thread holds a copy of global memory (the launch's memory
-//! limit counts one), and a batch keeps its clusters' written bytes until it is committed.
+//! check counts one; workers are limited to as many copies as the memory limit holds), and a
+//! batch keeps its clusters' written bytes until it is committed.
 
 use super::{Launch, Machine, Op, Stats};
 use crate::cluster::Geometry;
