@@ -74,9 +74,16 @@ enum Cmd {
         /// Per-launch timeout of a `cmd:` backend, in seconds.
         #[arg(long, default_value_t = 60.0, requires = "backend")]
         timeout: f64,
+
+        /// Host threads that run the launch's CTAs (clusters) at once; default: the machine's
+        /// cores. The results are the same for every value (CTAs that meet in global memory are
+        /// run again in order); each thread past the first holds a copy of global memory. Give 1
+        /// when many runs go at once (a `cmd:` backend under `conform --jobs`).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "backend")]
+        workers: Option<u32>,
         /// Print the oracle's capabilities (the `cmd:` backend's `--capabilities` question)
         /// instead of running a launch.
-        #[arg(long, conflicts_with_all = ["launch", "stats", "backend"])]
+        #[arg(long, conflicts_with_all = ["launch", "stats", "backend", "workers"])]
         capabilities: bool,
     },
     /// Benchmarks of the oracle against native twins, in the same run.
@@ -307,13 +314,14 @@ fn main() -> ExitCode {
         Cmd::Run {
             launch,
             stats,
+            workers,
             capabilities,
             backend,
             timeout,
         } => match launch {
             Some(launch) if !capabilities => match backend {
                 Some(b) => replay_launch(&launch, &b, timeout),
-                None => run_launch(&launch, stats),
+                None => run_launch(&launch, stats, default_jobs(workers.map(|w| w as usize))),
             },
             _ => {
                 println!("{}", ptxconf::backend::oracle::capabilities_json());
@@ -575,8 +583,8 @@ fn bench_suite(name: &str, engine: Option<&str>, workers: Option<usize>, quick: 
     }
 }
 
-fn run_launch(path: &std::path::Path, stats: bool) -> ExitCode {
-    match oracle::launch::run_file(path) {
+fn run_launch(path: &std::path::Path, stats: bool, workers: usize) -> ExitCode {
+    match oracle::launch::run_file_on(path, workers) {
         Ok((bufs, st)) => {
             print!("{}", oracle::launch::ok_json(&bufs));
             if stats {

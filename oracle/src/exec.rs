@@ -20,6 +20,7 @@ mod bulk;
 mod cluster;
 mod control;
 mod mbarrier;
+mod parallel;
 mod proxy;
 mod tensormap;
 mod warpgroup;
@@ -98,8 +99,12 @@ pub struct Machine<'p> {
     /// Which executor runs launches ([`Engine`]).
     pub engine: Engine,
     /// Threads of the host that may run a launch's independent CTAs (clusters) at once; 1 runs
-    /// them one after another. Results do not depend on it.
+    /// them one after another. Results do not depend on it (`exec/parallel.rs`: CTAs that meet in
+    /// global memory are run again in order); each worker past the first holds a copy of global
+    /// memory, as many copies as the launch's memory limit holds (fewer workers otherwise).
     pub workers: usize,
+    /// What stops a speculative run of a cluster early (`exec/parallel.rs`); `None` otherwise.
+    watch: Option<parallel::Watch>,
 }
 
 /// The executor that runs a launch. Whichever runs it, buffers, [`Stats`] and errors are the
@@ -177,6 +182,7 @@ impl<'p> Machine<'p> {
             discarded: control::Discarded::default(),
             engine: Engine::default(),
             workers: 1,
+            watch: None,
         })
     }
 
@@ -292,15 +298,9 @@ impl<'p> Machine<'p> {
             ));
         }
         let mut stats = Stats::default();
-        // Cluster after cluster (each CTA its own 1×1×1 cluster without cluster dimensions).
-        let [nx, ny, nz] = geo.nclusterid();
-        for z in 0..nz {
-            for y in 0..ny {
-                for x in 0..nx {
-                    self.run_cluster(l, entry, geo, [x, y, z], &mut stats)?;
-                }
-            }
-        }
+        // Cluster after cluster (each CTA its own 1×1×1 cluster without cluster dimensions), or
+        // on several threads with the same results.
+        self.run_clusters(l, entry, geo, &mut stats)?;
         Ok(stats)
     }
 
@@ -600,6 +600,10 @@ impl<'m, 'p> Cta<'m, 'p> {
         let ctas = self.cluster.size();
         let mut spin_rounds = 0;
         loop {
+            if self.m.speculation_over(stats.thread_instructions) {
+                // A speculative run stopped; it is run again in order (`exec/parallel.rs`).
+                return Err(Error::new(ErrorKind::Limit, "speculative run stopped"));
+            }
             let mut progress = false;
             let mutations = self.mutations;
             let mut only_spun = true;

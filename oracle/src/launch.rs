@@ -285,6 +285,12 @@ pub fn run(l: &LaunchFile, ptx: &str) -> Result<(Buffers, Stats)> {
     run_with(l, ptx, None)
 }
 
+/// [`run`] with the launch's CTAs (clusters) on up to `workers` host threads
+/// ([`Machine::workers`]): the same buffers, statistics and errors.
+pub fn run_on(l: &LaunchFile, ptx: &str, workers: usize) -> Result<(Buffers, Stats)> {
+    run_inner(l, ptx, None, None, workers)
+}
+
 /// [`run`], with every value result replaced by another accepted value where its acceptance set
 /// has one (see [`Machine::perturb`]): a different correct implementation.
 pub fn run_perturbed(l: &LaunchFile, ptx: &str, seed: u64) -> Result<(Buffers, Stats)> {
@@ -299,13 +305,18 @@ pub type Audit = Vec<(u32, u8)>;
 /// instructions ran, except those run by [`crate::fast`] functions). Generated programs are
 /// audited with it.
 pub fn run_audited(l: &LaunchFile, ptx: &str) -> Result<(Buffers, Stats, Audit)> {
+    run_audited_on(l, ptx, 1)
+}
+
+/// [`run_audited`] on up to `workers` host threads, like [`run_on`]: the same results and audit.
+pub fn run_audited_on(l: &LaunchFile, ptx: &str, workers: usize) -> Result<(Buffers, Stats, Audit)> {
     let mut lines = Vec::new();
-    let (bufs, stats) = run_inner(l, ptx, None, Some(&mut lines))?;
+    let (bufs, stats) = run_inner(l, ptx, None, Some(&mut lines), workers)?;
     Ok((bufs, stats, lines))
 }
 
 fn run_with(l: &LaunchFile, ptx: &str, perturb: Option<u64>) -> Result<(Buffers, Stats)> {
-    run_inner(l, ptx, perturb, None)
+    run_inner(l, ptx, perturb, None, 1)
 }
 
 fn run_inner(
@@ -313,6 +324,7 @@ fn run_inner(
     ptx: &str,
     perturb: Option<u64>,
     audit: Option<&mut Vec<(u32, u8)>>,
+    workers: usize,
 ) -> Result<(Buffers, Stats)> {
     let module = crate::parse::parse(ptx)?;
     // The audit leaves the fast paths in place: their forms (integer arithmetic, `add`, `mul`,
@@ -330,6 +342,7 @@ fn run_inner(
     };
     let mut m = Machine::new(&prog)?;
     m.perturb = perturb;
+    m.workers = workers.max(1);
     if audit.is_some() {
         m.audit = Some(vec![0; prog.code.len()]);
     }
@@ -476,6 +489,11 @@ fn run_inner(
 
 /// Runs a launch file: reads it and the PTX it names (relative to the file).
 pub fn run_file(path: &Path) -> std::result::Result<(Buffers, Stats), (Error, String)> {
+    run_file_on(path, 1)
+}
+
+/// [`run_file`] with the launch's CTAs on up to `workers` host threads, like [`run_on`].
+pub fn run_file_on(path: &Path, workers: usize) -> std::result::Result<(Buffers, Stats), (Error, String)> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| {
         (
@@ -495,7 +513,7 @@ pub fn run_file(path: &Path) -> std::result::Result<(Buffers, Stats), (Error, St
             shown.clone(),
         )
     })?;
-    run(&l, &ptx).map_err(|e| {
+    run_on(&l, &ptx, workers).map_err(|e| {
         let file = if e.kind == ErrorKind::Launch && e.loc.is_none() {
             shown.clone()
         } else {

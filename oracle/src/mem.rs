@@ -50,6 +50,91 @@ pub struct Region {
 pub struct Global {
     /// The allocations, by ascending base address.
     pub regions: Vec<Region>,
+    /// What executing code read and wrote since [`Global::track`], while tracked (multi-CTA
+    /// execution, `crate::exec`): a `RefCell` because reads take `&self`. `None` (the usual case)
+    /// costs [`Global::read`] and [`Global::write`] one test.
+    log: Option<Box<std::cell::RefCell<Log>>>,
+}
+
+/// Bytes `[lo, hi)` of global allocation `k` ([`Global::regions`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Span {
+    /// The allocation's index.
+    pub k: usize,
+    /// The first byte's offset in it.
+    pub lo: usize,
+    /// The offset past the last byte.
+    pub hi: usize,
+}
+
+/// The global accesses of executing code while [`Global::track`]ed: the bytes read, and every
+/// write with the bytes it overwrote, so that [`Log::undo`] can put memory back as it was.
+#[derive(Clone, Debug, Default)]
+pub struct Log {
+    /// Spans read, in order (a read next to or over the previous one extends it: a warp's lanes
+    /// reading consecutive elements make one span).
+    reads: Vec<Span>,
+    /// Spans written, in order (a write just past the previous one extends it).
+    writes: Vec<Span>,
+    /// The bytes each write overwrote, the writes' in order.
+    old: Vec<u8>,
+}
+
+impl Log {
+    fn read(&mut self, s: Span) {
+        if let Some(l) = self.reads.last_mut() {
+            if l.k == s.k && s.lo <= l.hi && s.hi >= l.lo {
+                l.lo = l.lo.min(s.lo);
+                l.hi = l.hi.max(s.hi);
+                return;
+            }
+        }
+        self.reads.push(s);
+    }
+
+    fn wrote(&mut self, s: Span, old: &[u8]) {
+        self.old.extend_from_slice(old);
+        // Extending the previous entry keeps undo exact: the two writes are disjoint, so
+        // restoring them together is restoring them in reverse order.
+        match self.writes.last_mut() {
+            Some(l) if l.k == s.k && l.hi == s.lo => l.hi = s.hi,
+            _ => self.writes.push(s),
+        }
+    }
+
+    /// The bytes read, as sorted disjoint spans.
+    pub fn read_set(&self) -> Vec<Span> {
+        merged(self.reads.clone())
+    }
+
+    /// The bytes written, as sorted disjoint spans.
+    pub fn write_set(&self) -> Vec<Span> {
+        merged(self.writes.clone())
+    }
+
+    /// Puts back every byte the logged writes overwrote, latest write first: memory is as it
+    /// was when tracking began.
+    pub fn undo(&self, g: &mut Global) {
+        let mut end = self.old.len();
+        for s in self.writes.iter().rev() {
+            let start = end - (s.hi - s.lo);
+            g.regions[s.k].data[s.lo..s.hi].copy_from_slice(&self.old[start..end]);
+            end = start;
+        }
+    }
+}
+
+/// `spans` sorted, with overlapping and adjacent ones joined.
+pub fn merged(mut spans: Vec<Span>) -> Vec<Span> {
+    spans.sort_unstable();
+    let mut out: Vec<Span> = Vec::with_capacity(spans.len());
+    for s in spans {
+        match out.last_mut() {
+            Some(l) if l.k == s.k && s.lo <= l.hi => l.hi = l.hi.max(s.hi),
+            _ => out.push(s),
+        }
+    }
+    out
 }
 
 impl Global {
@@ -269,6 +354,13 @@ impl Global {
     /// (multi-CTA execution, `crate::exec`).
     #[inline]
     pub fn read(&self, k: usize, off: usize, n: usize) -> &[u8] {
+        if let Some(log) = &self.log {
+            log.borrow_mut().read(Span {
+                k,
+                lo: off,
+                hi: off + n,
+            });
+        }
         &self.regions[k].data[off..off + n]
     }
 
@@ -276,7 +368,39 @@ impl Global {
     /// one way executing code writes global memory.
     #[inline]
     pub fn write(&mut self, k: usize, off: usize, n: usize) -> &mut [u8] {
-        &mut self.regions[k].data[off..off + n]
+        let data = &mut self.regions[k].data[off..off + n];
+        if let Some(log) = &mut self.log {
+            log.get_mut().wrote(
+                Span {
+                    k,
+                    lo: off,
+                    hi: off + n,
+                },
+                data,
+            );
+        }
+        data
+    }
+
+    /// Starts logging the reads and writes of executing code (a fresh [`Log`]).
+    pub fn track(&mut self) {
+        self.log = Some(Box::default());
+    }
+
+    /// Stops logging; what was logged since [`Global::track`] (empty if it was not on).
+    pub fn untrack(&mut self) -> Log {
+        self.log.take().map(|l| (*l).into_inner()).unwrap_or_default()
+    }
+
+    /// The bytes of `s`.
+    pub fn bytes(&self, s: Span) -> &[u8] {
+        &self.regions[s.k].data[s.lo..s.hi]
+    }
+
+    /// Overwrites the bytes of `s` with `data` (its length), unlogged: the committing of another
+    /// copy's writes.
+    pub fn put(&mut self, s: Span, data: &[u8]) {
+        self.regions[s.k].data[s.lo..s.hi].copy_from_slice(data);
     }
 
     /// The allocation holding `[addr, addr+len)` and the offset in it.
@@ -299,5 +423,41 @@ impl Global {
             }
         }
         Err(AccessError::Unmapped { addr })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_knows_what_was_read_and_undoes_what_was_written() {
+        let mut g = Global::default();
+        g.map("a", 0x1000, (0..64).collect());
+        g.map("b", 0x2000, vec![7; 16]);
+        let before = g.clone();
+        g.track();
+        let _ = g.read(0, 0, 4);
+        let _ = g.read(0, 4, 4);
+        let _ = g.read(1, 8, 2);
+        let _ = g.read(0, 2, 4);
+        g.write(0, 8, 4).copy_from_slice(&[1; 4]);
+        g.write(0, 12, 4).copy_from_slice(&[2; 4]);
+        g.write(0, 10, 4).copy_from_slice(&[3; 4]);
+        g.write(1, 0, 16).copy_from_slice(&[9; 16]);
+        let log = g.untrack();
+        let _ = g.read(0, 60, 4); // untracked
+        assert_eq!(
+            log.read_set(),
+            vec![Span { k: 0, lo: 0, hi: 8 }, Span { k: 1, lo: 8, hi: 10 }]
+        );
+        assert_eq!(
+            log.write_set(),
+            vec![Span { k: 0, lo: 8, hi: 16 }, Span { k: 1, lo: 0, hi: 16 }]
+        );
+        assert_eq!(g.bytes(Span { k: 0, lo: 8, hi: 16 }), [1, 1, 3, 3, 3, 3, 2, 2]);
+        log.undo(&mut g);
+        assert_eq!(g.regions[0].data, before.regions[0].data);
+        assert_eq!(g.regions[1].data, before.regions[1].data);
     }
 }
