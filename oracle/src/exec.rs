@@ -19,6 +19,7 @@ mod atom128;
 mod bulk;
 mod cluster;
 mod control;
+pub mod lanes;
 mod mbarrier;
 mod proxy;
 mod tensormap;
@@ -100,6 +101,11 @@ pub struct Machine<'p> {
     /// Threads of the host that may run a launch's independent CTAs (clusters) at once; 1 runs
     /// them one after another. Results do not depend on it.
     pub workers: usize,
+    /// Clusters run by [`Engine::Lanes`] and clusters it left to the reference (an
+    /// unsupported program or launch, or an error it hands back: `exec/lanes`).
+    pub lanes_count: lanes::Count,
+    /// The program translated for [`Engine::Lanes`], once (`None` inside: not supported).
+    lanes_plan: std::sync::OnceLock<Option<lanes::Plan>>,
 }
 
 /// The executor that runs a launch. Whichever runs it, buffers, [`Stats`] and errors are the
@@ -109,22 +115,41 @@ pub enum Engine {
     /// One thread at a time over the decoded program ([`Cta::step`]): the reference.
     #[default]
     Reference,
+    /// A warp's lanes at once over registers kept lane by lane (`exec/lanes`), falling back
+    /// to the reference for what it does not execute.
+    Lanes,
 }
 
 impl Engine {
     /// Every engine, the reference first.
-    pub const ALL: &'static [Engine] = &[Engine::Reference];
+    pub const ALL: &'static [Engine] = &[Engine::Reference, Engine::Lanes];
 
     /// The engine's name on command lines.
     pub fn name(self) -> &'static str {
         match self {
             Engine::Reference => "reference",
+            Engine::Lanes => "lanes",
         }
     }
 
     /// The engine named `name` ([`Engine::name`]).
     pub fn parse(name: &str) -> Option<Engine> {
         Engine::ALL.iter().copied().find(|e| e.name() == name)
+    }
+
+    /// The engine of new machines: the one `PTXCONF_ENGINE` names, else the default. A name
+    /// that is no engine's is an error, not a silent default.
+    pub fn from_env() -> Result<Engine> {
+        match std::env::var("PTXCONF_ENGINE") {
+            Err(_) => Ok(Engine::default()),
+            Ok(n) => Engine::parse(&n).ok_or_else(|| {
+                let names: Vec<&str> = Engine::ALL.iter().map(|e| e.name()).collect();
+                Error::new(
+                    ErrorKind::Launch,
+                    format!("PTXCONF_ENGINE=`{n}` names no engine ({})", names.join(", ")),
+                )
+            }),
+        }
     }
 }
 
@@ -175,8 +200,10 @@ impl<'p> Machine<'p> {
             perturb: None,
             audit: None,
             discarded: control::Discarded::default(),
-            engine: Engine::default(),
+            engine: Engine::from_env()?,
             workers: 1,
+            lanes_count: lanes::Count::default(),
+            lanes_plan: std::sync::OnceLock::new(),
         })
     }
 
@@ -314,6 +341,9 @@ impl<'p> Machine<'p> {
         id: [u32; 3],
         stats: &mut Stats,
     ) -> Result<()> {
+        if self.engine == Engine::Lanes && lanes::run_cluster(self, l, entry, geo, id, stats) {
+            return Ok(());
+        }
         let peers = (1..geo.size())
             .map(|r| Cta::new(self, l, entry, geo.ctaid(id, r)).park())
             .collect();

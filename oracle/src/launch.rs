@@ -21,7 +21,7 @@
 //! ```
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::exec::{Launch, Limits, Machine, Stats};
+use crate::exec::{lanes, Engine, Launch, Limits, Machine, Stats};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -300,12 +300,18 @@ pub type Audit = Vec<(u32, u8)>;
 /// audited with it.
 pub fn run_audited(l: &LaunchFile, ptx: &str) -> Result<(Buffers, Stats, Audit)> {
     let mut lines = Vec::new();
-    let (bufs, stats) = run_inner(l, ptx, None, Some(&mut lines))?;
+    let (bufs, stats, _) = run_inner(l, ptx, None, Some(&mut lines), None)?;
     Ok((bufs, stats, lines))
 }
 
 fn run_with(l: &LaunchFile, ptx: &str, perturb: Option<u64>) -> Result<(Buffers, Stats)> {
-    run_inner(l, ptx, perturb, None)
+    run_inner(l, ptx, perturb, None, None).map(|(b, s, _)| (b, s))
+}
+
+/// [`run`] on executor `engine`, also saying which engine ran its clusters (for the tests that
+/// compare the engines).
+pub fn run_on(l: &LaunchFile, ptx: &str, engine: Engine) -> Result<(Buffers, Stats, lanes::Count)> {
+    run_inner(l, ptx, None, None, Some(engine))
 }
 
 fn run_inner(
@@ -313,7 +319,8 @@ fn run_inner(
     ptx: &str,
     perturb: Option<u64>,
     audit: Option<&mut Vec<(u32, u8)>>,
-) -> Result<(Buffers, Stats)> {
+    engine: Option<Engine>,
+) -> Result<(Buffers, Stats, lanes::Count)> {
     let module = crate::parse::parse(ptx)?;
     // The audit leaves the fast paths in place: their forms (integer arithmetic, `add`, `mul`,
     // `fma` with `.rn`, comparisons) are exact or exact up to a NaN, which a generator's probe
@@ -330,6 +337,9 @@ fn run_inner(
     };
     let mut m = Machine::new(&prog)?;
     m.perturb = perturb;
+    if let Some(e) = engine {
+        m.engine = e;
+    }
     if audit.is_some() {
         m.audit = Some(vec![0; prog.code.len()]);
     }
@@ -471,7 +481,7 @@ fn run_inner(
             (n, data)
         })
         .collect();
-    Ok((out, stats))
+    Ok((out, stats, m.lanes_count))
 }
 
 /// Runs a launch file: reads it and the PTX it names (relative to the file).
