@@ -284,6 +284,8 @@ struct Cta<'a> {
     nthreads: usize,
     bars: Vec<Barrier>,
     undo: Undo,
+    /// Rows of lane-by-lane operands ([`Opnd::Lane`]).
+    scratch: [[u64; 32]; 3],
 }
 
 /// The lanes of `m`, lowest first.
@@ -386,6 +388,7 @@ impl<'a> Cta<'a> {
             nthreads,
             bars: vec![Barrier::default(); 16],
             undo: Undo::default(),
+            scratch: [[0; 32]; 3],
         }
     }
 
@@ -416,7 +419,10 @@ impl<'a> Cta<'a> {
     /// [`super::Cta::run_warp`].
     fn run_warp(&mut self, w: usize, stats: &mut Stats) -> R<bool> {
         let mut ran = false;
+        // The group of the next step when it is known without a scan (the reference's
+        // shortcut), and their pc while it is not written to the lanes.
         let mut known: Option<u32> = None;
+        let mut lazy: Option<u32> = None;
         for _ in 0..SLICE {
             let (mask, runnable) = match known.take() {
                 Some(mask) => (mask, mask),
@@ -472,22 +478,28 @@ impl<'a> Cta<'a> {
                 return Err(Bail);
             }
             let b = mask.trailing_zeros() as usize;
-            let pc = self.warps[w].pc[b];
-            self.step(w, mask, pc)?;
-            if mask == runnable {
-                let inst = &self.plan.insts[pc as usize];
-                let straight = match inst.kind {
+            let pc = lazy.unwrap_or(self.warps[w].pc[b]);
+            let next = self.step(w, mask, pc, lazy.take().is_some())?;
+            let straight = mask == runnable
+                && match self.plan.insts[pc as usize].kind {
                     Kind::Bra { .. } => {
                         let wp = &self.warps[w];
-                        let first = wp.pc[b];
-                        bits(mask).all(|l| wp.pc[l] == first)
+                        next.is_some() || {
+                            let first = wp.pc[b];
+                            bits(mask).all(|l| wp.pc[l] == first)
+                        }
                     }
-                    _ => inst.straight,
+                    _ => self.plan.insts[pc as usize].straight,
                 };
-                if straight {
-                    known = Some(mask);
-                }
+            if straight {
+                known = Some(mask);
+                lazy = next;
+            } else if let Some(p) = next {
+                self.set_pc(w, mask, p);
             }
+        }
+        if let (Some(mask), Some(p)) = (known, lazy) {
+            self.set_pc(w, mask, p);
         }
         Ok(ran)
     }
@@ -495,34 +507,60 @@ impl<'a> Cta<'a> {
     /// Lanes `m` move past the instruction at `pc`.
     #[inline(always)]
     fn advance(&mut self, w: usize, m: u32, pc: u32) {
-        let clock = self.plan.clock;
+        self.set_pc(w, m, pc + 1);
+        if self.plan.clock {
+            let wp = &mut self.warps[w];
+            for l in 0..32 {
+                wp.clock[l] += (m >> l & 1) as u64;
+            }
+        }
+    }
+
+    /// Lanes `m` are at `pc`.
+    #[inline(always)]
+    fn set_pc(&mut self, w: usize, m: u32, pc: u32) {
         let wp = &mut self.warps[w];
         for l in 0..32 {
-            let on = m >> l & 1 != 0;
-            wp.pc[l] = if on { pc + 1 } else { wp.pc[l] };
-            if clock {
-                wp.clock[l] += on as u64;
-            }
+            wp.pc[l] = if m >> l & 1 != 0 { pc } else { wp.pc[l] };
         }
     }
 
-    /// A row of operand `o` for the lanes of warp `w` whose frame starts at row `base`.
+    /// After a step of lanes `mask` that leaves them together: `Some(pc)`, their pc, not yet
+    /// written to the lanes (the clock is not kept), else `None` (written).
     #[inline(always)]
-    fn row<'s>(&'s self, w: usize, base: usize, o: Opnd, scratch: &'s mut [u64; 32]) -> &'s [u64; 32] {
+    fn moved(&mut self, w: usize, mask: u32, pc: u32) -> Option<u32> {
+        if self.plan.clock {
+            self.advance(w, mask, pc);
+            None
+        } else {
+            Some(pc + 1)
+        }
+    }
+
+    /// Scratch row `k` gets operand `s` of every lane of warp `w`.
+    #[cold]
+    fn fill(&mut self, w: usize, k: usize, s: &Src) {
+        let mut row = [0u64; 32];
+        for (l, x) in row.iter_mut().enumerate().take(self.warps[w].n) {
+            *x = self.rd(w, l, s);
+        }
+        self.scratch[k] = row;
+    }
+
+    /// The row of operand `o` (number `k`) for the lanes of warp `w` whose frame starts at row
+    /// `base` (a lane-by-lane operand: [`Cta::fill`] first).
+    #[inline(always)]
+    fn row(&self, w: usize, base: usize, o: Opnd, k: usize) -> &[u64; 32] {
         match o {
             Opnd::Reg(r) => &self.warps[w].regs[base + r as usize],
-            Opnd::Const(k) => &self.plan.consts[k as usize],
-            Opnd::Lane(s) => {
-                for (l, x) in scratch.iter_mut().enumerate().take(self.warps[w].n) {
-                    *x = self.rd(w, l, &s);
-                }
-                scratch
-            }
+            Opnd::Const(c) => &self.plan.consts[c as usize],
+            Opnd::Lane(_) => &self.scratch[k],
         }
     }
 
-    /// Executes the instruction at `pc` for the lanes of warp `w` in `mask`.
-    fn step(&mut self, w: usize, mask: u32, pc: u32) -> R<()> {
+    /// Executes the instruction at `pc` for the lanes of warp `w` in `mask` (`stale`: their pc
+    /// is not written yet); `Some(pc)` when they are all at `pc` after it, not yet written.
+    fn step(&mut self, w: usize, mask: u32, pc: u32, stale: bool) -> R<Option<u32>> {
         let plan = self.plan;
         let inst = &plan.insts[pc as usize];
         let b = mask.trailing_zeros() as usize;
@@ -539,46 +577,53 @@ impl<'a> Cta<'a> {
         match &inst.kind {
             Kind::Alu { f, d, a, b, c } => {
                 if exec != 0 && d.slot != u32::MAX {
-                    let (mut sa, mut sb, mut sc) = ([0u64; 32], [0u64; 32], [0u64; 32]);
+                    for (k, o) in [a, b, c].into_iter().enumerate() {
+                        if let Opnd::Lane(s) = o {
+                            self.fill(w, k, s);
+                        }
+                    }
                     let mut out = [0u64; 32];
                     {
-                        let ra = self.row(w, base, *a, &mut sa);
-                        let rb = self.row(w, base, *b, &mut sb);
-                        let rc = self.row(w, base, *c, &mut sc);
+                        let (ra, rb, rc) = (self.row(w, base, *a, 0), self.row(w, base, *b, 1), self.row(w, base, *c, 2));
                         f(&mut out, ra, rb, rc);
                     }
                     put(&mut self.warps[w].regs[base + d.slot as usize], &out, exec, d);
                 }
-                self.advance(w, mask, pc);
+                Ok(self.moved(w, mask, pc))
             }
             Kind::Scalar { f, d, a, b, c } => {
                 for l in bits(exec) {
                     let v = f(self.rd(w, l, a), self.rd(w, l, b), self.rd(w, l, c));
                     self.wr(w, l, d, v);
                 }
-                self.advance(w, mask, pc);
+                Ok(self.moved(w, mask, pc))
             }
             Kind::Bra { target } => {
-                let clock = plan.clock;
-                let wp = &mut self.warps[w];
-                for l in 0..32 {
-                    let bit = 1u32 << l;
-                    if exec & bit != 0 {
-                        wp.pc[l] = *target;
-                    } else if mask & bit != 0 {
-                        wp.pc[l] = pc + 1;
+                if plan.clock {
+                    let wp = &mut self.warps[w];
+                    for l in 0..32 {
+                        wp.clock[l] += (mask >> l & 1) as u64;
                     }
-                    if clock && mask & bit != 0 {
-                        wp.clock[l] += 1;
-                    }
+                }
+                if exec == mask {
+                    Ok(Some(*target))
+                } else if exec == 0 {
+                    Ok(Some(pc + 1))
+                } else {
+                    self.set_pc(w, exec, *target);
+                    self.set_pc(w, mask & !exec, pc + 1);
+                    Ok(None)
                 }
             }
             Kind::Other => {
+                if stale {
+                    self.set_pc(w, mask, pc);
+                }
                 self.advance(w, mask & !exec, pc);
                 self.other(w, exec, pc)?;
+                Ok(None)
             }
         }
-        Ok(())
     }
 
     /// Operand `s` in lane `l` of warp `w` (the reference's `Cta::rd`).
