@@ -113,10 +113,11 @@ pub struct Machine<'p> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Engine {
     /// One thread at a time over the decoded program ([`Cta::step`]): the reference.
-    #[default]
     Reference,
     /// A warp's lanes at once over registers kept lane by lane (`exec/lanes`), falling back
-    /// to the reference for what it does not execute.
+    /// to the reference for what it does not execute; the default (`oracle/tests/engines.rs`
+    /// holds it to the reference).
+    #[default]
     Lanes,
 }
 

@@ -31,7 +31,11 @@ fn both(what: &str, l: &LaunchFile, ptx: &str) -> (Outcome, Count) {
             }
         }
         (Err(a), Err(b)) => assert_eq!(a, b, "{what}: errors differ (reference, lanes)"),
-        _ => panic!("{what}: reference {:?}, lanes {:?}\n{ptx}", reference.as_ref().err(), lanes.as_ref().err()),
+        _ => panic!(
+            "{what}: reference {:?}, lanes {:?}\n{ptx}",
+            reference.as_ref().err(),
+            lanes.as_ref().err()
+        ),
     }
     (reference, count)
 }
@@ -75,7 +79,10 @@ fn every_corpus_kernel_runs_the_same_on_both_engines() {
             }
             if out.is_ok() && count.reference > 0 && count.handed_back == 0 && count.lanes == 0 {
                 // Not supported (decided before running): fine, but not for the required ones.
-                assert!(!must_run_on_lanes(dir, &name), "{dir}/{name}: the lanes engine does not run it");
+                assert!(
+                    !must_run_on_lanes(dir, &name),
+                    "{dir}/{name}: the lanes engine does not run it"
+                );
             }
             if must_run_on_lanes(dir, &name) {
                 required += 1;
@@ -121,8 +128,13 @@ fn generated(seed: u64, n: u64) {
             assert_eq!(count.handed_back, 0, "program {i}: handed back although it succeeds");
         }
     }
-    eprintln!("{n} generated programs identical on both engines; {on_lanes} ran on the lanes engine, {failed} failed on both");
-    assert!(on_lanes * 2 >= n, "only {on_lanes} of {n} programs ran on the lanes engine");
+    eprintln!(
+        "{n} generated programs identical on both engines; {on_lanes} ran on the lanes engine, {failed} failed on both"
+    );
+    assert!(
+        on_lanes * 2 >= n,
+        "only {on_lanes} of {n} programs ran on the lanes engine"
+    );
 }
 
 #[test]
@@ -138,7 +150,9 @@ fn many_generated_programs_run_the_same_on_both_engines() {
 
 /// A launch of kernel `k` with `block` threads and one u32 buffer `out` of `words` words.
 fn launch(block: u32, grid: u32, words: usize, steps: Option<u64>) -> LaunchFile {
-    let steps = steps.map(|s| format!(r#", "limits": {{"steps": {s}}}"#)).unwrap_or_default();
+    let steps = steps
+        .map(|s| format!(r#", "limits": {{"steps": {s}}}"#))
+        .unwrap_or_default();
     parse_launch(&format!(
         r#"{{"ptx": "k.ptx", "entry": "k", "grid": [{grid},1,1], "block": [{block},1,1],
             "buffers": [{{"name": "out", "size": {}}}],
@@ -160,7 +174,14 @@ fn edge(body: &str, block: u32, grid: u32, words_n: usize) -> Vec<u32> {
     let ptx = format!("{HEAD}{body}");
     let (out, count) = both("edge case", &launch(block, grid, words_n, None), &ptx);
     let (bufs, _) = out.unwrap_or_else(|e| panic!("{e}\n{ptx}"));
-    assert_eq!(count, Count { lanes: grid as u64, reference: 0, handed_back: 0 });
+    assert_eq!(
+        count,
+        Count {
+            lanes: grid as u64,
+            reference: 0,
+            handed_back: 0
+        }
+    );
     words(&bufs[0].1)
 }
 
@@ -411,7 +432,14 @@ fn errors_are_the_references() {
     assert!(e.message.contains("runs past the end of `out`"), "{e}");
     let (r, words, count) = on_lanes(&ptx, 3, 80, u64::MAX);
     assert_eq!(r.unwrap_err(), e);
-    assert_eq!(count, Count { lanes: 2, reference: 1, handed_back: 1 });
+    assert_eq!(
+        count,
+        Count {
+            lanes: 2,
+            reference: 1,
+            handed_back: 1
+        }
+    );
     // The reference's partial writes: the third CTA's lanes 0-15 stored their first value
     // (lane by lane, the store of lane 16 failing), not the second.
     for (i, &v) in words.iter().enumerate() {
@@ -423,6 +451,13 @@ fn errors_are_the_references() {
     assert_eq!(e.kind, oracle::error::ErrorKind::Limit, "{e}");
     let (r, words, count) = on_lanes(&ptx, 3, 96, 500);
     assert_eq!(r.unwrap_err(), e);
-    assert_eq!(count, Count { lanes: 1, reference: 1, handed_back: 1 });
+    assert_eq!(
+        count,
+        Count {
+            lanes: 1,
+            reference: 1,
+            handed_back: 1
+        }
+    );
     assert!(words[..32].iter().enumerate().all(|(i, &v)| v == i as u32 + 1000));
 }

@@ -77,17 +77,35 @@ lanes!(sub32, |a, b, c| (a as u32).wrapping_sub(b as u32) as u64);
 lanes!(mul_lo64, |a, b, c| a.wrapping_mul(b));
 lanes!(mul_lo32, |a, b, c| (a as u32).wrapping_mul(b as u32) as u64);
 lanes!(mul_wide_u32, |a, b, c| (a as u32 as u64) * (b as u32 as u64));
-lanes!(mul_wide_s32, |a, b, c| ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) as u64);
-lanes!(mad_lo32, |a, b, c| (a as u32).wrapping_mul(b as u32).wrapping_add(c as u32) as u64);
+lanes!(
+    mul_wide_s32,
+    |a, b, c| ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) as u64
+);
+lanes!(
+    mad_lo32,
+    |a, b, c| (a as u32).wrapping_mul(b as u32).wrapping_add(c as u32) as u64
+);
 lanes!(mad_lo64, |a, b, c| a.wrapping_mul(b).wrapping_add(c));
-lanes!(mad_wide_u32, |a, b, c| ((a as u32 as u64) * (b as u32 as u64)).wrapping_add(c));
-lanes!(mad_wide_s32, |a, b, c| ((a as u32 as i32 as i64) * (b as u32 as i32 as i64))
-    .wrapping_add(c as i64) as u64);
+lanes!(mad_wide_u32, |a, b, c| ((a as u32 as u64) * (b as u32 as u64))
+    .wrapping_add(c));
+lanes!(
+    mad_wide_s32,
+    |a, b, c| ((a as u32 as i32 as i64) * (b as u32 as i32 as i64)).wrapping_add(c as i64) as u64
+);
 // Shift amounts past the width clamp to it (§9.7.8.7-8), as the scalar functions do.
-lanes!(shl32, |a, b, c| if (b as u32) >= 32 { 0 } else { ((a as u32) << (b as u32)) as u64 });
+lanes!(shl32, |a, b, c| if (b as u32) >= 32 {
+    0
+} else {
+    ((a as u32) << (b as u32)) as u64
+});
 lanes!(shl64, |a, b, c| if (b as u32) >= 64 { 0 } else { a << (b as u32) });
-lanes!(shr_u32, |a, b, c| if (b as u32) >= 32 { 0 } else { ((a as u32) >> (b as u32)) as u64 });
-lanes!(shr_s32, |a, b, c| ((a as u32 as i32) >> (b as u32).min(31)) as u32 as u64);
+lanes!(shr_u32, |a, b, c| if (b as u32) >= 32 {
+    0
+} else {
+    ((a as u32) >> (b as u32)) as u64
+});
+lanes!(shr_s32, |a, b, c| ((a as u32 as i32) >> (b as u32).min(31)) as u32
+    as u64);
 lanes!(shr_u64, |a, b, c| if (b as u32) >= 64 { 0 } else { a >> (b as u32) });
 lanes!(shr_s64, |a, b, c| ((a as i64) >> (b as u32).min(63)) as u64);
 lanes!(and, |a, b, c| a & b);
@@ -239,7 +257,7 @@ pub fn of(f: FastFn) -> Option<LaneFn> {
 
 /// Every (scalar function, lane function) pair, for the test that compares them.
 pub fn pairs() -> impl Iterator<Item = (&'static str, FastFn, LaneFn)> {
-    LANES.iter().filter_map(|(n, l)| {
-        FAST.iter().find(|(m, _)| m == n).map(|(_, f)| (*n, *f, *l))
-    })
+    LANES
+        .iter()
+        .filter_map(|(n, l)| FAST.iter().find(|(m, _)| m == n).map(|(_, f)| (*n, *f, *l)))
 }

@@ -78,8 +78,16 @@ enum Kind {
         c: Opnd,
     },
     /// An [`Op::Fast`] without one: its scalar function lane by lane.
-    Scalar { f: FastFn, d: Dst, a: Src, b: Src, c: Src },
-    Bra { target: u32 },
+    Scalar {
+        f: FastFn,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Bra {
+        target: u32,
+    },
     /// Any other supported operation, executed from the decoded program.
     Other,
 }
@@ -584,7 +592,11 @@ impl<'a> Cta<'a> {
                     }
                     let mut out = [0u64; 32];
                     {
-                        let (ra, rb, rc) = (self.row(w, base, *a, 0), self.row(w, base, *b, 1), self.row(w, base, *c, 2));
+                        let (ra, rb, rc) = (
+                            self.row(w, base, *a, 0),
+                            self.row(w, base, *b, 1),
+                            self.row(w, base, *c, 2),
+                        );
                         f(&mut out, ra, rb, rc);
                     }
                     put(&mut self.warps[w].regs[base + d.slot as usize], &out, exec, d);
@@ -866,7 +878,12 @@ impl<'a> Cta<'a> {
                 }
                 self.advance(w, exec, pc);
             }
-            Op::Warp { kind, form: _, dsts, srcs } => self.warp_op(w, exec, pc, *kind, dsts, srcs)?,
+            Op::Warp {
+                kind,
+                form: _,
+                dsts,
+                srcs,
+            } => self.warp_op(w, exec, pc, *kind, dsts, srcs)?,
             Op::WarpSync { mask } => self.warp_sync(w, exec, pc, mask)?,
             _ => return Err(Bail),
         }
@@ -1336,7 +1353,9 @@ impl<'a> Cta<'a> {
                     .map_err(|_| Bail)?
                     .map(|d| (d as u64, false))
             }
-            WarpKind::Elect => warp::elect_sync(here, &mm).map_err(|_| Bail)?.map(|(d, p)| (d as u64, p)),
+            WarpKind::Elect => warp::elect_sync(here, &mm)
+                .map_err(|_| Bail)?
+                .map(|(d, p)| (d as u64, p)),
             WarpKind::Activemask => warp::activemask(here).map(|d| (d as u64, false)),
         };
         let clock = self.plan.clock;
