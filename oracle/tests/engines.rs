@@ -107,10 +107,11 @@ fn every_corpus_kernel_runs_the_same_on_both_engines() {
 
 /// A configuration for program `i`: the default one, with more warps and CTAs now and then.
 fn config(i: u64) -> Config {
-    let mut c = Config::default();
-    c.warps = 1 + (i % 3) as u32;
-    c.ctas = 1 + (i / 3 % 2) as u32;
-    c
+    Config {
+        warps: 1 + (i % 3) as u32,
+        ctas: 1 + (i / 3 % 2) as u32,
+        ..Config::default()
+    }
 }
 
 fn generated(seed: u64, n: u64) {

@@ -1294,9 +1294,9 @@ impl<'a> Cta<'a> {
         }
         let mut vals = [[0u64; 32]; 4];
         for (k, s) in srcs.iter().enumerate().take(4) {
-            for l in 0..n {
+            for (l, x) in vals[k].iter_mut().enumerate().take(n) {
                 let v = self.rd(w, l, &s.src);
-                vals[k][l] = if s.bits >= 64 { v } else { v & ((1u64 << s.bits) - 1) };
+                *x = if s.bits >= 64 { v } else { v & ((1u64 << s.bits) - 1) };
             }
         }
         let mut mm = [0u32; 32];
