@@ -462,3 +462,35 @@ fn errors_are_the_references() {
     );
     assert!(words[..32].iter().enumerate().all(|(i, &v)| v == i as u32 + 1000));
 }
+
+/// `%clock` counts a thread's instructions in the oracle: after divergent paths of different
+/// lengths the threads read different counts, the same on both engines.
+#[test]
+fn clocks_count_each_threads_instructions() {
+    let out = edge(
+        r#".visible .entry k(.param .u64 out) {
+    .reg .pred %p<2>; .reg .b32 %r<6>; .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    and.b32 %r2, %r1, 1;
+    setp.eq.u32 %p1, %r2, 0;
+    @%p1 bra $even;
+    add.u32 %r3, %r1, 1;
+    add.u32 %r3, %r3, 1;
+$even:
+    mov.u32 %r4, %clock;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r4;
+    ret;
+}
+"#,
+        32,
+        1,
+        32,
+    );
+    // Instructions completed before the read: 5 (the branch included), 2 more on odd threads.
+    for t in 0..32u32 {
+        assert_eq!(out[t as usize], if t % 2 == 0 { 5 } else { 7 }, "thread {t}");
+    }
+}

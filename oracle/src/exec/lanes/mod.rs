@@ -118,10 +118,9 @@ impl Plan {
             if !supported(&inst.op) {
                 return None;
             }
-            // Whether the program reads a clock: over-approximated from the operation's
-            // description (a special register is printed by its variant's name).
-            let desc = format!("{:?}", inst.op);
-            clock |= desc.contains("Clock") || desc.contains("Globaltimer");
+            // Whether the program reads a clock: a special register is an operand written by
+            // its name (`%clock`, `%clock64`, `%globaltimer`, `_lo`, `_hi`).
+            clock |= inst.text.contains("%clock") || inst.text.contains("%globaltimer");
             let straight = matches!(
                 inst.op,
                 Op::Fast { .. }
