@@ -19,6 +19,7 @@ mod atom128;
 mod bulk;
 mod cluster;
 mod control;
+pub mod lanes;
 mod mbarrier;
 mod parallel;
 mod proxy;
@@ -105,6 +106,12 @@ pub struct Machine<'p> {
     pub workers: usize,
     /// What stops a speculative run of a cluster early (`exec/parallel.rs`); `None` otherwise.
     watch: Option<parallel::Watch>,
+    /// Clusters run by [`Engine::Lanes`] and clusters it left to the reference (an
+    /// unsupported program or launch, or an error it hands back: `exec/lanes`) — those this
+    /// machine ran itself: with [`Machine::workers`] > 1 the other workers' are not counted.
+    pub lanes_count: lanes::Count,
+    /// The program translated for [`Engine::Lanes`], once (`None` inside: not supported).
+    lanes_plan: std::sync::OnceLock<Option<lanes::Plan>>,
 }
 
 /// The executor that runs a launch. Whichever runs it, buffers, [`Stats`] and errors are the
@@ -112,24 +119,44 @@ pub struct Machine<'p> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Engine {
     /// One thread at a time over the decoded program ([`Cta::step`]): the reference.
-    #[default]
     Reference,
+    /// A warp's lanes at once over registers kept lane by lane (`exec/lanes`), falling back
+    /// to the reference for what it does not execute; the default (`oracle/tests/engines.rs`
+    /// holds it to the reference).
+    #[default]
+    Lanes,
 }
 
 impl Engine {
     /// Every engine, the reference first.
-    pub const ALL: &'static [Engine] = &[Engine::Reference];
+    pub const ALL: &'static [Engine] = &[Engine::Reference, Engine::Lanes];
 
     /// The engine's name on command lines.
     pub fn name(self) -> &'static str {
         match self {
             Engine::Reference => "reference",
+            Engine::Lanes => "lanes",
         }
     }
 
     /// The engine named `name` ([`Engine::name`]).
     pub fn parse(name: &str) -> Option<Engine> {
         Engine::ALL.iter().copied().find(|e| e.name() == name)
+    }
+
+    /// The engine of new machines: the one `PTXCONF_ENGINE` names, else the default. A name
+    /// that is no engine's is an error, not a silent default.
+    pub fn from_env() -> Result<Engine> {
+        match std::env::var("PTXCONF_ENGINE") {
+            Err(_) => Ok(Engine::default()),
+            Ok(n) => Engine::parse(&n).ok_or_else(|| {
+                let names: Vec<&str> = Engine::ALL.iter().map(|e| e.name()).collect();
+                Error::new(
+                    ErrorKind::Launch,
+                    format!("PTXCONF_ENGINE=`{n}` names no engine ({})", names.join(", ")),
+                )
+            }),
+        }
     }
 }
 
@@ -180,9 +207,11 @@ impl<'p> Machine<'p> {
             perturb: None,
             audit: None,
             discarded: control::Discarded::default(),
-            engine: Engine::default(),
+            engine: Engine::from_env()?,
             workers: 1,
             watch: None,
+            lanes_count: lanes::Count::default(),
+            lanes_plan: std::sync::OnceLock::new(),
         })
     }
 
@@ -314,6 +343,9 @@ impl<'p> Machine<'p> {
         id: [u32; 3],
         stats: &mut Stats,
     ) -> Result<()> {
+        if self.engine == Engine::Lanes && lanes::run_cluster(self, l, entry, geo, id, stats) {
+            return Ok(());
+        }
         let peers = (1..geo.size())
             .map(|r| Cta::new(self, l, entry, geo.ctaid(id, r)).park())
             .collect();

@@ -21,7 +21,7 @@
 //! ```
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::exec::{Launch, Limits, Machine, Stats};
+use crate::exec::{lanes, Engine, Launch, Limits, Machine, Stats};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -288,7 +288,7 @@ pub fn run(l: &LaunchFile, ptx: &str) -> Result<(Buffers, Stats)> {
 /// [`run`] with the launch's CTAs (clusters) on up to `workers` host threads
 /// ([`Machine::workers`]): the same buffers, statistics and errors.
 pub fn run_on(l: &LaunchFile, ptx: &str, workers: usize) -> Result<(Buffers, Stats)> {
-    run_inner(l, ptx, None, None, workers)
+    run_inner(l, ptx, None, None, workers, None).map(|(b, s, _)| (b, s))
 }
 
 /// [`run`], with every value result replaced by another accepted value where its acceptance set
@@ -311,12 +311,18 @@ pub fn run_audited(l: &LaunchFile, ptx: &str) -> Result<(Buffers, Stats, Audit)>
 /// [`run_audited`] on up to `workers` host threads, like [`run_on`]: the same results and audit.
 pub fn run_audited_on(l: &LaunchFile, ptx: &str, workers: usize) -> Result<(Buffers, Stats, Audit)> {
     let mut lines = Vec::new();
-    let (bufs, stats) = run_inner(l, ptx, None, Some(&mut lines), workers)?;
+    let (bufs, stats, _) = run_inner(l, ptx, None, Some(&mut lines), workers, None)?;
     Ok((bufs, stats, lines))
 }
 
 fn run_with(l: &LaunchFile, ptx: &str, perturb: Option<u64>) -> Result<(Buffers, Stats)> {
-    run_inner(l, ptx, perturb, None, 1)
+    run_inner(l, ptx, perturb, None, 1, None).map(|(b, s, _)| (b, s))
+}
+
+/// [`run`] on executor `engine`, also saying which engine ran its clusters (for the tests that
+/// compare the engines).
+pub fn run_engine(l: &LaunchFile, ptx: &str, engine: Engine) -> Result<(Buffers, Stats, lanes::Count)> {
+    run_inner(l, ptx, None, None, 1, Some(engine))
 }
 
 fn run_inner(
@@ -325,7 +331,8 @@ fn run_inner(
     perturb: Option<u64>,
     audit: Option<&mut Vec<(u32, u8)>>,
     workers: usize,
-) -> Result<(Buffers, Stats)> {
+    engine: Option<Engine>,
+) -> Result<(Buffers, Stats, lanes::Count)> {
     let module = crate::parse::parse(ptx)?;
     // The audit leaves the fast paths in place: their forms (integer arithmetic, `add`, `mul`,
     // `fma` with `.rn`, comparisons) are exact or exact up to a NaN, which a generator's probe
@@ -343,6 +350,9 @@ fn run_inner(
     let mut m = Machine::new(&prog)?;
     m.perturb = perturb;
     m.workers = workers.max(1);
+    if let Some(e) = engine {
+        m.engine = e;
+    }
     if audit.is_some() {
         m.audit = Some(vec![0; prog.code.len()]);
     }
@@ -484,7 +494,7 @@ fn run_inner(
             (n, data)
         })
         .collect();
-    Ok((out, stats))
+    Ok((out, stats, m.lanes_count))
 }
 
 /// Runs a launch file: reads it and the PTX it names (relative to the file).

@@ -303,7 +303,14 @@ impl Cta<'_, '_> {
 
     /// A cluster special register (§10.11-10.17).
     pub(super) fn cluster_sreg(&self, s: Sreg) -> u64 {
-        let c = &self.cluster;
+        self.cluster.sreg(s)
+    }
+}
+
+impl Cluster {
+    /// A cluster special register (§10.11-10.17) read in the cluster's running CTA.
+    pub(super) fn sreg(&self, s: Sreg) -> u64 {
+        let c = self;
         let comp = |v: [u32; 3], k: u8| v.get(k as usize).map_or(0, |&x| x as u64);
         match s {
             Sreg::IsExplicitCluster => c.geo.explicit as u64,
@@ -316,7 +323,9 @@ impl Cta<'_, '_> {
             _ => 0,
         }
     }
+}
 
+impl Cta<'_, '_> {
     /// Where a shared access of `len` bytes at `a` lands: the running CTA's shared memory
     /// ([`Area::Shared`]) or a peer's ([`Area::Peer`]). `cluster`: a `.shared::cluster` access
     /// (explicit or generic); else `.shared::cta`, which may name only the executing CTA's

@@ -202,6 +202,10 @@ impl<'p> Machine<'p> {
             engine: self.engine,
             workers: 1,
             watch: None,
+            // The workers count their own clusters: the launch's count is the clusters this
+            // machine ran itself (`Machine::lanes_count`).
+            lanes_count: Default::default(),
+            lanes_plan: self.lanes_plan.clone(),
         }
     }
 
