@@ -187,13 +187,7 @@ fn a_findings_replay_line_writes_its_program_again() {
         .arg(&findings)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::stdout_of(&out, 1);
     let dir = std::fs::read_dir(&findings)
         .unwrap()
         .flat_map(|b| std::fs::read_dir(b.unwrap().path()).unwrap())

@@ -126,13 +126,7 @@ fn a_campaign_finds_and_reduces_a_planted_bug() {
         .arg(&findings)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::stdout_of(&out, 1);
     assert!(stdout.contains("finding: program"), "{stdout}");
     let dirs: Vec<PathBuf> = std::fs::read_dir(&findings)
         .unwrap()

@@ -58,13 +58,7 @@ fn a_rounding_bug_is_found_with_a_repro() {
         .arg(&repro)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::stdout_of(&out, 1);
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let forms = report["forms"].as_array().unwrap();
     let status = |key: &str| {

@@ -10,6 +10,20 @@ pub fn ptxconf() -> Command {
     c
 }
 
+/// A finished run's stdout, after checking it exited with `code` (its stdout and stderr are the
+/// message when not).
+#[allow(dead_code)] // The suites that run `ptxconf` commands use it.
+pub fn stdout_of(out: &std::process::Output, code: i32) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// A fresh scratch directory for one test.
 pub fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ptxconf-{name}-{}", std::process::id()));
