@@ -176,6 +176,9 @@ fn mul_f32(a: u64, b: u64, _: u64) -> u64 {
 fn fma_f32(a: u64, b: u64, c: u64) -> u64 {
     spec::fp::fma_f32(a as u32, b as u32, c as u32, Rnd::Rn, Mods::default()).model as u64
 }
+fn max_f32(a: u64, b: u64, _: u64) -> u64 {
+    spec::fp::max_f32(a as u32, b as u32, spec::fp::MinMax::default(), Mods::default()).model as u64
+}
 fn div_f32(a: u64, b: u64, _: u64) -> u64 {
     spec::fp::div_f32(a as u32, b as u32, Rnd::Rn, Mods::default()).model as u64
 }
@@ -351,6 +354,10 @@ pub static FAST: &[(&str, FastFn)] = &[
     ("sub.rn.f32", sub_f32),
     ("mul.rn.f32", mul_f32),
     ("fma.rn.f32", fma_f32),
+    ("add.f32", add_f32),
+    ("sub.f32", sub_f32),
+    ("mul.f32", mul_f32),
+    ("max.f32", max_f32),
     ("div.rn.f32", div_f32),
     ("sqrt.rn.f32", sqrt_f32),
     ("cvt.f64.f32", cvt_f64_f32),

@@ -107,6 +107,23 @@ fn prmt(a: u64, b: u64, c: u64) -> u64 {
     d
 }
 
+/// `max.f32` (L8302-8306): a NaN operand gives the other one, two give the canonical NaN, and
+/// +0.0 is above -0.0.
+#[inline(always)]
+fn fmax(a: u64, b: u64) -> u64 {
+    let (x, y) = (f(a), f(b));
+    let (a, b) = (a as u32 as u64, b as u32 as u64);
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => NAN32,
+        (true, false) => b,
+        (false, true) => a,
+        _ if x > y => a,
+        _ if y > x => b,
+        _ if a >> 31 == 0 => a,
+        _ => b,
+    }
+}
+
 /// `cvt.f64.f32`: exact; a NaN keeps its sign and payload (left-aligned) and is quieted, as the
 /// spec's f2f conversion gives for an `.f64` destination.
 #[inline(always)]
@@ -192,6 +209,7 @@ lanes!(add_f32, |a, b, c| canon(f(a) + f(b)));
 lanes!(sub_f32, |a, b, c| canon(f(a) - f(b)));
 lanes!(mul_f32, |a, b, c| canon(f(a) * f(b)));
 lanes!(fma_f32, |a, b, c| canon(f(a).mul_add(f(b), f(c))));
+lanes!(max_f32, |a, b, c| fmax(a, b));
 lanes!(div_f32, |a, b, c| canon(f(a) / f(b)));
 lanes!(sqrt_f32, |a, b, c| canon(f(a).sqrt()));
 lanes!(cvt_f64_f32, |a, b, c| widen(a));
@@ -327,6 +345,10 @@ static LANES: &[(&str, LaneFn)] = &[
     ("sub.rn.f32", sub_f32),
     ("mul.rn.f32", mul_f32),
     ("fma.rn.f32", fma_f32),
+    ("add.f32", add_f32),
+    ("sub.f32", sub_f32),
+    ("mul.f32", mul_f32),
+    ("max.f32", max_f32),
     ("div.rn.f32", div_f32),
     ("sqrt.rn.f32", sqrt_f32),
     ("cvt.f64.f32", cvt_f64_f32),
