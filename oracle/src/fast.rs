@@ -116,6 +116,48 @@ fn selp(a: u64, b: u64, c: u64) -> u64 {
         b
     }
 }
+fn mul_hi_u32(a: u64, b: u64, _: u64) -> u64 {
+    ((a as u32 as u64) * (b as u32 as u64)) >> 32
+}
+fn mul_hi_s32(a: u64, b: u64, _: u64) -> u64 {
+    (((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) >> 32) as u32 as u64
+}
+fn popc32(a: u64, _: u64, _: u64) -> u64 {
+    (a as u32).count_ones() as u64
+}
+fn clz32(a: u64, _: u64, _: u64) -> u64 {
+    (a as u32).leading_zeros() as u64
+}
+fn brev32(a: u64, _: u64, _: u64) -> u64 {
+    (a as u32).reverse_bits() as u64
+}
+/// `bfe.u32` (L6501-6513): `pos = b & 0xff`, `len = c & 0xff`; bits past the msb read as 0.
+fn bfe_u32(a: u64, b: u64, c: u64) -> u64 {
+    let (pos, len) = ((b & 0xff) as u32, (c & 0xff) as u32);
+    if pos >= 32 || len == 0 {
+        return 0;
+    }
+    let field = (a as u32) >> pos;
+    if len >= 32 {
+        field as u64
+    } else {
+        (field & ((1u32 << len) - 1)) as u64
+    }
+}
+/// `shf.l.wrap.b32` (L11415-11425): the 32 msbs of `{b, a} << (c & 31)`.
+fn shf_l_wrap(a: u64, b: u64, c: u64) -> u64 {
+    let x = (b << 32) | (a as u32 as u64);
+    (((x << (c & 31)) >> 32) as u32) as u64
+}
+/// `shf.r.wrap.b32`: the 32 lsbs of `{b, a} >> (c & 31)`.
+fn shf_r_wrap(a: u64, b: u64, c: u64) -> u64 {
+    let x = (b << 32) | (a as u32 as u64);
+    ((x >> (c & 31)) as u32) as u64
+}
+/// `prmt.b32` in the default mode: the spec's own byte selection.
+fn prmt_b32(a: u64, b: u64, c: u64) -> u64 {
+    spec::data::prmt(a as u32, b as u32, c as u32, spec::data::PrmtMode::Default) as u64
+}
 fn cvt_u64_u32(a: u64, _: u64, _: u64) -> u64 {
     a as u32 as u64
 }
@@ -133,6 +175,33 @@ fn mul_f32(a: u64, b: u64, _: u64) -> u64 {
 }
 fn fma_f32(a: u64, b: u64, c: u64) -> u64 {
     spec::fp::fma_f32(a as u32, b as u32, c as u32, Rnd::Rn, Mods::default()).model as u64
+}
+fn max_f32(a: u64, b: u64, _: u64) -> u64 {
+    spec::fp::max_f32(a as u32, b as u32, spec::fp::MinMax::default(), Mods::default()).model as u64
+}
+fn div_f32(a: u64, b: u64, _: u64) -> u64 {
+    spec::fp::div_f32(a as u32, b as u32, Rnd::Rn, Mods::default()).model as u64
+}
+fn sqrt_f32(a: u64, _: u64, _: u64) -> u64 {
+    spec::fp::sqrt_f32(a as u32, Rnd::Rn, Mods::default()).model as u64
+}
+fn div_f64(a: u64, b: u64, _: u64) -> u64 {
+    spec::fp::div_f64(a, b, Rnd::Rn).model as u64
+}
+fn sqrt_f64(a: u64, _: u64, _: u64) -> u64 {
+    spec::fp::sqrt_f64(a, Rnd::Rn).model as u64
+}
+/// `cvt.f64.f32`: exact widening; a NaN keeps its payload, quieted (the spec's f2f rule).
+fn cvt_f64_f32(a: u64, _: u64, _: u64) -> u64 {
+    let m = spec::cvt::float::Mode {
+        rnd: Rnd::Rn,
+        ftz: false,
+        sat: false,
+        relu: false,
+        satfinite: false,
+        nan: spec::float::ops::NanRule::Payload,
+    };
+    spec::cvt::float::convert(&F32, &F64, a as u32 as u128, m).model as u64
 }
 fn add_f64(a: u64, b: u64, _: u64) -> u64 {
     spec::fp::add_f64(a, b, Rnd::Rn).model as u64
@@ -266,6 +335,15 @@ pub static FAST: &[(&str, FastFn)] = &[
     ("selp.u64", selp),
     ("selp.s64", selp),
     ("selp.f64", selp),
+    ("mul.hi.u32", mul_hi_u32),
+    ("mul.hi.s32", mul_hi_s32),
+    ("popc.b32", popc32),
+    ("clz.b32", clz32),
+    ("brev.b32", brev32),
+    ("bfe.u32", bfe_u32),
+    ("shf.l.wrap.b32", shf_l_wrap),
+    ("shf.r.wrap.b32", shf_r_wrap),
+    ("prmt.b32", prmt_b32),
     ("cvt.u64.u32", cvt_u64_u32),
     ("cvt.s64.s32", cvt_s64_s32),
     ("cvt.rn.f32.u32", cvt_rn_f32_u32),
@@ -276,7 +354,16 @@ pub static FAST: &[(&str, FastFn)] = &[
     ("sub.rn.f32", sub_f32),
     ("mul.rn.f32", mul_f32),
     ("fma.rn.f32", fma_f32),
+    ("add.f32", add_f32),
+    ("sub.f32", sub_f32),
+    ("mul.f32", mul_f32),
+    ("max.f32", max_f32),
+    ("div.rn.f32", div_f32),
+    ("sqrt.rn.f32", sqrt_f32),
+    ("cvt.f64.f32", cvt_f64_f32),
     ("add.rn.f64", add_f64),
+    ("div.rn.f64", div_f64),
+    ("sqrt.rn.f64", sqrt_f64),
     ("mul.rn.f64", mul_f64),
     ("fma.rn.f64", fma_f64),
     ("setp.eq.s32", eq32),

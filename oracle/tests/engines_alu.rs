@@ -39,6 +39,20 @@ const EDGES: &[u64] = &[
     0x3400_0000, // 2^-23
     0x4b00_0000, // 2^23
     0xcb00_0001,
+    // f64 operands of the f64 forms.
+    0x3ff0_0000_0000_0000, // 1.0
+    0xbff0_0000_0000_0000, // -1.0
+    0x0000_0000_0000_0001, // smallest subnormal (also the integer 1)
+    0x000f_ffff_ffff_ffff, // largest subnormal
+    0x0010_0000_0000_0000, // smallest normal
+    0x7fef_ffff_ffff_ffff, // largest finite
+    0x7ff0_0000_0000_0000, // +inf
+    0xfff0_0000_0000_0000, // -inf
+    0x7ff8_0000_0000_0000, // quiet NaN
+    0x7ff0_0000_0000_0001, // signalling NaN with a payload
+    0xfff8_0000_dead_beef, // negative quiet NaN with a payload
+    0x3ca0_0000_0000_0000, // 2^-53
+    0x4340_0000_0000_0001,
 ];
 
 /// SplitMix64: deterministic operands.
@@ -53,7 +67,28 @@ fn next(s: &mut u64) -> u64 {
 #[test]
 fn every_lane_function_computes_its_scalar_function() {
     let pairs: Vec<_> = alu::pairs().collect();
-    assert!(pairs.len() >= 90, "{} lane functions", pairs.len());
+    assert!(pairs.len() >= 119, "{} lane functions", pairs.len());
+    // The forms of the int-heavy and float-heavy kernels' loops must keep their lane functions.
+    for name in [
+        "mul.hi.u32",
+        "shf.l.wrap.b32",
+        "prmt.b32",
+        "popc.b32",
+        "bfe.u32",
+        "brev.b32",
+        "clz.b32",
+        "div.rn.f32",
+        "add.f32",
+        "max.f32",
+        "sqrt.rn.f32",
+        "cvt.f64.f32",
+        "fma.rn.f64",
+        "sqrt.rn.f64",
+        "add.rn.f64",
+        "div.rn.f64",
+    ] {
+        assert!(pairs.iter().any(|p| p.0 == name), "no lane function for {name}");
+    }
     let mut seed = 7;
     // Operand triples: every edge pair with an edge third operand, then random ones (some
     // with only 32 significant bits, as registers of 32-bit types hold).

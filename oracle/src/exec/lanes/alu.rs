@@ -10,6 +10,7 @@
 
 use crate::fast::FAST;
 use crate::program::FastFn;
+use spec::float::round::Rnd;
 
 /// A lane function: `d[l] = f(a[l], b[l], c[l])` for the 32 lanes.
 pub type LaneFn = fn(&mut [u64; 32], &[u64; 32], &[u64; 32], &[u64; 32]);
@@ -60,11 +61,79 @@ fn f(x: u64) -> f32 {
 }
 
 #[inline(always)]
+fn g(x: u64) -> f64 {
+    f64::from_bits(x)
+}
+
+#[inline(always)]
 fn canon(r: f32) -> u64 {
     if r.is_nan() {
         NAN32
     } else {
         r.to_bits() as u64
+    }
+}
+
+#[inline(always)]
+fn field_u32(a: u64, b: u64, c: u64) -> u64 {
+    let (pos, len) = ((b & 0xff) as u32, (c & 0xff) as u32);
+    if pos >= 32 || len == 0 {
+        0
+    } else if len >= 32 {
+        ((a as u32) >> pos) as u64
+    } else {
+        (((a as u32) >> pos) & ((1u32 << len) - 1)) as u64
+    }
+}
+
+/// `prmt.b32`'s default mode: byte i of the result is byte `c[4i+2:4i]` of `{b, a}`, or that
+/// byte's sign replicated when `c[4i+3]` is set (L12105).
+#[inline(always)]
+fn prmt(a: u64, b: u64, c: u64) -> u64 {
+    let x = (b << 32) | (a as u32 as u64);
+    let mut d = 0u64;
+    for i in 0..4 {
+        let s = (c >> (4 * i)) & 0xf;
+        let byte = (x >> (8 * (s & 7))) & 0xff;
+        let byte = if s & 8 == 0 {
+            byte
+        } else if byte & 0x80 != 0 {
+            0xff
+        } else {
+            0
+        };
+        d |= byte << (8 * i);
+    }
+    d
+}
+
+/// `max.f32` (L8302-8306): a NaN operand gives the other one, two give the canonical NaN, and
+/// +0.0 is above -0.0.
+#[inline(always)]
+fn fmax(a: u64, b: u64) -> u64 {
+    let (x, y) = (f(a), f(b));
+    let (a, b) = (a as u32 as u64, b as u32 as u64);
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => NAN32,
+        (true, false) => b,
+        (false, true) => a,
+        _ if x > y => a,
+        _ if y > x => b,
+        _ if a >> 31 == 0 => a,
+        _ => b,
+    }
+}
+
+/// `cvt.f64.f32`: exact; a NaN keeps its sign and payload (left-aligned) and is quieted, as the
+/// spec's f2f conversion gives for an `.f64` destination.
+#[inline(always)]
+fn widen(a: u64) -> u64 {
+    let x = f(a);
+    if x.is_nan() {
+        let a = a as u32 as u64;
+        ((a >> 31) << 63) | (0x7ffu64 << 52) | ((a & 0x7f_ffff) << 29) | (1 << 51)
+    } else {
+        (x as f64).to_bits()
     }
 }
 
@@ -113,6 +182,25 @@ lanes!(or, |a, b, c| a | b);
 lanes!(xor, |a, b, c| a ^ b);
 lanes!(not, |a, b, c| !a);
 lanes!(selp, |a, b, c| if c & 1 != 0 { a } else { b });
+lanes!(mul_hi_u32, |a, b, c| ((a as u32 as u64) * (b as u32 as u64)) >> 32);
+lanes!(
+    mul_hi_s32,
+    |a, b, c| (((a as u32 as i32 as i64) * (b as u32 as i32 as i64)) >> 32) as u32 as u64
+);
+lanes!(popc32, |a, b, c| (a as u32).count_ones() as u64);
+lanes!(clz32, |a, b, c| (a as u32).leading_zeros() as u64);
+lanes!(brev32, |a, b, c| (a as u32).reverse_bits() as u64);
+// `bfe.u32`: pos = b & 0xff, len = c & 0xff; bits past the msb read as 0 (L6501-6513).
+lanes!(bfe_u32, |a, b, c| field_u32(a, b, c));
+lanes!(
+    shf_l_wrap,
+    |a, b, c| ((((b << 32) | (a as u32 as u64)) << (c & 31)) >> 32) as u32 as u64
+);
+lanes!(
+    shf_r_wrap,
+    |a, b, c| (((b << 32) | (a as u32 as u64)) >> (c & 31)) as u32 as u64
+);
+lanes!(prmt_b32, |a, b, c| prmt(a, b, c));
 lanes!(cvt_u64_u32, |a, b, c| a as u32 as u64);
 lanes!(cvt_s64_s32, |a, b, c| a as u32 as i32 as i64 as u64);
 lanes!(cvt_rn_f32_u32, |a, b, c| (a as u32 as f32).to_bits() as u64);
@@ -121,6 +209,37 @@ lanes!(add_f32, |a, b, c| canon(f(a) + f(b)));
 lanes!(sub_f32, |a, b, c| canon(f(a) - f(b)));
 lanes!(mul_f32, |a, b, c| canon(f(a) * f(b)));
 lanes!(fma_f32, |a, b, c| canon(f(a).mul_add(f(b), f(c))));
+lanes!(max_f32, |a, b, c| fmax(a, b));
+lanes!(div_f32, |a, b, c| canon(f(a) / f(b)));
+lanes!(sqrt_f32, |a, b, c| canon(f(a).sqrt()));
+lanes!(cvt_f64_f32, |a, b, c| widen(a));
+lanes!(add_f64_host, |a, b, c| (g(a) + g(b)).to_bits());
+lanes!(mul_f64_host, |a, b, c| (g(a) * g(b)).to_bits());
+lanes!(fma_f64_host, |a, b, c| g(a).mul_add(g(b), g(c)).to_bits());
+lanes!(div_f64_host, |a, b, c| (g(a) / g(b)).to_bits());
+lanes!(sqrt_f64_host, |a, b, c| g(a).sqrt().to_bits());
+
+/// The `.rn` f64 forms: the host's IEEE result, except that a NaN result (whose payload PTX
+/// propagates from the operands, L7141) is the spec's own, computed for that lane alone.
+macro_rules! lanes_f64 {
+    ($name:ident, $host:ident, |$a:ident, $b:ident, $c:ident| $spec:expr) => {
+        fn $name(d: &mut [u64; 32], a: &[u64; 32], b: &[u64; 32], c: &[u64; 32]) {
+            $host(d, a, b, c);
+            for l in 0..32 {
+                if g(d[l]).is_nan() {
+                    #[allow(unused_variables)]
+                    let ($a, $b, $c) = (a[l], b[l], c[l]);
+                    d[l] = $spec.model as u64;
+                }
+            }
+        }
+    };
+}
+lanes_f64!(add_f64, add_f64_host, |a, b, c| spec::fp::add_f64(a, b, Rnd::Rn));
+lanes_f64!(mul_f64, mul_f64_host, |a, b, c| spec::fp::mul_f64(a, b, Rnd::Rn));
+lanes_f64!(fma_f64, fma_f64_host, |a, b, c| spec::fp::fma_f64(a, b, c, Rnd::Rn));
+lanes_f64!(div_f64, div_f64_host, |a, b, c| spec::fp::div_f64(a, b, Rnd::Rn));
+lanes_f64!(sqrt_f64, sqrt_f64_host, |a, b, c| spec::fp::sqrt_f64(a, Rnd::Rn));
 lanes!(eq32, |a, b, c| (a as u32 == b as u32) as u64);
 lanes!(ne32, |a, b, c| (a as u32 != b as u32) as u64);
 lanes!(lt_u32, |a, b, c| ((a as u32) < (b as u32)) as u64);
@@ -209,6 +328,15 @@ static LANES: &[(&str, LaneFn)] = &[
     ("selp.u64", selp),
     ("selp.s64", selp),
     ("selp.f64", selp),
+    ("mul.hi.u32", mul_hi_u32),
+    ("mul.hi.s32", mul_hi_s32),
+    ("popc.b32", popc32),
+    ("clz.b32", clz32),
+    ("brev.b32", brev32),
+    ("bfe.u32", bfe_u32),
+    ("shf.l.wrap.b32", shf_l_wrap),
+    ("shf.r.wrap.b32", shf_r_wrap),
+    ("prmt.b32", prmt_b32),
     ("cvt.u64.u32", cvt_u64_u32),
     ("cvt.s64.s32", cvt_s64_s32),
     ("cvt.rn.f32.u32", cvt_rn_f32_u32),
@@ -217,6 +345,18 @@ static LANES: &[(&str, LaneFn)] = &[
     ("sub.rn.f32", sub_f32),
     ("mul.rn.f32", mul_f32),
     ("fma.rn.f32", fma_f32),
+    ("add.f32", add_f32),
+    ("sub.f32", sub_f32),
+    ("mul.f32", mul_f32),
+    ("max.f32", max_f32),
+    ("div.rn.f32", div_f32),
+    ("sqrt.rn.f32", sqrt_f32),
+    ("cvt.f64.f32", cvt_f64_f32),
+    ("add.rn.f64", add_f64),
+    ("mul.rn.f64", mul_f64),
+    ("fma.rn.f64", fma_f64),
+    ("div.rn.f64", div_f64),
+    ("sqrt.rn.f64", sqrt_f64),
     ("setp.eq.s32", eq32),
     ("setp.eq.u32", eq32),
     ("setp.eq.b32", eq32),
