@@ -187,7 +187,7 @@ fn a_findings_replay_line_writes_its_program_again() {
         .arg(&findings)
         .output()
         .unwrap();
-    let stdout = common::stdout_of(&out, 1);
+    common::stdout_of(&out, 1);
     let dir = std::fs::read_dir(&findings)
         .unwrap()
         .flat_map(|b| std::fs::read_dir(b.unwrap().path()).unwrap())

@@ -118,7 +118,7 @@ pub struct Machine<'p> {
 /// same: the reference is what the others are tested against.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Engine {
-    /// One thread at a time over the decoded program ([`Cta::step`]): the reference.
+    /// One thread at a time over the decoded program (`Cta::step`): the reference.
     Reference,
     /// A warp's lanes at once over registers kept lane by lane (`exec/lanes`), falling back
     /// to the reference for what it does not execute; the default (`oracle/tests/engines.rs`

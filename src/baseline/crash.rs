@@ -63,7 +63,7 @@ const GLIBC_HEAP_TEXTS: &[&str] = &[
     "malloc_consolidate(): ",
 ];
 
-/// The message of every glibc heap check ([`GLIBC_HEAP_TEXTS`]).
+/// The message of every glibc heap check (`GLIBC_HEAP_TEXTS`).
 pub const GLIBC_HEAP: &str = "glibc heap check failed (double free or heap corruption)";
 
 /// Lines that name no defect: a shell's or the C library's last word after the program died.

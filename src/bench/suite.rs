@@ -2,7 +2,7 @@
 //! thread each, and on the newest engine with `workers` host threads, all in the same run as the
 //! benchmark's native twin — so one run prints before and after side by side.
 //!
-//! A benchmark is a [`Workload`]: a PTX kernel, its launch and buffers, and a native twin that
+//! A benchmark is a `Workload`: a PTX kernel, its launch and buffers, and a native twin that
 //! computes the buffers the kernel must leave (and, for the hand-written kernels, how many
 //! thread-instructions it must execute). Every row checks the oracle's buffers against the twin's
 //! — bit for bit, or under the rule the real-world corpus justifies for the Triton kernels'

@@ -1,10 +1,10 @@
-//! [`Engine::Lanes`]: the interpreter with a warp's registers kept lane by lane (a register is
+//! [`super::Engine::Lanes`]: the interpreter with a warp's registers kept lane by lane (a register is
 //! a row of 32 values, one per lane), so that a warp step of the hottest forms is one call of
 //! a [`alu::LaneFn`] over the row (a loop the compiler vectorises) instead of 32 indirect calls
 //! over 32 threads' register files.
 //!
 //! It is the reference's schedule exactly: the same warps in the same order, the same slices of
-//! [`SLICE`] warp steps, the same group (the runnable lanes furthest behind, [`Cta::run_warp`]),
+//! `SLICE` warp steps, the same group (the runnable lanes furthest behind, `Cta::run_warp`),
 //! the same barrier releases and the same [`Stats`], so that programs whose warps communicate
 //! through shared or global memory see the same interleaving. What it executes per lane (spec
 //! semantics, memory accesses, calls, barriers, warp collectives) is the reference's code
