@@ -500,11 +500,14 @@ fn cuda_default_driver_runs_the_add_kernel_or_is_unavailable() {
         Err(Failure::Rejected { kind, message }) => assert_eq!(kind, "jit", "{message}"),
         other => panic!("expected a JIT rejection, got {other:?}"),
     }
-    // An illegal address poisons the context; the next job must still run.
+    // An illegal address poisons the context; the next job must still run. The address is a
+    // register: the driver's JIT (CUDA 13.0) refuses an immediate `.global` address outright
+    // ("Immediate addresses allowed only for .local state space").
     let mut wild = add_job();
-    wild.ptx = wild
-        .ptx
-        .replace("st.global.u32 [%rd7], %r6;", "st.global.u32 [0], %r6;");
+    wild.ptx = wild.ptx.replace(
+        "st.global.u32 [%rd7], %r6;",
+        "mov.u64 %rd7, 0;\n    st.global.u32 [%rd7], %r6;",
+    );
     match c.run(&wild) {
         Err(Failure::Rejected { kind, message }) => assert_eq!(kind, "cuda", "{message}"),
         other => panic!("expected a CUDA error, got {other:?}"),

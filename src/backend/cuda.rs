@@ -405,12 +405,23 @@ impl Backend for Cuda {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         };
+        // A context left unusable (a reset that did not take) is replaced before the job, so
+        // that no job is judged on a dead context; one that cannot be replaced ends the run.
+        if let Err(why) = self.usable(st.ctx) {
+            if let Err(again) = self.reset(&mut st) {
+                return Err(Failure::Unavailable(format!(
+                    "CUDA driver {}: the context cannot be restored after an error ({why}; after a reset: {again})",
+                    self.lib
+                )));
+            }
+        }
         let mut launched = false;
         let res = self.launch(st.ctx, job, &mut launched);
         if res.is_err() && launched {
             // An error in or after the launch may be sticky (an illegal address poisons the
-            // context for every later call): start the next job on a fresh context.
-            self.reset(&mut st);
+            // context for every later call): start the next job on a fresh context. A reset
+            // that fails is retried, and reported, before the next job.
+            let _ = self.reset(&mut st);
         }
         res
     }
@@ -454,17 +465,51 @@ impl Cuda {
         }
     }
 
-    fn reset(&self, st: &mut State) {
+    /// Replaces the primary context after a sticky error: release, reset, retain, and check the
+    /// new one answers. `Err` names each driver call that failed with its code.
+    fn reset(&self, st: &mut State) -> Result<(), String> {
+        let api = &self.api;
         // SAFETY: `st.ctx` is this backend's retained primary context; after the release and
         // reset, a new retain gives a fresh one.
         unsafe {
-            (self.api.cuDevicePrimaryCtxRelease_v2)(self.device);
-            (self.api.cuDevicePrimaryCtxReset_v2)(self.device);
+            let released = (api.cuDevicePrimaryCtxRelease_v2)(self.device);
+            let reset = (api.cuDevicePrimaryCtxReset_v2)(self.device);
             let mut ctx: Handle = std::ptr::null_mut();
-            if (self.api.cuDevicePrimaryCtxRetain)(&mut ctx, self.device) == CUDA_SUCCESS {
+            let retained = (api.cuDevicePrimaryCtxRetain)(&mut ctx, self.device);
+            if retained == CUDA_SUCCESS {
                 st.ctx = ctx;
             }
+            self.usable(st.ctx).map_err(|why| {
+                let call = |name: &str, r: CuResult| match r {
+                    CUDA_SUCCESS => String::new(),
+                    r => format!("; {name}: {}", error_text(api, r)),
+                };
+                format!(
+                    "{why}{}{}{}",
+                    call("cuDevicePrimaryCtxRelease", released),
+                    call("cuDevicePrimaryCtxReset", reset),
+                    call("cuDevicePrimaryCtxRetain", retained)
+                )
+            })
         }
+    }
+
+    /// Whether `ctx` can run work: made current on this thread and synchronised. A context an
+    /// earlier kernel poisoned, or one destroyed behind this backend's back, fails here, before
+    /// a job's own error could be blamed on it.
+    fn usable(&self, ctx: Handle) -> Result<(), String> {
+        // SAFETY: driver calls on a context handle this backend retained.
+        unsafe {
+            let r = (self.api.cuCtxSetCurrent)(ctx);
+            if r != CUDA_SUCCESS {
+                return Err(format!("cuCtxSetCurrent: {}", error_text(&self.api, r)));
+            }
+            let r = (self.api.cuCtxSynchronize)();
+            if r != CUDA_SUCCESS {
+                return Err(format!("cuCtxSynchronize: {}", error_text(&self.api, r)));
+            }
+        }
+        Ok(())
     }
 
     fn launch(&self, ctx: Handle, job: &Job, launched: &mut bool) -> Result<Buffers, Failure> {
