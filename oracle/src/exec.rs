@@ -2544,7 +2544,10 @@ impl<'m, 'p> Cta<'m, 'p> {
             // After the negation: the pruned zeros are not A's elements and stay +0.
             a = self.wgmma_sparse_a(g0, first, pc, form, sp, &a, k)?;
         }
-        let d = spec::tensor::mma(&g.op, &a, &b, &c);
+        // The model values alone: the acceptance sets `spec::tensor::mma` also computes are a
+        // judge's business and cost more than the products (they were 45% of `conform`).
+        let d = spec::tensor::model::mma_model(&g.op, &a, &b, &c)
+            .ok_or_else(|| internal(self, &"the wgmma operands do not fit its shape or types"))?;
         // D scattered back to every thread of the warpgroup.
         for t in 0..THREADS {
             let mut regs = vec![0u64; g.d.len()];
@@ -2552,7 +2555,7 @@ impl<'m, 'p> Cta<'m, 'p> {
                 for idx in 0..dper {
                     let (row, col) = accumulator(t, r * dper + idx);
                     if row < m && col < nn {
-                        *v |= u64::from(d[row * nn + col].model as u32 & mask32(dbits)) << (idx * dbits);
+                        *v |= u64::from(d[row * nn + col] as u32 & mask32(dbits)) << (idx * dbits);
                     }
                 }
             }

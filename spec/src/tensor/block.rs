@@ -130,6 +130,10 @@ struct Term {
     e: i32,
 }
 
+/// An input element of a dot product, decoded once ([`BlockFma::decode_all`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Decoded(Elem);
+
 /// An input element, decoded.
 #[derive(Clone, Copy, Debug)]
 enum Elem {
@@ -275,17 +279,22 @@ impl BlockFma {
     /// gives that Inf; a block that overflows (f16) passes its Inf on.
     pub fn dot(&self, fa: FloatFormat, fb: FloatFormat, a: &[u128], b: &[u128], c: u128) -> u128 {
         assert_eq!(a.len(), b.len(), "A row and B column of different K");
+        self.dot_decoded(&self.decode_all(fa, a), &self.decode_all(fb, b), c)
+    }
+
+    /// The elements of `v` (format `f`) decoded as [`BlockFma::dot_decoded`] takes them: a
+    /// matrix product decodes A and B once, not once per element of D.
+    pub fn decode_all(&self, f: FloatFormat, v: &[u128]) -> Vec<Decoded> {
+        let fmt = Fmt::of(f);
+        let emin = self.align_as.map_or(fmt.emin(), |g| Fmt::of(g).emin());
+        v.iter().map(|&x| Decoded(decode(fmt, emin, x))).collect()
+    }
+
+    /// [`BlockFma::dot`] over elements [`BlockFma::decode_all`] decoded.
+    pub fn dot_decoded(&self, a: &[Decoded], b: &[Decoded], c: u128) -> u128 {
+        assert_eq!(a.len(), b.len(), "A row and B column of different K");
         let out = self.rounding.fmt();
-        let (fa_, fb_) = (Fmt::of(fa), Fmt::of(fb));
-        let (emin_a, emin_b) = match self.align_as {
-            Some(f) => (Fmt::of(f).emin(), Fmt::of(f).emin()),
-            None => (fa_.emin(), fb_.emin()),
-        };
-        let products: Vec<(Elem, Elem)> = a
-            .iter()
-            .zip(b)
-            .map(|(&x, &y)| (decode(fa_, emin_a, x), decode(fb_, emin_b, y)))
-            .collect();
+        let products: Vec<(Elem, Elem)> = a.iter().zip(b).map(|(x, y)| (x.0, y.0)).collect();
         match special(&products, decode(out, out.emin(), c)) {
             Special::Nan => return out.canonical_nan,
             Special::Inf(neg) => return out.inf(neg).expect("f32 and f16 have Inf"),
