@@ -46,6 +46,24 @@ TMA = "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx
 ATOM = "atom.relaxed.cta.shared::cluster.add.noftz.f16x2"
 
 
+def predicated(ptx):
+    """Each `@%p1 bra Lk; ... Lk:` block (thread 0's part) as straight-line code under `@!%p1`, as the
+    generated programs issue their copies (predicated, with the warp converged)."""
+    out, skip_to = [], None
+    for line in ptx.split("\n"):
+        t = line.strip()
+        if skip_to is None and t.startswith("@%p1 bra "):
+            skip_to = t[len("@%p1 bra "):].rstrip(";") + ":"
+            continue
+        if skip_to is not None:
+            if t == skip_to:
+                skip_to = None
+            elif t and not t.startswith("@") and not t.startswith("//") and not t.endswith(":"):
+                line = line.replace(t, "@!%p1 " + t)
+        out.append(line)
+    return "\n".join(out)
+
+
 def tma():
     ptx, launch = first_launch(TMA)
     copy = "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
@@ -65,6 +83,8 @@ def tma():
     p = sub(ptx, "mbarrier.init.shared.b64 [mbar], 1;\n\tfence.proxy.async.shared::cta;",
             "mbarrier.init.shared::cta.b64 [mbar], 1;\n\tfence.mbarrier_init.release.cluster;")
     write("tma-6-mbarrier-init-fence", p, launch, "fence.mbarrier_init.release.cluster after the init, as CUTLASS writes")
+    write("tma-11-predicated", predicated(ptx), launch,
+          "thread 0's blocks predicated (@!%p1) instead of branched around, as the generated loads that ran")
     p = sub(ptx, "[%rd30, {%r20}]", "[%rd0, {%r20}]", 2)
     write("tma-8-zero-map", p, launch,
           "calibration: the map operand points at 128 zero bytes of `out` (an invalid map): what error does that give?")
@@ -73,6 +93,7 @@ def tma():
     write("tma-9-reduce-as-run", ptx, launch, "chunk04's first launch as run (crashed; no mbarrier, a tensor reduction to global)")
     write("tma-10-reduce-ptx-8.7", sub(ptx, ".version 8.0", ".version 8.7", 1), launch,
           "the same at PTX ISA 8.7, the version of the generated programs whose tensor copies ran")
+    write("tma-12-reduce-predicated", predicated(ptx), launch, "the reductions predicated (@!%p1) instead of branched around")
     nv = sub(open(os.path.join(HERE, "nvrtc-tma.ptx")).read(), ".version 8.8", ".version 8.7", 1)
     nvl = {"ptx": "kernel.ptx", "entry": "k", "grid": [1, 1, 1], "block": [32, 1, 1],
            "buffers": [launch["buffers"][0], {"name": "out", "size": 128}],
