@@ -21,6 +21,7 @@ fn usage(msg: impl std::fmt::Display) -> ExitCode {
 pub fn run(a: ConformArgs) -> ExitCode {
     let mut opts = Options {
         timeout: a.timeout,
+        worker_exe: std::env::current_exe().ok(),
         ..Options::default()
     };
     if let Some(j) = a.jobs {

@@ -293,7 +293,7 @@ pub struct FuzzArgs {
     /// Stop at the first finding.
     #[arg(long)]
     stop_at_first: bool,
-    /// Per-launch timeout of `cmd:` backends, in seconds.
+    /// Per-launch timeout of `cmd:` and `cuda` backends, in seconds.
     #[arg(long, default_value_t = 30.0)]
     timeout: f64,
     /// No progress line.
@@ -318,6 +318,7 @@ pub fn fuzz(a: FuzzArgs) -> ExitCode {
     let opts = Options {
         timeout: a.timeout,
         jobs,
+        worker_exe: std::env::current_exe().ok(),
         ..Options::default()
     };
     let known = match &a.baseline {

@@ -161,6 +161,14 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// A `cuda` backend worker: serves jobs on stdin (the protocol of
+    /// `ptxconf::backend::cuda::worker`); started by the backend itself.
+    #[command(name = "cuda-worker", hide = true)]
+    CudaWorker {
+        /// The driver library (`cuda:LIB`); default: the system's libcuda.
+        #[arg(long)]
+        lib: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -243,10 +251,11 @@ struct ConformArgs {
     /// Mismatches shown per failed form.
     #[arg(long, default_value_t = 5)]
     show: usize,
-    /// Per-launch timeout of `cmd:` backends, in seconds.
+    /// Per-launch timeout of `cmd:` and `cuda` backends, in seconds.
     #[arg(long, default_value_t = 60.0)]
     timeout: f64,
-    /// Launches in flight at once (in-process oracle threads, `cmd:` processes).
+    /// Launches in flight at once (in-process oracle threads, `cmd:` processes, `cuda` worker
+    /// processes: at most 16 unless PTXCONF_CUDA_WORKERS gives their number).
     #[arg(long)]
     jobs: Option<usize>,
     /// The target the backend implements (`sm_90`), overriding what it declares.
@@ -365,6 +374,9 @@ fn main() -> ExitCode {
         Cmd::Gen(args) => fuzz_cmd::gen(args),
         Cmd::Fuzz(args) => fuzz_cmd::fuzz(*args),
         Cmd::Vectors { cmd } => vectors_cmd(cmd),
+        Cmd::CudaWorker { lib } => {
+            ExitCode::from(ptxconf::backend::serve_cuda_worker(lib.as_deref()).clamp(0, 255) as u8)
+        }
         Cmd::Coverage { json } => {
             let report = coverage::Report::compute();
             if json {

@@ -62,6 +62,7 @@ pub fn run(a: ReduceArgs) -> ExitCode {
         timeout: a.timeout,
         // The reducer runs one candidate at a time.
         jobs: 1,
+        worker_exe: std::env::current_exe().ok(),
         ..Options::default()
     };
     let mut b = match backend::open(&a.backend, &opts) {

@@ -4,10 +4,11 @@
 mod common;
 use common::Scratch;
 use ptxconf::backend::cmd::Cmd;
+use ptxconf::backend::cuda::pool::Pool;
 use ptxconf::backend::cuda::{self, Cuda};
 use ptxconf::backend::{Backend, Failure, Job, JobBuffer, JobParam, Options};
 use spec::catalog::PtxVersion;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -578,11 +579,29 @@ fn cuda_scalar_parameters_are_little_endian_bits_of_their_size() {
 /// Builds tests/fake_cuda.c as a shared library (`old`: the CUDA 11.8 variant) once per test
 /// process, with the C compiler the dev-dependencies already need (`$CC`, else `cc`).
 fn fake_driver(old: bool) -> &'static str {
-    static LIBS: [OnceLock<String>; 2] = [OnceLock::new(), OnceLock::new()];
-    LIBS[old as usize].get_or_init(|| {
+    fake_driver_as(if old { Fake::Old } else { Fake::New })
+}
+
+/// The fake driver variants: CUDA 12.8, CUDA 11.8, and a second copy of the 12.8 one, a
+/// library of its own (another file) whose state a test may poison in this process.
+#[derive(Clone, Copy)]
+enum Fake {
+    New,
+    Old,
+    Poisonable,
+}
+
+fn fake_driver_as(variant: Fake) -> &'static str {
+    static LIBS: [OnceLock<String>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let old = matches!(variant, Fake::Old);
+    LIBS[variant as usize].get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("ptxconf-fake-cuda-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let lib = dir.join(if old { "libcuda-11.8.so" } else { "libcuda-12.8.so" });
+        let lib = dir.join(match variant {
+            Fake::New => "libcuda-12.8.so",
+            Fake::Old => "libcuda-11.8.so",
+            Fake::Poisonable => "libcuda-12.8-poisonable.so",
+        });
         let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fake_cuda.c");
         let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
         let mut cmd = std::process::Command::new(&cc);
@@ -632,7 +651,7 @@ fn fake_job(
 
 /// The launch record the fake driver wrote (tests/fake_cuda.c): its 32-bit words, the
 /// buffer's address, and the 32 words of the tensor map passed as the second parameter.
-fn fake_record(c: &Cuda, job: &Job) -> (Vec<u32>, u64, Vec<u32>) {
+fn fake_record(c: &dyn Backend, job: &Job) -> (Vec<u32>, u64, Vec<u32>) {
     let bufs = c.run(job).unwrap_or_else(|f| panic!("{f}"));
     let b = &bufs[0].1;
     let words = |r: std::ops::Range<usize>| -> Vec<u32> {
@@ -677,7 +696,10 @@ fn cuda_cluster_launch_goes_through_cu_launch_kernel_ex() {
 /// first).
 #[test]
 fn cuda_tensor_maps_are_encoded_by_the_driver() {
-    let c = open_fake(false);
+    tensor_maps_are_encoded_by_the_driver(open_fake(false));
+}
+
+fn tensor_maps_are_encoded_by_the_driver(c: &dyn Backend) {
     let tiled = serde_json::json!([{"tensor_map": {"encode": "tiled", "data_type": "f32", "buffer": "out",
         "offset": 64, "global_dim": [16, 4], "global_strides": [64], "box_dim": [8, 2],
         "element_strides": [1, 2], "swizzle": "64B", "l2_promotion": "128B", "oob_fill": "nan_request_zero_fma"}}]);
@@ -717,7 +739,10 @@ fn cuda_tensor_maps_are_encoded_by_the_driver() {
 
 #[test]
 fn cuda_a_tensor_map_the_driver_refuses_is_a_launch_error() {
-    let c = open_fake(false);
+    a_tensor_map_the_driver_refuses_is_a_launch_error(open_fake(false));
+}
+
+fn a_tensor_map_the_driver_refuses_is_a_launch_error(c: &dyn Backend) {
     let bad = serde_json::json!([{"tensor_map": {"encode": "tiled", "data_type": "u8", "buffer": "out",
         "global_dim": [999], "global_strides": [], "box_dim": [8]}}]);
     assert_eq!(
@@ -762,4 +787,232 @@ fn cuda_a_driver_before_12_0_refuses_clusters_and_tensor_maps_by_name() {
     let (w, _, _) = fake_record(c, &fake_job("k", [1, 1, 1], None, 65536, serde_json::json!([])));
     assert_eq!(w[..9], [1, 1, 1, 1, 64, 1, 1, 65536, 0]);
     assert_eq!(w[13], 65536, "the 64 KiB maximum raised first");
+}
+
+// ---- the cuda backend in worker processes (`cuda::pool`), on the fake driver -----------------
+
+/// A pool of `workers` `ptxconf cuda-worker` processes on the fake CUDA 12.8 driver.
+fn fake_pool(workers: usize, timeout: f64) -> Pool {
+    Pool::open(
+        Some(fake_driver(false)),
+        Path::new(env!("CARGO_BIN_EXE_ptxconf")),
+        workers,
+        timeout,
+    )
+    .unwrap_or_else(|f| panic!("{f}"))
+}
+
+/// A plain job marked for the fake driver (`// fake: MARK`, tests/fake_cuda.c).
+fn marked(mark: &str) -> Job {
+    let mut job = fake_job("k", [1, 1, 1], None, 0, serde_json::json!([]));
+    job.ptx.push_str(&format!("// fake: {mark}\n"));
+    job
+}
+
+/// The process that ran a plain job on the fake driver (word 15 of its record), and its grid's x.
+fn ran_in(b: &dyn Backend, job: &Job) -> (u32, u32) {
+    let bufs = b.run(job).unwrap_or_else(|f| panic!("{f}"));
+    let word = |k: usize| u32::from_le_bytes(bufs[0].1[4 * k..4 * k + 4].try_into().unwrap());
+    (word(15), word(1))
+}
+
+/// What the H200 did (driver 580.159.04): after a kernel's illegal instruction no release,
+/// reset or retain brings the context back, so the in-process backend loses every later job.
+/// The fake does the same (in a library of its own: it poisons this process).
+#[test]
+fn cuda_in_process_a_sticky_error_loses_the_context() {
+    let c = Cuda::open(Some(fake_driver_as(Fake::Poisonable))).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(c.context_error(), None);
+    assert_eq!(
+        c.run(&marked("sticky")),
+        Err(Failure::Rejected {
+            kind: "cuda".into(),
+            message: "cuCtxSynchronize (running the kernel): CUDA_ERROR_ILLEGAL_INSTRUCTION: fake".into()
+        })
+    );
+    assert_eq!(
+        c.context_error().as_deref(),
+        Some("cuCtxSetCurrent: CUDA_ERROR_ILLEGAL_INSTRUCTION: fake")
+    );
+    match c.run(&marked("plain")) {
+        Err(Failure::Unavailable(m)) => {
+            for want in [
+                "the context cannot be restored after an error",
+                "cuDevicePrimaryCtxRelease: CUDA_ERROR_INVALID_CONTEXT: fake",
+                "cuDevicePrimaryCtxRetain: CUDA_ERROR_ILLEGAL_INSTRUCTION: fake",
+            ] {
+                assert!(m.contains(want), "{m:?} lacks {want:?}");
+            }
+        }
+        other => panic!("expected the run to end as unavailable, got {other:?}"),
+    }
+}
+
+/// In worker processes the sticky error is that job's alone: it is reported with the driver's
+/// text, the worker retires, and the next job runs in a fresh process, which is then kept.
+#[test]
+fn cuda_pool_a_sticky_error_costs_one_job_and_one_worker() {
+    let p = fake_pool(1, 60.0);
+    assert_eq!(p.parallel(), 1);
+    let (first, _) = ran_in(&p, &marked("plain"));
+    assert_eq!(ran_in(&p, &marked("plain")).0, first, "a worker runs job after job");
+    assert_eq!(
+        p.run(&marked("sticky")),
+        Err(Failure::Rejected {
+            kind: "cuda".into(),
+            message: "cuCtxSynchronize (running the kernel): CUDA_ERROR_ILLEGAL_INSTRUCTION: fake".into()
+        })
+    );
+    let (second, _) = ran_in(&p, &marked("plain"));
+    assert_ne!(second, first, "the poisoned worker was replaced");
+    assert_eq!(ran_in(&p, &marked("plain")).0, second);
+}
+
+/// A worker that dies during a job fails that job only, as a crash naming the signal.
+#[test]
+fn cuda_pool_a_worker_killed_mid_job_fails_that_job_only() {
+    let p = fake_pool(1, 60.0);
+    match p.run(&marked("die")) {
+        Err(Failure::Crashed(m)) => assert!(m.contains("was killed by signal 9 (SIGKILL) during the launch"), "{m}"),
+        other => panic!("expected a crash, got {other:?}"),
+    }
+    ran_in(&p, &marked("plain"));
+}
+
+/// A job past the per-launch timeout is a timeout; its worker is killed and replaced.
+#[test]
+fn cuda_pool_a_job_past_the_timeout_is_killed() {
+    let p = fake_pool(1, 5.0);
+    let (first, _) = ran_in(&p, &marked("plain"));
+    assert_eq!(p.run(&marked("hang")), Err(Failure::Timeout { seconds: 5.0 }));
+    assert_ne!(ran_in(&p, &marked("plain")).0, first);
+}
+
+/// N workers run N jobs at once: each of N jobs waits in the driver until N processes are
+/// there (with one worker, or jobs in turn, the first would wait alone and fail). Then many
+/// jobs from more threads than workers: each gets its own reply, from one of the N processes.
+#[test]
+fn cuda_pool_runs_n_jobs_at_once_each_reply_to_its_job() {
+    const N: usize = 3;
+    let p = fake_pool(N, 120.0);
+    assert_eq!(p.parallel(), N);
+    let scratch = Scratch::new("cuda-pool-meet");
+    let dir = scratch.0.join("meet");
+    std::fs::create_dir(&dir).unwrap();
+    let meet = format!("meet {N} {}", dir.display());
+    let jobs: Vec<Job> = (0..N as u32)
+        .map(|k| {
+            let mut j = marked(&meet);
+            j.grid = [k + 1, 1, 1];
+            j
+        })
+        .collect();
+    let ran: Vec<(u32, u32)> = std::thread::scope(|s| {
+        let hs: Vec<_> = jobs.iter().map(|j| s.spawn(|| ran_in(&p, j))).collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let pids: std::collections::BTreeSet<u32> = ran.iter().map(|r| r.0).collect();
+    assert_eq!(pids.len(), N, "{ran:?}");
+    assert_eq!(ran.iter().map(|r| r.1).collect::<Vec<_>>(), [1, 2, 3]);
+    let more: Vec<(u32, u32)> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..2 * N as u32)
+            .map(|t| {
+                let p = &p;
+                s.spawn(move || {
+                    (0..4)
+                        .map(|k| {
+                            let mut j = marked("plain");
+                            j.grid = [1 + t * 4 + k, 1, 1];
+                            let r = ran_in(p, &j);
+                            assert_eq!(r.1, j.grid[0], "a reply to another job");
+                            r
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(more.len(), 8 * N);
+    assert!(
+        more.iter().all(|r| pids.contains(&r.0)),
+        "no worker beyond the {N}: {more:?}"
+    );
+}
+
+/// Errors come back from a worker with their kinds and texts: the JIT's log, a launch error,
+/// and launches that use the driver's newer entry points (clusters, tensor maps) are passed
+/// through the protocol intact.
+#[test]
+fn cuda_pool_errors_keep_their_kinds_and_launches_their_fields() {
+    let p = fake_pool(1, 60.0);
+    let want = Err(Failure::Rejected {
+        kind: "jit".into(),
+        message: "CUDA_ERROR_INVALID_PTX: fake: ptxas application ptx input, line 2; error   : fake rejection".into(),
+    });
+    assert_eq!(open_fake(false).run(&marked("reject")), want);
+    assert_eq!(p.run(&marked("reject")), want);
+    a_tensor_map_the_driver_refuses_is_a_launch_error(&p);
+    tensor_maps_are_encoded_by_the_driver(&p);
+    let (w, _, _) = fake_record(
+        &p,
+        &fake_job("k", [8, 2, 2], Some([4, 2, 2]), 65536, serde_json::json!([])),
+    );
+    assert_eq!(w, [2, 8, 2, 2, 64, 1, 1, 65536, 1, 4, 4, 2, 2, 65536, 1]);
+}
+
+/// Without a driver the backend in worker processes says so in the same one line as in process.
+#[test]
+fn cuda_pool_missing_driver_message_is_unchanged() {
+    let opts = Options {
+        worker_exe: Some(PathBuf::from(env!("CARGO_BIN_EXE_ptxconf"))),
+        ..Options::default()
+    };
+    for lib in ["/nonexistent/libcuda.so", "libm.so.6"] {
+        let Err(Failure::Unavailable(in_process)) = Cuda::open(Some(lib)) else {
+            panic!("{lib}: expected Unavailable in process");
+        };
+        match ptxconf::backend::open(&format!("cuda:{lib}"), &opts) {
+            Err(Failure::Unavailable(m)) => assert_eq!(m, in_process),
+            Err(f) => panic!("{lib}: expected Unavailable, got {f:?}"),
+            Ok(_) => panic!("{lib}: expected Unavailable, got a backend"),
+        }
+    }
+}
+
+/// Jobs per second on the fake driver: in process, and in 1, 2 and 4 worker processes, for
+/// plain jobs (the protocol's cost), jobs whose "JIT" spends 20 ms of CPU (the driver's JIT is
+/// CPU-bound: N workers gain what idle cores there are) and jobs whose "kernel" keeps the host
+/// waiting 20 ms (N workers wait at once). A measurement, not a check: `cargo test --release --test backends --
+/// --ignored --nocapture cuda_pool_throughput`; state the machine's load with the figures.
+#[test]
+#[ignore]
+fn cuda_pool_throughput() {
+    let rate = |b: &dyn Backend, job: &Job, n: usize| {
+        let threads = b.parallel();
+        let t = Instant::now();
+        std::thread::scope(|s| {
+            for k in 0..threads {
+                s.spawn(move || {
+                    for _ in (k..n).step_by(threads) {
+                        b.run(job).unwrap_or_else(|f| panic!("{f}"));
+                    }
+                });
+            }
+        });
+        n as f64 / t.elapsed().as_secs_f64()
+    };
+    for (what, job, n) in [
+        ("plain", marked("plain"), 2000),
+        ("jit 20 ms", marked("jit 20000"), 80),
+        ("wait 20 ms", marked("wait 20000"), 80),
+    ] {
+        let mut row = format!("{what:>10}: in process {:8.1} jobs/s", rate(open_fake(false), &job, n));
+        for w in [1, 2, 4] {
+            let p = fake_pool(w, 60.0);
+            rate(&p, &job, w); // every worker started
+            row += &format!(", {w} workers {:8.1}", rate(&p, &job, n));
+        }
+        println!("{row}");
+    }
 }

@@ -460,7 +460,7 @@ fn rejected(reply: &serde_json::Value) -> Failure {
 }
 
 /// Every buffer of the launch, in its order, with its size.
-fn buffers(job: &Job, reply: &serde_json::Value) -> Result<Buffers, Failure> {
+pub(crate) fn buffers(job: &Job, reply: &serde_json::Value) -> Result<Buffers, Failure> {
     let bad = |m: String| Err(Failure::Malformed(m));
     let Some(list) = reply.get("buffers").and_then(|b| b.as_array()) else {
         return bad("an \"ok\" reply without a \"buffers\" array".into());
@@ -514,16 +514,16 @@ fn buffers(job: &Job, reply: &serde_json::Value) -> Result<Buffers, Failure> {
 }
 
 #[cfg(unix)]
-fn signal_of(status: ExitStatus) -> Option<i32> {
+pub(crate) fn signal_of(status: ExitStatus) -> Option<i32> {
     std::os::unix::process::ExitStatusExt::signal(&status)
 }
 
 #[cfg(not(unix))]
-fn signal_of(_status: ExitStatus) -> Option<i32> {
+pub(crate) fn signal_of(_status: ExitStatus) -> Option<i32> {
     None
 }
 
-fn signal_name(sig: i32) -> Option<&'static str> {
+pub(crate) fn signal_name(sig: i32) -> Option<&'static str> {
     Some(match sig {
         1 => "SIGHUP",
         2 => "SIGINT",
@@ -541,7 +541,7 @@ fn signal_name(sig: i32) -> Option<&'static str> {
     })
 }
 
-fn exit_text(status: ExitStatus) -> String {
+pub(crate) fn exit_text(status: ExitStatus) -> String {
     match status.code() {
         Some(c) => format!("exited with status {c}"),
         None => "ended".to_string(),
@@ -549,7 +549,7 @@ fn exit_text(status: ExitStatus) -> String {
 }
 
 /// The last lines of stderr, for crash reports.
-fn stderr_tail(stderr: &[u8]) -> String {
+pub(crate) fn stderr_tail(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.is_empty() {

@@ -16,6 +16,12 @@
 //! ([`launch_ex`]). Those entry points are optional: a driver without one (older than CUDA 12.0;
 //! 12.8 for `cuTensorMapEncodeIm2colWide`, the im2col-wide maps' encoder) still runs every
 //! other job, and a job that needs it is `Unavailable`, naming it.
+//!
+//! Processes: [`Cuda`] runs the driver in this process, one launch at a time; a sticky error
+//! (a kernel's illegal instruction or address) loses the process's context for good, and the
+//! run ends as `Unavailable`. `ptxconf` itself runs `cuda` in [`pool`]: N worker processes
+//! ([`worker`], the `ptxconf cuda-worker` subcommand), each with the driver opened once, a
+//! poisoned, dead or hung one replaced before the next job.
 
 use super::{Backend, Buffers, Caps, Failure, Job, JobParam};
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute, CUjit_option, CUlaunchConfig, CUtensorMap};
@@ -24,7 +30,9 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use std::sync::Mutex;
 
 pub mod launch_ex;
+pub mod pool;
 pub mod tensor_map;
+pub mod worker;
 
 /// `CUresult`, kept as a plain integer: a driver may return codes newer than the bindings' enum,
 /// which would be undefined behaviour to read as a Rust enum.
@@ -172,8 +180,10 @@ struct State {
 // own thread first); the mutex serialises all use.
 unsafe impl Send for State {}
 
-/// The `cuda[:LIB]` backend: the loaded driver library and the first device's primary context.
-/// One launch at a time; `a`/`f` suffixed forms and those ptxas 12.9 rejects are skipped.
+/// The `cuda[:LIB]` backend in this process: the loaded driver library and the first device's
+/// primary context. One launch at a time; `a`/`f` suffixed forms and those ptxas 12.9 rejects
+/// are skipped. After a sticky error it runs nothing more ([`Cuda::context_error`]); [`pool`]
+/// runs it in worker processes instead.
 pub struct Cuda {
     api: Api,
     lib: String,
@@ -263,23 +273,7 @@ impl Cuda {
                 return Err(err("cuDevicePrimaryCtxRetain", r));
             }
             Ok(Cuda {
-                caps: Caps {
-                    // Plain `sm_XY`: the driver's JIT also accepts the device's `sm_XYa` PTX,
-                    // but Caps cannot say "plain and this one suffix", so `a`/`f` forms are
-                    // skipped on this backend.
-                    target: Some(Target {
-                        sm: (major * 10 + minor).max(0) as u32,
-                        suffix: None,
-                    }),
-                    ptx,
-                    families: None,
-                    rejects: Some((
-                        super::ptxas_rejects(),
-                        "ptxas 12.9 rejects this form of the PTX ISA 8.7 grammar, or the 32-bit module its kernels need (corpus/findings/ptxas-12.9-rejects.txt, ptxas-12.9-32-bit-addresses.txt)",
-                    )),
-                    // The driver's JIT compiles `brx.idx` (sm_30 and later).
-                    lacks: Default::default(),
-                },
+                caps: device_caps((major * 10 + minor).max(0) as u32, ptx),
                 api,
                 lib: lib_name,
                 device,
@@ -289,6 +283,25 @@ impl Cuda {
                 state: Mutex::new(State { ctx }),
             })
         }
+    }
+}
+
+/// What a device of compute capability `sm` (90 for 9.0) behind a driver that JIT-compiles PTX
+/// up to `ptx` can run: the capabilities of [`Cuda`], and of [`pool::Pool`] from its workers'
+/// answer.
+pub(crate) fn device_caps(sm: u32, ptx: PtxVersion) -> Caps {
+    Caps {
+        // Plain `sm_XY`: the driver's JIT also accepts the device's `sm_XYa` PTX, but Caps
+        // cannot say "plain and this one suffix", so `a`/`f` forms are skipped on this backend.
+        target: Some(Target { sm, suffix: None }),
+        ptx,
+        families: None,
+        rejects: Some((
+            super::ptxas_rejects(),
+            "ptxas 12.9 rejects this form of the PTX ISA 8.7 grammar, or the 32-bit module its kernels need (corpus/findings/ptxas-12.9-rejects.txt, ptxas-12.9-32-bit-addresses.txt)",
+        )),
+        // The driver's JIT compiles `brx.idx` (sm_30 and later).
+        lacks: Default::default(),
     }
 }
 
@@ -510,6 +523,20 @@ impl Cuda {
             }
         }
         Ok(())
+    }
+
+    /// Why the context cannot run work any more, or `None` when it can (made current on this
+    /// thread and synchronised). After a sticky error no reset restores it: on an H200 (driver
+    /// 580.159.04) a kernel's CUDA_ERROR_ILLEGAL_INSTRUCTION made cuDevicePrimaryCtxRelease
+    /// answer CUDA_ERROR_INVALID_CONTEXT and cuDevicePrimaryCtxRetain the illegal instruction
+    /// again, as the CUDA documentation says of sticky errors (the process must be relaunched).
+    /// A [`worker`] process asks after every failed job and retires when it gets a reason.
+    pub fn context_error(&self) -> Option<String> {
+        let st = match self.state.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        self.usable(st.ctx).err()
     }
 
     fn launch(&self, ctx: Handle, job: &Job, launched: &mut bool) -> Result<Buffers, Failure> {

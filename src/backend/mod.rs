@@ -3,7 +3,8 @@
 //!
 //! - `oracle`: the built-in interpreter, in process ([`oracle`]);
 //! - `cuda[:LIB]`: any library exposing the CUDA driver API, loaded at run time (`cuda`, with
-//!   feature `cuda`);
+//!   feature `cuda`), in worker processes of the `ptxconf` binary ([`cuda::pool`]) or in this
+//!   process ([`cuda::Cuda`]);
 //! - `cmd:PROGRAM`: an external process speaking the launch protocol of `ptxconf run`
 //!   (launch JSON in, result JSON out), with a per-launch timeout, that may declare its
 //!   capabilities when asked with `--capabilities` ([`cmd`]).
@@ -369,8 +370,13 @@ pub struct Options {
     pub ptx: Option<PtxVersion>,
     /// Override of the §9.7 families implemented (`--family`).
     pub families: Option<Vec<String>>,
-    /// Worker threads for in-process backends.
+    /// Worker threads for in-process backends; the `cuda` backend's worker processes (at most
+    /// [`cuda::pool::DEFAULT_MAX_WORKERS`] unless `PTXCONF_CUDA_WORKERS` says otherwise).
     pub jobs: usize,
+    /// A `ptxconf` executable to run the `cuda` backend's worker processes
+    /// ([`cuda::pool::Pool`]); `None`: the driver runs in this process ([`cuda::Cuda`]), one
+    /// launch at a time, and a sticky error ends the run.
+    pub worker_exe: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -381,6 +387,7 @@ impl Default for Options {
             ptx: None,
             families: None,
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            worker_exe: None,
         }
     }
 }
@@ -391,7 +398,7 @@ pub fn open(spec: &str, opts: &Options) -> Result<Box<dyn Backend>, Failure> {
     Ok(if spec == "oracle" {
         Box::new(oracle::Oracle::new(opts))
     } else if spec == "cuda" || spec.starts_with("cuda:") {
-        return open_cuda(spec.strip_prefix("cuda:"));
+        return open_cuda(spec.strip_prefix("cuda:"), opts);
     } else if let Some(prog) = spec.strip_prefix("cmd:") {
         Box::new(cmd::Cmd::new(prog, opts)?)
     } else {
@@ -402,16 +409,40 @@ pub fn open(spec: &str, opts: &Options) -> Result<Box<dyn Backend>, Failure> {
     })
 }
 
+/// `cuda[:LIB]`: worker processes of `opts.worker_exe` ([`cuda::pool`]), as many as
+/// [`cuda::pool::workers`] says; in this process without one, or with `PTXCONF_CUDA_WORKERS=0`.
 #[cfg(feature = "cuda")]
-fn open_cuda(lib: Option<&str>) -> Result<Box<dyn Backend>, Failure> {
-    Ok(Box::new(cuda::Cuda::open(lib)?))
+fn open_cuda(lib: Option<&str>, opts: &Options) -> Result<Box<dyn Backend>, Failure> {
+    let n = cuda::pool::workers(opts.jobs).map_err(|m| Failure::Rejected {
+        kind: "usage".into(),
+        message: m,
+    })?;
+    match &opts.worker_exe {
+        Some(exe) if n > 0 => Ok(Box::new(cuda::pool::Pool::open(lib, exe, n, opts.timeout)?)),
+        _ => Ok(Box::new(cuda::Cuda::open(lib)?)),
+    }
 }
 
 #[cfg(not(feature = "cuda"))]
-fn open_cuda(_: Option<&str>) -> Result<Box<dyn Backend>, Failure> {
-    Err(Failure::Unavailable(
-        "this build of ptxconf has no cuda backend (built without the `cuda` feature)".into(),
-    ))
+fn open_cuda(_: Option<&str>, _: &Options) -> Result<Box<dyn Backend>, Failure> {
+    Err(Failure::Unavailable(NO_CUDA.into()))
+}
+
+#[cfg(not(feature = "cuda"))]
+const NO_CUDA: &str = "this build of ptxconf has no cuda backend (built without the `cuda` feature)";
+
+/// The `cuda-worker` subcommand ([`cuda::worker`]): serves `cuda` jobs on stdin until it
+/// closes; returns the exit status.
+#[cfg(feature = "cuda")]
+pub fn serve_cuda_worker(lib: Option<&str>) -> i32 {
+    cuda::worker::serve(lib)
+}
+
+/// The `cuda-worker` subcommand of a build without the `cuda` feature: says it is unavailable.
+#[cfg(not(feature = "cuda"))]
+pub fn serve_cuda_worker(_: Option<&str>) -> i32 {
+    println!("{}", serde_json::json!({"hello": "unavailable", "message": NO_CUDA}));
+    0
 }
 
 #[cfg(test)]
