@@ -17,7 +17,7 @@
 //! 12.8 for `cuTensorMapEncodeIm2colWide`, the im2col-wide maps' encoder) still runs every
 //! other job, and a job that needs it is `Unavailable`, naming it.
 
-use super::{Backend, Buffers, Caps, Failure, Job, JobParam};
+use super::{Backend, Buffers, Caps, Failure, Feature, Job, JobParam};
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute, CUjit_option, CUlaunchConfig, CUtensorMap};
 use spec::catalog::{PtxVersion, Target};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
@@ -277,8 +277,10 @@ impl Cuda {
                         super::ptxas_rejects(),
                         "ptxas 12.9 rejects this form of the PTX ISA 8.7 grammar, or the 32-bit module its kernels need (corpus/findings/ptxas-12.9-rejects.txt, ptxas-12.9-32-bit-addresses.txt)",
                     )),
-                    // The driver's JIT compiles `brx.idx` (sm_30 and later).
-                    lacks: Default::default(),
+                    // The driver's JIT compiles `brx.idx` (sm_30 and later); it refuses the
+                    // selector `.b1024` as ptxas does (CUDA 13.0 on an H200, 2026-11-26:
+                    // corpus/findings/h200/video.md).
+                    lacks: [Feature::SelB1024].into(),
                 },
                 api,
                 lib: lib_name,
