@@ -2,7 +2,7 @@
 //! result judged by its acceptance set; a report per family and per form, with the first
 //! mismatches and a standalone repro for every failed form.
 
-use crate::backend::{Backend, Failure};
+use crate::backend::{Backend, Caps, Failure};
 use crate::baseline::{Comparison, FailureClass, Skip, Trace};
 use crate::kernel;
 use crate::profile::Profile;
@@ -400,9 +400,10 @@ fn judge(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) -> FormRe
     let (outputs, matrix_d) = outputs_of(form);
     let all: Vec<usize> = (0..fv.vectors.len()).collect();
     let mut failing: Vec<usize> = Vec::new();
-    // Kernels without what the backend lacks (`brx.idx`), so it is judged on the instruction.
-    let dispatch = kernel::Dispatch::for_caps(backend.caps());
-    let batches = match kernel::build_with(form, &fv.vectors, &all, settings.max_threads, dispatch) {
+    // Kernels without what the backend lacks (`brx.idx`, the selector `.b1024`), so it is judged
+    // on the instruction.
+    let caps = backend.caps();
+    let batches = match kernel::build_for(form, &fv.vectors, &all, settings.max_threads, caps) {
         Ok(b) => b,
         Err(e) => {
             r.status = Status::Failed;
@@ -515,7 +516,7 @@ fn judge(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) -> FormRe
     }
     if r.status == Status::Failed {
         if let Some(dir) = &settings.repro_dir {
-            r.repro = Some(match write_repro(dir, form, fv, &failing, dispatch) {
+            r.repro = Some(match write_repro(dir, form, fv, &failing, caps) {
                 Ok(p) => p.display().to_string(),
                 Err(e) => format!("(could not write the repro: {e})"),
             });
@@ -528,19 +529,13 @@ fn judge(backend: &dyn Backend, fv: &FormVectors, settings: &Settings) -> FormRe
 /// Writes a standalone repro of a failed form: the failing vectors as a vector file, their
 /// kernel and its launch file. `ptxconf run launch.json` replays the launch on the oracle or
 /// by hand on any implementation; `ptxconf conform --file vectors.vec --backend B` judges it.
-/// The kernel dispatches its variants as the backend's did (`dispatch`).
-fn write_repro(
-    dir: &Path,
-    form: &Form,
-    fv: &FormVectors,
-    failing: &[usize],
-    dispatch: kernel::Dispatch,
-) -> Result<PathBuf, String> {
+/// The kernel is written as the backend's was (`caps`: how variants are dispatched, `.b1024`).
+fn write_repro(dir: &Path, form: &Form, fv: &FormVectors, failing: &[usize], caps: &Caps) -> Result<PathBuf, String> {
     let d = dir.join(form_key(form));
     std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
     let vectors: Vec<Vector> = failing.iter().map(|&i| fv.vectors[i].clone()).collect();
     let all: Vec<usize> = (0..vectors.len()).collect();
-    let batch = kernel::build_with(form, &vectors, &all, vectors.len().max(1), dispatch)
+    let batch = kernel::build_for(form, &vectors, &all, vectors.len().max(1), caps)
         .map_err(|e| e.to_string())?
         .into_iter()
         .next()

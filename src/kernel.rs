@@ -23,6 +23,7 @@ mod movement;
 pub mod operational;
 mod refused;
 mod scaled;
+mod selector;
 mod wmma;
 
 use crate::backend::{Buffers, Caps, Feature, Job, JobBuffer, JobParam};
@@ -75,6 +76,9 @@ struct Variant {
     ins: Vec<(bool, bool, Option<Sel>, Option<u128>)>,
     /// Per input: a constant written instead of the register ([`immediate`]).
     text: Vec<Option<String>>,
+    /// `prmt` byte permutations of source registers (index, selector) before the instruction,
+    /// which a respelled `.b1024` selector reads through ([`selector`]).
+    prmt: Vec<(usize, u16)>,
 }
 
 impl Variant {
@@ -91,6 +95,7 @@ impl Variant {
                 })
                 .collect(),
             text: vec![None; form.inputs.len()],
+            prmt: Vec::new(),
         }
     }
 }
@@ -360,6 +365,26 @@ pub fn build(form: &Form, vectors: &[Vector], pick: &[usize], max_threads: usize
     build_with(form, vectors, pick, max_threads, Dispatch::Table)
 }
 
+/// [`build`] for a backend with capabilities `caps`: the variants dispatched as it can
+/// ([`Dispatch::for_caps`]), and the SIMD selector `.b1024` written another way where it lacks
+/// [`Feature::SelB1024`] (`src/kernel/selector.rs`).
+pub fn build_for(
+    form: &Form,
+    vectors: &[Vector],
+    pick: &[usize],
+    max_threads: usize,
+    caps: &Caps,
+) -> Result<Vec<Batch>, BuildError> {
+    build_inner(
+        form,
+        vectors,
+        pick,
+        max_threads,
+        Dispatch::for_caps(caps),
+        caps.lacks(Feature::SelB1024),
+    )
+}
+
 /// [`build`], the variants dispatched as `dispatch` says (a backend's: [`Dispatch::for_caps`]).
 pub fn build_with(
     form: &Form,
@@ -367,6 +392,18 @@ pub fn build_with(
     pick: &[usize],
     max_threads: usize,
     dispatch: Dispatch,
+) -> Result<Vec<Batch>, BuildError> {
+    build_inner(form, vectors, pick, max_threads, dispatch, false)
+}
+
+/// [`build_with`], `.b1024` respelled when `respell_b1024`.
+fn build_inner(
+    form: &Form,
+    vectors: &[Vector],
+    pick: &[usize],
+    max_threads: usize,
+    dispatch: Dispatch,
+    respell_b1024: bool,
 ) -> Result<Vec<Batch>, BuildError> {
     if matrix::is_matrix(form) {
         return matrix::build(form, vectors, pick, max_threads);
@@ -415,17 +452,31 @@ pub fn build_with(
             .map(|e| (e.index, &e.written, e.variant.clone(), Some(e.note.clone())))
             .collect()
     };
+    let threads = respelled(threads, respell_b1024);
     // The immediate-operand runs are launches of their own, the rarer spellings apart from the
     // common ones: an implementation that cannot take one spelling (GPGPU-Sim aborts on octal
     // constants) still has the instruction judged on every vector's own run, by the kernel it
     // had before these runs existed, and on the constants compilers write.
     let mut batches = scalar_batches(form, &threads, max_threads, dispatch)?;
-    for group in [written(false), written(true)] {
+    for group in [
+        respelled(written(false), respell_b1024),
+        respelled(written(true), respell_b1024),
+    ] {
         if !group.is_empty() {
             batches.extend(scalar_batches(form, &group, max_threads, dispatch)?);
         }
     }
     Ok(batches)
+}
+
+/// `threads` with their variants' `.b1024` selectors respelled ([`selector`]) when `on`.
+fn respelled(mut threads: Vec<Thread<'_>>, on: bool) -> Vec<Thread<'_>> {
+    if on {
+        for t in &mut threads {
+            t.2 = selector::respell(&t.2);
+        }
+    }
+    threads
 }
 
 /// A scalar kernel's thread: its vector's index, the vector as its record holds it, its
@@ -692,6 +743,9 @@ fn module(form: &Form, variants: &[Variant], layout: &Layout, dispatch: Dispatch
         if let Some(k) = carry_in {
             // CC.CF = the vector's carry: 0 + 0xffffffff carries nothing, 1 + 0xffffffff carries 1.
             let _ = writeln!(t, "\tadd.cc.u32 %t, %a{k}w, 0xffffffff;");
+        }
+        for &(k, sel) in &var.prmt {
+            let _ = writeln!(t, "\tprmt.b32 %a{k}, %a{k}, 0, 0x{sel:04x};");
         }
         let _ = writeln!(t, "\t{} {};", form.name, operands(form, var));
         t

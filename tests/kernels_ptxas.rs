@@ -7,8 +7,9 @@
 //! Needs ptxas (`$PTXAS`, PATH or the pip wheel, else installed into the cache: `oracle::ptxas`);
 //! PTXCONF_NO_PTXAS=1 skips when none is found.
 
+use ptxconf::backend::{Caps, Feature};
 use ptxconf::kernel;
-use spec::catalog::{catalog, Form};
+use spec::catalog::{catalog, Form, PtxVersion};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -53,14 +54,42 @@ fn kernel_files(dir: &Path, key: &str) -> (Vec<PathBuf>, String) {
     kernel_files_with(dir, key, kernel::Dispatch::Table)
 }
 
-/// [`kernel_files`] with the variants dispatched as `dispatch` says.
+/// What ptxas takes, as a backend's capabilities: every target and version, not the selector
+/// `.b1024` (corpus/findings/ptxas-12.9-rejects.txt), `brx.idx` where `branches` asks for the
+/// branch search.
+fn ptxas_caps(branches: bool) -> Caps {
+    let mut lacks: BTreeSet<Feature> = [Feature::SelB1024].into();
+    if branches {
+        lacks.insert(Feature::BrxIdx);
+    }
+    Caps {
+        target: None,
+        ptx: PtxVersion(u8::MAX, u8::MAX),
+        families: None,
+        rejects: None,
+        lacks,
+    }
+}
+
+/// [`kernel_files`] with the variants dispatched as `dispatch` says, written as for ptxas
+/// ([`ptxas_caps`]).
 fn kernel_files_with(dir: &Path, key: &str, dispatch: kernel::Dispatch) -> (Vec<PathBuf>, String) {
+    kernel_files_for(dir, key, Some(&ptxas_caps(dispatch == kernel::Dispatch::Branches)))
+}
+
+/// The kernel files of `key` built for `caps`, or plainly (table dispatch, the grammar's
+/// spelling of every selector) when `None`.
+fn kernel_files_for(dir: &Path, key: &str, caps: Option<&Caps>) -> (Vec<PathBuf>, String) {
     let path = Path::new(ROOT).join("corpus/vectors");
     let i = spec::vector::form_by_key(key).unwrap_or_else(|| panic!("no form {key}"));
     let form: &Form = &catalog().forms[i];
     let file = ptxconf::vectors::load(&ptxconf::vectors::path_of(&path, form)).unwrap();
     let all: Vec<usize> = (0..file.vectors.len()).collect();
-    let b = kernel::build_with(form, &file.vectors, &all, all.len(), dispatch).unwrap();
+    let b = match caps {
+        Some(caps) => kernel::build_for(form, &file.vectors, &all, all.len(), caps),
+        None => kernel::build(form, &file.vectors, &all, all.len()),
+    }
+    .unwrap();
     let (_, target) = kernel::header_for(form);
     let files = b
         .iter()
@@ -181,6 +210,45 @@ fn assemble_all(what: &str, has: fn(&Form) -> bool) -> Option<usize> {
         failures.join("\n")
     );
     Some(n)
+}
+
+/// The forms whose golden vectors write the SIMD selector `.b1024` (`.bxyzw`, L31433), which
+/// ptxas 12.9 and the CUDA 13.0 JIT read as the type `.b1024` and refuse ("Parsing error near
+/// '.b1024'", corpus/findings/h200/video.md).
+const B1024: &[&str] = &[
+    "vabsdiff4.u32.u32.s32",
+    "vabsdiff4.u32.u32.u32.sat",
+    "vadd4.u32.s32.u32.add",
+    "vavrg4.u32.s32.u32",
+    "vmax4.u32.s32.s32.sat",
+    "vmin4.s32.s32.u32",
+    "vset4.s32.u32.ge.add",
+    "vset4.u32.u32.eq",
+    "vsub4.u32.s32.u32.sat",
+];
+
+/// ptxas still refuses `.b1024` as the grammar writes it, and takes the kernels written for a
+/// backend that lacks it (`prmt` on the source register, the same bytes named otherwise).
+#[test]
+fn b1024_selector_is_refused_and_respelled() {
+    let Some(ptxas) = oracle::ptxas::required("the .b1024 selector test") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("ptxconf-b1024-kernels-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for key in B1024 {
+        let (plain, arch) = kernel_files_for(&dir, key, None);
+        assert!(std::fs::read_to_string(&plain[0]).unwrap().contains(".b1024,"), "{key}");
+        let (ok, msg) = accepts_all(&ptxas, &plain, &arch);
+        assert!(!ok && msg.contains("'.b1024'"), "{key}: ptxas now takes .b1024 ({msg})");
+        let (files, arch) = kernel_files_for(&dir, key, Some(&ptxas_caps(false)));
+        for f in &files {
+            assert!(!std::fs::read_to_string(f).unwrap().contains(".b1024"), "{key}");
+        }
+        let (ok, msg) = accepts_all(&ptxas, &files, &arch);
+        assert!(ok, "{key}: {msg}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The kernels of a backend that lacks `brx.idx` (variants reached by a binary search of

@@ -23,7 +23,7 @@
 //! ([`worker`], the `ptxconf cuda-worker` subcommand), each with the driver opened once, a
 //! poisoned, dead or hung one replaced before the next job.
 
-use super::{Backend, Buffers, Caps, Failure, Job, JobParam};
+use super::{Backend, Buffers, Caps, Failure, Feature, Job, JobParam};
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute, CUjit_option, CUlaunchConfig, CUtensorMap};
 use spec::catalog::{PtxVersion, Target};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
@@ -300,8 +300,9 @@ pub(crate) fn device_caps(sm: u32, ptx: PtxVersion) -> Caps {
             super::ptxas_rejects(),
             "ptxas 12.9 rejects this form of the PTX ISA 8.7 grammar, or the 32-bit module its kernels need (corpus/findings/ptxas-12.9-rejects.txt, ptxas-12.9-32-bit-addresses.txt)",
         )),
-        // The driver's JIT compiles `brx.idx` (sm_30 and later).
-        lacks: Default::default(),
+        // The driver's JIT compiles `brx.idx` (sm_30 and later); it refuses the selector
+        // `.b1024` as ptxas does (CUDA 13.0 on an H200, 2026-11-26: corpus/findings/h200/video.md).
+        lacks: [Feature::SelB1024].into(),
     }
 }
 

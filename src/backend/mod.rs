@@ -135,16 +135,23 @@ pub enum Feature {
     /// predicated `bra` (L16694) in a binary search ([`crate::kernel::Dispatch::Branches`]).
     /// Protocol name `brx.idx`.
     BrxIdx,
+    /// The SIMD video byte selector `.b1024` (`.bxyzw`, x-w in 0-7, §9.7.18.2.3, L31433), which
+    /// NVIDIA's assembler reads as the type `.b1024` of `tensormap.replace` and refuses
+    /// (corpus/findings/ptxas-12.9-rejects.txt). Without it the kernels permute the source
+    /// register's bytes with `prmt` and write a selector naming the same bytes
+    /// (`src/kernel/selector.rs`). Protocol name `sel.b1024`.
+    SelB1024,
 }
 
 impl Feature {
     /// Every feature, in protocol-name order.
-    pub const ALL: [Feature; 1] = [Feature::BrxIdx];
+    pub const ALL: [Feature; 2] = [Feature::BrxIdx, Feature::SelB1024];
 
     /// The name a `cmd:` program's `--capabilities` answer uses (`brx.idx`).
     pub fn name(self) -> &'static str {
         match self {
             Feature::BrxIdx => "brx.idx",
+            Feature::SelB1024 => "sel.b1024",
         }
     }
 

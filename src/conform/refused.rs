@@ -51,8 +51,7 @@ pub(super) fn check(backend: &dyn Backend, fv: &FormVectors, settings: &Settings
     if let Some(why) = failed {
         r = fail(r, FailureClass::Accepted, why);
         if let Some(dir) = &settings.repro_dir {
-            let dispatch = kernel::Dispatch::for_caps(backend.caps());
-            r.repro = Some(match write_repro(dir, form, fv, &all, dispatch) {
+            r.repro = Some(match write_repro(dir, form, fv, &all, backend.caps()) {
                 Ok(p) => p.display().to_string(),
                 Err(e) => format!("(could not write the repro: {e})"),
             });
