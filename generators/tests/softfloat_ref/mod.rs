@@ -10,8 +10,9 @@
 //!   rounding, the spec's definition); on cvt it applies to the `.f32` side only (L13856);
 //! - `.sat` clamps the final result to [+0.0, 1.0], NaN and −0.0 to +0.0 (L7141, L7590);
 //! - float→int is SoftFloat's round-to-integral followed by clamping the exact integer to the
-//!   destination range, NaN → 0 (PTX saturates, L13818; SoftFloat's own out-of-range results are
-//!   not PTX's);
+//!   destination range (PTX saturates, L13818; SoftFloat's own out-of-range results are not
+//!   PTX's), NaN → PTX ISA 9.0's value (0, or the destination's top bit from an f64 source or
+//!   into 64 bits; [`float_to_int`]);
 //! - bf16 sources are widened exactly to f32 (a bf16 is the top half of an f32); bf16 results do
 //!   not go through SoftFloat (its BF16 type rounds through f32 twice): they are computed exactly
 //!   in f64 (a product of two bf16 values is exact, a sum is exact as TwoSum's pair) and rounded by
@@ -477,10 +478,17 @@ fn integral_value(fp: Fp, x: u64) -> i128 {
     }
 }
 
-/// PTX float→int: NaN → 0, else round to an integral value, then clamp to the destination.
+/// PTX float→int: round to an integral value, then clamp to the destination. A NaN gives PTX
+/// ISA 9.0's value, which the H200 returns (corpus/findings/h200/cvt-bitfield.md): 0 unless the
+/// source is f64 or the destination 64 bits wide, then `1 << (bits - 1)` (8.7's "NaN → 0",
+/// L13794, is the spec's second accepted value, not its model).
 pub fn float_to_int(fp: Fp, x: u64, t: IntType, r: Rnd) -> u64 {
     if fp.format().is_nan(x.into()) {
-        return 0;
+        return if fp == Fp::F64 || t.bits == 64 {
+            1 << (t.bits - 1)
+        } else {
+            0
+        };
     }
     let v = integral_value(fp, sf_round_integral(fp, x, r));
     t.encode(v.clamp(t.min(), t.max()))
