@@ -24,7 +24,8 @@
 //! Verdict ([`verdict`]): a non-NaN reference must equal the spec's model and be accepted. A NaN
 //! reference of an f16/bf16/f32 result (an unspecified NaN, L7141) needs a NaN model and
 //! acceptance of SoftFloat's NaN. An f64 NaN result with NaN inputs must be one of the quieted
-//! input NaNs (NaN payloads propagate, L7141) and SoftFloat's result must be accepted when it is
+//! input NaNs (NaN payloads propagate, L7141; for `cvt.ftz.f64.f32` also the widened canonical
+//! f32 NaN, the H200's) and SoftFloat's result must be accepted when it is
 //! one of them (it is not for fma(0, ∞, NaN), where SoftFloat's x86 flavour returns its default
 //! NaN); an f64 NaN made from non-NaN operands (∞−∞, 0×∞) only needs to be a NaN. Packed results
 //! are judged lane by lane, then as a whole by `Outcome::accepts`.
@@ -874,7 +875,7 @@ pub fn verdict(c: &Check, op: impl Fn(usize, usize) -> u64, out: &Outcome, want:
         }
         if fp == Fp::F64 {
             // The quieted input NaNs, widened to f64 where the source is narrower.
-            let quieted: Vec<u64> = (c.srcs.iter().enumerate())
+            let mut quieted: Vec<u64> = (c.srcs.iter().enumerate())
                 .filter_map(|(i, t)| match *t {
                     Ty::F(s) if s.format().is_nan(op(i, l).into()) => {
                         let (sf, x) = (s.format(), op(i, l));
@@ -886,6 +887,16 @@ pub fn verdict(c: &Check, op: impl Fn(usize, usize) -> u64, out: &Outcome, want:
                 .collect();
             if quieted.is_empty() {
                 return None; // a NaN made from numbers: any NaN
+            }
+            if let Ref::Convert {
+                src: Fp::F32,
+                ftz: true,
+                ..
+            } = c.reference
+            {
+                // `cvt.ftz.f64.f32`: the single-precision path's NaN, the canonical f32 NaN
+                // widened, is the H200's (corpus/findings/h200/cvt-bitfield.md).
+                quieted.push(0x7fff_ffff_e000_0000);
             }
             if !quieted.contains(&model) {
                 return Some(format!("{at}model is not a quieted input NaN {quieted:x?}"));
