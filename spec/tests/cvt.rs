@@ -614,17 +614,10 @@ fn host_cast(x: f64, dt: &str) -> u128 {
 /// A NaN converted to integer type `dt` from `at`, written from the H200's results of
 /// 2026-11-26 (corpus/findings/h200/cvt-bitfield.md), which are PTX ISA 9.0's rule: 0 unless the
 /// source is `.f64` or the destination 64 bits wide, then only the top bit of the destination
-/// set; PTX ISA 8.7's 0 (L13794) is accepted too.
+/// set (PTX ISA 8.7's "converted to 0", L13794, is superseded).
 fn nan_int(at: &str, dt: &str) -> Outcome {
     let bits: u32 = dt[1..].parse().unwrap();
-    if at == "f64" || bits == 64 {
-        Outcome {
-            model: 1 << (bits - 1),
-            accept: Accept::OneOf(vec![0]),
-        }
-    } else {
-        Outcome::exact(0)
-    }
+    Outcome::exact(if at == "f64" || bits == 64 { 1 << (bits - 1) } else { 0 })
 }
 
 #[test]
@@ -641,9 +634,7 @@ fn float_to_int_nan_is_the_h200s() {
         ("cvt.rni.sat.s64.f64", 0x7ff8_0000_0000_0000, 0x8000_0000_0000_0000),
     ];
     for (name, a, h200) in cases {
-        let o = out(name, &[a]);
-        assert_eq!(o.model, h200, "{name}");
-        assert!(o.accepts(0) && !o.accepts(1) && !o.accepts(h200 - 1), "{name}");
+        assert_eq!(out(name, &[a]), Outcome::exact(h200), "{name}");
     }
     // Forms the H200 passed: a NaN into 8-32 bits from f32, f16, bf16 is 0, exactly.
     for name in [
@@ -717,10 +708,9 @@ fn float_to_int_saturates_and_maps_nan_to_zero() {
         }
     }
     assert_eq!(n_forms, 4 * 8 * (4 + 2 + 2 + 2));
-    // NaN: the H200's (and PTX ISA 9.0's) MININT pattern from an f64 source, 8.7's 0 (L13794)
-    // also accepted; out of range saturates by default (L13818, "cvt.s32.f64 ... saturates").
-    let o = out("cvt.rzi.s32.f64", &[f64::NAN.to_bits() as u128]);
-    assert_eq!((o.model, o.accepts(0), o.accepts(1)), (0x8000_0000, true, false));
+    // NaN: the H200's (and PTX ISA 9.0's) MININT pattern from an f64 source, not 8.7's 0
+    // (L13794); out of range saturates by default (L13818, "cvt.s32.f64 ... saturates").
+    assert_eq!(exact("cvt.rzi.s32.f64", &[f64::NAN.to_bits() as u128]), 0x8000_0000);
     assert_eq!(exact("cvt.rzi.s32.f32", &[0x7fc0_0000]), 0);
     assert_eq!(exact("cvt.rzi.s32.f64", &[1e10f64.to_bits() as u128]), 0x7fff_ffff);
     assert_eq!(exact("cvt.rzi.u32.f32", &[(-1.5f32).to_bits() as u128]), 0);

@@ -482,7 +482,7 @@ fn integral_value(fp: Fp, x: u64) -> i128 {
 /// PTX float→int: round to an integral value, then clamp to the destination. A NaN gives PTX
 /// ISA 9.0's value, which the H200 returns (corpus/findings/h200/cvt-bitfield.md): 0 unless the
 /// source is f64 or the destination 64 bits wide, then `1 << (bits - 1)` (8.7's "NaN → 0",
-/// L13794, is the spec's second accepted value, not its model).
+/// L13794, is superseded).
 pub fn float_to_int(fp: Fp, x: u64, t: IntType, r: Rnd) -> u64 {
     if fp.format().is_nan(x.into()) {
         return if fp == Fp::F64 || t.bits == 64 {

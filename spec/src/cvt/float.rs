@@ -194,15 +194,16 @@ pub fn same(fmt: &Fmt, a: u128, irnd: Option<Rnd>, m: Mode) -> Outcome {
     finish(fmt, r, mods, m.nan, &[a])
 }
 
-/// The integer a NaN converts to (the model; [`nan_to_int`] says which values are accepted).
+/// The integer a NaN converts to.
 ///
 /// PTX ISA 8.7 says "NaN inputs are converted to 0" (L13794). PTX ISA 9.0 corrected this to:
 /// zero if the source is not `.f64` and the destination is not `.s64`/`.u64`, otherwise
 /// `1 << (BitWidth(dst) - 1)` (MININT for signed types, `(MAXINT >> 1) + 1` for unsigned ones;
 /// the 9.0 text as quoted in llvm/llvm-project#159530). The H200 gives exactly the 9.0 values on
-/// all 120 affected forms (2026-11-26, corpus/findings/h200/cvt-bitfield.md), so they are the
-/// model; 8.7's 0 stays accepted, as the manual this spec cites writes it.
-pub fn nan_int_model(from: &Fmt, dt: Type) -> u128 {
+/// all 120 affected forms (2026-11-26, corpus/findings/h200/cvt-bitfield.md): the manual's own
+/// correction and the hardware agree, so the spec follows them, exactly (a set with 8.7's 0 would
+/// also make these forms' results unusable downstream in generated programs).
+pub fn nan_to_int(from: &Fmt, dt: Type) -> u128 {
     if dt.bits() == 64 || *from == F64 {
         1 << (dt.bits() - 1)
     } else {
@@ -210,28 +211,15 @@ pub fn nan_int_model(from: &Fmt, dt: Type) -> u128 {
     }
 }
 
-/// The outcome of converting a NaN of `from` to integer type `dt`: [`nan_int_model`], with
-/// L13794's 0 also accepted where the two differ.
-pub fn nan_to_int(from: &Fmt, dt: Type) -> Outcome {
-    match nan_int_model(from, dt) {
-        0 => Outcome::exact(0),
-        model => Outcome {
-            model,
-            accept: Accept::OneOf(vec![0]),
-        },
-    }
-}
-
-/// f2s / f2u: a float to an integer type, the model value. NaN gives [`nan_int_model`];
-/// otherwise the value is rounded to an integral value by `.irnd` (L13774) and clamped to the
-/// destination range, which is the default (".sat is redundant", L13818): ±Inf give
-/// MAXINT/MININT, negative values 0 for unsigned types. `.ftz` flushes a subnormal `.f32` source
-/// first (L13802).
+/// f2s / f2u: a float to an integer type. NaN gives [`nan_to_int`]; otherwise the value is
+/// rounded to an integral value by `.irnd` (L13774) and clamped to the destination range, which
+/// is the default (".sat is redundant", L13818): ±Inf give MAXINT/MININT, negative values 0 for
+/// unsigned types. `.ftz` flushes a subnormal `.f32` source first (L13802).
 pub fn to_int(from: &Fmt, a: u128, rnd: Rnd, ftz: bool, dt: Type) -> u128 {
     let a = if ftz && *from == F32 { F32.ftz(a) } else { a };
     let (lo, hi) = int::range(dt);
     let v = match from.decode(a) {
-        Val::Nan => return nan_int_model(from, dt),
+        Val::Nan => return nan_to_int(from, dt),
         Val::Inf { neg } => {
             if neg {
                 lo
@@ -275,11 +263,7 @@ pub fn cvt_f2i(form: &Form, args: &Args) -> Outcomes {
         )));
     };
     let m = Mode::of(form);
-    let a = args.get(0);
-    if from.is_nan(a) {
-        return Ok(vec![nan_to_int(from, dt)]);
-    }
-    Ok(vec![Outcome::exact(to_int(from, a, m.rnd, m.ftz, dt))])
+    Ok(vec![Outcome::exact(to_int(from, args.get(0), m.rnd, m.ftz, dt))])
 }
 
 /// Adapter for `cvt.frnd{.ftz}{.sat}.<float>.<int>`: `.sat` clamps to [0.0, 1.0]; `.ftz` cannot
