@@ -269,7 +269,7 @@ const SOFTFLOAT_SEEDS: &[(&str, &str, &[u64])] = &[
     ("fma.rn.f32.bf16", "mixed", &[0x3f81, 0x3f7f, 0xbf80_0000]),
     ("cvt.rni.s32.f32", "half-way", &[0x4020_0000]),
     ("cvt.rzi.u8.f64", "saturates", &[0x4072_c000_0000_0000]),
-    ("cvt.rmi.s64.bf16", "nan-is-zero", &[0x7fc1]),
+    ("cvt.rmi.s64.bf16", "nan-is-minint", &[0x7fc1]),
     ("cvt.rn.f16.f32", "overflow-to-inf", &[0x477f_f000]),
     ("cvt.rp.f32.s64", "inexact", &[0x0100_0000_0000_0001]),
     ("cvt.rn.ftz.f32.f64", "tiny-to-zero", &[0x3800_0000_0000_0001]),
@@ -333,7 +333,7 @@ fn spec_vs_softfloat_known_answers() {
         // Mixed precision: bf16 1.0 + f32 1.0; f16 2.0 × 3.0 − 1.0.
         ("add.rn.f32.bf16", &[0x3f80, 0x3f80_0000], 0x4000_0000),
         ("fma.rn.f32.f16", &[0x4000, 0x4200, 0xbf80_0000], 0x40a0_0000),
-        // float→int: ties to even, floor, saturation, NaN → 0.
+        // float→int: ties to even, floor, saturation, NaN → 0 (into 32 bits from f32).
         ("cvt.rni.s32.f32", &[0x4020_0000], 2),
         ("cvt.rni.s32.f32", &[0x4060_0000], 4),
         ("cvt.rmi.s8.f32", &[0xbfc0_0000], 0xfe),

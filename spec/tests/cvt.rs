@@ -596,7 +596,7 @@ fn host_round(x: f64, irnd: &str) -> f64 {
     }
 }
 
-/// Rust's float-to-integer `as`: saturating, NaN to 0 — the rule of L13794 and L13818.
+/// Rust's float-to-integer `as` on numbers: saturating, the rule of L13818 (NaN is `nan_int`'s).
 fn host_cast(x: f64, dt: &str) -> u128 {
     match dt {
         "u8" => x as u8 as u128,
@@ -608,6 +608,43 @@ fn host_cast(x: f64, dt: &str) -> u128 {
         "s32" => x as i32 as u32 as u128,
         "s64" => x as i64 as u64 as u128,
         _ => unreachable!("{dt}"),
+    }
+}
+
+/// A NaN converted to integer type `dt` from `at`, written from the H200's results of
+/// 2026-11-26 (corpus/findings/h200/cvt-bitfield.md), which are PTX ISA 9.0's rule: 0 unless the
+/// source is `.f64` or the destination 64 bits wide, then only the top bit of the destination
+/// set (PTX ISA 8.7's "converted to 0", L13794, is superseded).
+fn nan_int(at: &str, dt: &str) -> Outcome {
+    let bits: u32 = dt[1..].parse().unwrap();
+    Outcome::exact(if at == "f64" || bits == 64 { 1 << (bits - 1) } else { 0 })
+}
+
+#[test]
+fn float_to_int_nan_is_the_h200s() {
+    // Recorded on the H200 (failed.jsonl): the four NaN vectors each form failed on.
+    let cases: [(&str, u128, u128); 8] = [
+        ("cvt.rni.ftz.sat.u64.f32", 0x7fc0_0000, 0x8000_0000_0000_0000),
+        ("cvt.rzi.s64.f16", 0x7c01, 0x8000_0000_0000_0000),
+        ("cvt.rmi.u64.bf16", 0x7fc1, 0x8000_0000_0000_0000),
+        ("cvt.rpi.sat.u8.f64", 0x7ff8_0000_0000_0000, 0x80),
+        ("cvt.rzi.u16.f64", 0x7fff_ffff_ffff_ffff, 0x8000),
+        ("cvt.rni.s32.f64", 0x7ff0_0000_0000_0001, 0x8000_0000),
+        ("cvt.rmi.sat.u32.f64", 0x7ff8_0000_0000_0001, 0x8000_0000),
+        ("cvt.rni.sat.s64.f64", 0x7ff8_0000_0000_0000, 0x8000_0000_0000_0000),
+    ];
+    for (name, a, h200) in cases {
+        assert_eq!(out(name, &[a]), Outcome::exact(h200), "{name}");
+    }
+    // Forms the H200 passed: a NaN into 8-32 bits from f32, f16, bf16 is 0, exactly.
+    for name in [
+        "cvt.rni.s32.f32",
+        "cvt.rzi.u8.f16",
+        "cvt.rmi.s16.bf16",
+        "cvt.rpi.ftz.u32.f32",
+    ] {
+        let a = if name.ends_with("f32") { 0x7fc0_0000 } else { 0x7fc1 };
+        assert_eq!(out(name, &[a]), Outcome::exact(0), "{name}");
     }
 }
 
@@ -660,15 +697,21 @@ fn float_to_int_saturates_and_maps_nan_to_zero() {
             if ftz && x != 0.0 && x.abs() < f32::MIN_POSITIVE as f64 {
                 x = 0.0;
             }
-            let want = host_cast(host_round(x, irnd), dt);
             let ins = [Input::bits(b as u128)];
             let o = &sem(f, &Args { ins: &ins, dsel: None }).unwrap()[0];
+            if x.is_nan() {
+                assert_eq!(o, &nan_int(at, dt), "{} {b:#x}", f.name);
+                continue;
+            }
+            let want = host_cast(host_round(x, irnd), dt);
             assert_eq!(o, &Outcome::exact(want), "{} {b:#x} ({x:e})", f.name);
         }
     }
     assert_eq!(n_forms, 4 * 8 * (4 + 2 + 2 + 2));
-    // NaN → 0 (L13794); out of range saturates by default (L13818, "cvt.s32.f64 ... saturates").
-    assert_eq!(exact("cvt.rzi.s32.f64", &[f64::NAN.to_bits() as u128]), 0);
+    // NaN: the H200's (and PTX ISA 9.0's) MININT pattern from an f64 source, not 8.7's 0
+    // (L13794); out of range saturates by default (L13818, "cvt.s32.f64 ... saturates").
+    assert_eq!(exact("cvt.rzi.s32.f64", &[f64::NAN.to_bits() as u128]), 0x8000_0000);
+    assert_eq!(exact("cvt.rzi.s32.f32", &[0x7fc0_0000]), 0);
     assert_eq!(exact("cvt.rzi.s32.f64", &[1e10f64.to_bits() as u128]), 0x7fff_ffff);
     assert_eq!(exact("cvt.rzi.u32.f32", &[(-1.5f32).to_bits() as u128]), 0);
     assert_eq!(exact("cvt.rni.s8.f32", &[(-128.5f32).to_bits() as u128]), 0x80);
@@ -749,6 +792,17 @@ fn widening_is_exact_and_keeps_f64_payloads() {
             (x as f64).to_bits()
         };
         assert_eq!(exact("cvt.f64.f32", &[b as u128]), want as u128, "{b:#x}");
+        if x.is_nan() {
+            // The H200 widens the canonical f32 NaN whatever the input (2026-11-26); the kept
+            // payload stays accepted.
+            let o = out("cvt.ftz.f64.f32", &[b as u128]);
+            assert_eq!(o.model, 0x7fff_ffff_e000_0000, "{b:#x}");
+            assert!(
+                o.accepts(want as u128) && !o.accepts(0x7ff8_0000_0000_0000 ^ 1),
+                "{b:#x}"
+            );
+            continue;
+        }
         let flushed = if is_sub32(b) { ((b >> 31) as u64) << 63 } else { want };
         assert_eq!(exact("cvt.ftz.f64.f32", &[b as u128]), flushed as u128, "{b:#x}");
     }

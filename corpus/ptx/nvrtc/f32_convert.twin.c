@@ -1,6 +1,8 @@
 /* C twin of f32_convert.cu. Float -> integer: the exact value rounded in the mode (in double,
  * which holds every f32 exactly; long double for f64 -> 64-bit), then saturated to the
- * destination range, NaN -> 0 (PTX cvt's rule). Integer -> float: the integer rounded to 24 or
+ * destination range; NaN -> 0, except from a double or into 64 bits, where it is the
+ * destination's top bit alone (PTX ISA 9.0's cvt rule, and the H200's). Integer -> float: the
+ * integer rounded to 24 or
  * 53 bits by hand. Double -> float: the host's cvtsd2ss under fesetround (-frounding-math). */
 #include <fenv.h>
 #include "twin.h"
@@ -16,22 +18,29 @@ static long double round_mode(long double x, int m) {
   default: return ceill(x);
   }
 }
-static int64_t to_signed(long double x, int m, int bits) {
-  if (isnan(x)) return 0;
+/* The NaN of a conversion into `bits` bits from a double (`wide`) or a float. */
+static uint64_t nan_int(int wide, int bits) {
+  return wide || bits == 64 ? 1ull << (bits - 1) : 0;
+}
+static int64_t to_signed_from(long double x, int m, int bits, int wide) {
+  if (isnan(x)) return (int64_t)nan_int(wide, bits);
   long double r = round_mode(x, m);
   long double hi = ldexpl(1.0L, bits - 1) - 1, lo = -ldexpl(1.0L, bits - 1);
   if (r >= hi) return bits == 64 ? INT64_MAX : (int64_t)INT32_MAX;
   if (r <= lo) return bits == 64 ? INT64_MIN : (int64_t)INT32_MIN;
   return (int64_t)r;
 }
-static uint64_t to_unsigned(long double x, int m, int bits) {
-  if (isnan(x)) return 0;
+static uint64_t to_unsigned_from(long double x, int m, int bits, int wide) {
+  if (isnan(x)) return nan_int(wide, bits);
   long double r = round_mode(x, m);
   long double hi = ldexpl(1.0L, bits) - 1;
   if (r <= 0) return 0;
   if (r >= hi) return bits == 64 ? UINT64_MAX : (uint64_t)UINT32_MAX;
   return (uint64_t)r;
 }
+
+#define to_signed(x, m, bits) to_signed_from((x), (m), (bits), sizeof(x) == sizeof(double))
+#define to_unsigned(x, m, bits) to_unsigned_from((x), (m), (bits), sizeof(x) == sizeof(double))
 
 /* |v| (with its sign) rounded to a binary float of p significant bits in mode m, as a double. */
 static double int_to_float(uint64_t mag, int neg, int p, int m) {

@@ -10,8 +10,9 @@
 //!   rounding, the spec's definition); on cvt it applies to the `.f32` side only (L13856);
 //! - `.sat` clamps the final result to [+0.0, 1.0], NaN and −0.0 to +0.0 (L7141, L7590);
 //! - float→int is SoftFloat's round-to-integral followed by clamping the exact integer to the
-//!   destination range, NaN → 0 (PTX saturates, L13818; SoftFloat's own out-of-range results are
-//!   not PTX's);
+//!   destination range (PTX saturates, L13818; SoftFloat's own out-of-range results are not
+//!   PTX's), NaN → PTX ISA 9.0's value (0, or the destination's top bit from an f64 source or
+//!   into 64 bits; [`float_to_int`]);
 //! - bf16 sources are widened exactly to f32 (a bf16 is the top half of an f32); bf16 results do
 //!   not go through SoftFloat (its BF16 type rounds through f32 twice): they are computed exactly
 //!   in f64 (a product of two bf16 values is exact, a sum is exact as TwoSum's pair) and rounded by
@@ -23,7 +24,8 @@
 //! Verdict ([`verdict`]): a non-NaN reference must equal the spec's model and be accepted. A NaN
 //! reference of an f16/bf16/f32 result (an unspecified NaN, L7141) needs a NaN model and
 //! acceptance of SoftFloat's NaN. An f64 NaN result with NaN inputs must be one of the quieted
-//! input NaNs (NaN payloads propagate, L7141) and SoftFloat's result must be accepted when it is
+//! input NaNs (NaN payloads propagate, L7141; for `cvt.ftz.f64.f32` also the widened canonical
+//! f32 NaN, the H200's) and SoftFloat's result must be accepted when it is
 //! one of them (it is not for fma(0, ∞, NaN), where SoftFloat's x86 flavour returns its default
 //! NaN); an f64 NaN made from non-NaN operands (∞−∞, 0×∞) only needs to be a NaN. Packed results
 //! are judged lane by lane, then as a whole by `Outcome::accepts`.
@@ -477,10 +479,17 @@ fn integral_value(fp: Fp, x: u64) -> i128 {
     }
 }
 
-/// PTX float→int: NaN → 0, else round to an integral value, then clamp to the destination.
+/// PTX float→int: round to an integral value, then clamp to the destination. A NaN gives PTX
+/// ISA 9.0's value, which the H200 returns (corpus/findings/h200/cvt-bitfield.md): 0 unless the
+/// source is f64 or the destination 64 bits wide, then `1 << (bits - 1)` (8.7's "NaN → 0",
+/// L13794, is superseded).
 pub fn float_to_int(fp: Fp, x: u64, t: IntType, r: Rnd) -> u64 {
     if fp.format().is_nan(x.into()) {
-        return 0;
+        return if fp == Fp::F64 || t.bits == 64 {
+            1 << (t.bits - 1)
+        } else {
+            0
+        };
     }
     let v = integral_value(fp, sf_round_integral(fp, x, r));
     t.encode(v.clamp(t.min(), t.max()))
@@ -866,7 +875,7 @@ pub fn verdict(c: &Check, op: impl Fn(usize, usize) -> u64, out: &Outcome, want:
         }
         if fp == Fp::F64 {
             // The quieted input NaNs, widened to f64 where the source is narrower.
-            let quieted: Vec<u64> = (c.srcs.iter().enumerate())
+            let mut quieted: Vec<u64> = (c.srcs.iter().enumerate())
                 .filter_map(|(i, t)| match *t {
                     Ty::F(s) if s.format().is_nan(op(i, l).into()) => {
                         let (sf, x) = (s.format(), op(i, l));
@@ -878,6 +887,16 @@ pub fn verdict(c: &Check, op: impl Fn(usize, usize) -> u64, out: &Outcome, want:
                 .collect();
             if quieted.is_empty() {
                 return None; // a NaN made from numbers: any NaN
+            }
+            if let Ref::Convert {
+                src: Fp::F32,
+                ftz: true,
+                ..
+            } = c.reference
+            {
+                // `cvt.ftz.f64.f32`: the single-precision path's NaN, the canonical f32 NaN
+                // widened, is the H200's (corpus/findings/h200/cvt-bitfield.md).
+                quieted.push(0x7fff_ffff_e000_0000);
             }
             if !quieted.contains(&model) {
                 return Some(format!("{at}model is not a quieted input NaN {quieted:x?}"));

@@ -112,6 +112,8 @@ fn single_nan(to: &Fmt, o: Outcome) -> Outcome {
 /// - an `.f64` destination: the payload is kept ("NaN payloads are supported for
 ///   double-precision instructions", L7141): interpretation — the source's sign and mantissa,
 ///   the mantissa left-aligned in the wider field (IEEE 754 §6.2.3's recommendation), quieted;
+///   except `cvt.ftz.f64.f32`, whose model is the H200's widened canonical f32 NaN (the kept
+///   payload also accepted);
 /// - otherwise any NaN of the destination (rows flagged `nan-unspec`; also the "NaN in the
 ///   specified destination format" of `.satfinite`, L13876), the canonical one as the model.
 pub fn nan(from: &Fmt, to: &Fmt, a: u128, m: Mode) -> Outcome {
@@ -126,7 +128,20 @@ pub fn nan(from: &Fmt, to: &Fmt, a: u128, m: Mode) -> Outcome {
     }
     if m.nan == NanRule::Payload && *to == F64 {
         let (neg, _, man) = from.fields(a);
-        return Outcome::exact(F64.quiet(F64.pack(neg, 0x7ff, man << (52 - from.man_bits))));
+        let kept = F64.quiet(F64.pack(neg, 0x7ff, man << (52 - from.man_bits)));
+        if m.ftz && *from == F32 {
+            // `.ftz` puts the source through the single-precision path, whose NaN is
+            // unspecified (L7141, L13856): the H200 gives the canonical f32 NaN widened,
+            // 0x7fffffffe0000000, for every NaN, sign and payload dropped (2026-11-26,
+            // corpus/findings/h200/cvt-bitfield.md); the payload-keeping reading stays accepted.
+            let (_, _, canon) = F32.fields(F32.canonical_nan);
+            let widened = F64.pack(false, 0x7ff, canon << (52 - F32.man_bits));
+            return Outcome {
+                model: widened,
+                accept: Accept::OneOf(vec![kept]),
+            };
+        }
+        return Outcome::exact(kept);
     }
     single_nan(to, Outcome::any_nan(to.format))
 }
@@ -179,15 +194,32 @@ pub fn same(fmt: &Fmt, a: u128, irnd: Option<Rnd>, m: Mode) -> Outcome {
     finish(fmt, r, mods, m.nan, &[a])
 }
 
-/// f2s / f2u: a float to an integer type. NaN gives 0 (L13794); otherwise the value is rounded
-/// to an integral value by `.irnd` (L13774) and clamped to the destination range, which is the
-/// default (".sat is redundant", L13818): ±Inf give MAXINT/MININT, negative values 0 for
+/// The integer a NaN converts to.
+///
+/// PTX ISA 8.7 says "NaN inputs are converted to 0" (L13794). PTX ISA 9.0 corrected this to:
+/// zero if the source is not `.f64` and the destination is not `.s64`/`.u64`, otherwise
+/// `1 << (BitWidth(dst) - 1)` (MININT for signed types, `(MAXINT >> 1) + 1` for unsigned ones;
+/// the 9.0 text as quoted in llvm/llvm-project#159530). The H200 gives exactly the 9.0 values on
+/// all 120 affected forms (2026-11-26, corpus/findings/h200/cvt-bitfield.md): the manual's own
+/// correction and the hardware agree, so the spec follows them, exactly (a set with 8.7's 0 would
+/// also make these forms' results unusable downstream in generated programs).
+pub fn nan_to_int(from: &Fmt, dt: Type) -> u128 {
+    if dt.bits() == 64 || *from == F64 {
+        1 << (dt.bits() - 1)
+    } else {
+        0
+    }
+}
+
+/// f2s / f2u: a float to an integer type. NaN gives [`nan_to_int`]; otherwise the value is
+/// rounded to an integral value by `.irnd` (L13774) and clamped to the destination range, which
+/// is the default (".sat is redundant", L13818): ±Inf give MAXINT/MININT, negative values 0 for
 /// unsigned types. `.ftz` flushes a subnormal `.f32` source first (L13802).
 pub fn to_int(from: &Fmt, a: u128, rnd: Rnd, ftz: bool, dt: Type) -> u128 {
     let a = if ftz && *from == F32 { F32.ftz(a) } else { a };
     let (lo, hi) = int::range(dt);
     let v = match from.decode(a) {
-        Val::Nan => 0,
+        Val::Nan => return nan_to_int(from, dt),
         Val::Inf { neg } => {
             if neg {
                 lo
