@@ -53,6 +53,7 @@
 //! [`crate::findings`].
 
 mod dataflow;
+mod defined;
 mod facts;
 mod operands;
 mod passes;
@@ -61,6 +62,7 @@ mod sites;
 mod syntax;
 mod tidy;
 
+pub use defined::{undefined_dependence, Undefined};
 pub(crate) use syntax::all_instrs;
 
 use crate::backend::{Backend, Failure};
@@ -241,7 +243,12 @@ pub fn reduce(
     let start = Instant::now();
     let module = oracle::parse::parse(&case.ptx).map_err(ReduceError::Parse)?;
     let prog = check(&module, &case.launch).map_err(ReduceError::TypeCheck)?;
-    let (_, ostats) = oracle::launch::run(&case.launch, &case.ptx).map_err(ReduceError::Oracle)?;
+    let (zero, ostats) = oracle::launch::run(&case.launch, &case.ptx).map_err(ReduceError::Oracle)?;
+    // Candidates must not depend on undefined values (`defined`); an original that does would
+    // let the reduction keep only that dependence.
+    if let Some(u) = undefined_dependence(&case.launch, &case.ptx, &zero) {
+        return Err(ReduceError::Undefined(u));
+    }
     let original_limits = case.launch.limits;
     // Candidates run under a step budget: a loop whose exit was deleted must fail fast.
     let mut launch = case.launch.clone();
@@ -304,6 +311,9 @@ pub enum ReduceError {
     Oracle(oracle::error::Error),
     /// The predicate rejects the original case.
     NotInteresting,
+    /// The original's results depend on values the manual leaves undefined (an unwritten
+    /// register or memory, a data race): a reduction could end at that dependence alone.
+    Undefined(Undefined),
     /// The oracle and the backend agree: nothing to reduce.
     NoDifference,
     /// The backend cannot run here.
@@ -321,6 +331,7 @@ impl fmt::Display for ReduceError {
             ReduceError::NotInteresting => {
                 write!(f, "the original case is not interesting (the predicate rejects it)")
             }
+            ReduceError::Undefined(u) => write!(f, "the original reads something undefined: {u}"),
             ReduceError::NoDifference => {
                 write!(f, "the oracle and the backend agree on this launch: nothing to reduce")
             }
@@ -336,7 +347,10 @@ impl std::error::Error for ReduceError {
             ReduceError::Parse(e) => Some(e),
             ReduceError::TypeCheck(e) | ReduceError::Oracle(e) => Some(e),
             ReduceError::Compare(e) => Some(e),
-            ReduceError::NotInteresting | ReduceError::NoDifference | ReduceError::Unavailable(_) => None,
+            ReduceError::NotInteresting
+            | ReduceError::Undefined(_)
+            | ReduceError::NoDifference
+            | ReduceError::Unavailable(_) => None,
         }
     }
 }
