@@ -81,9 +81,15 @@ enum Cmd {
         /// when many runs go at once (a `cmd:` backend under `conform --jobs`).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "backend")]
         workers: Option<u32>,
+        /// Also run the launch with unwritten registers, `.local`/`.param`/`.shared` memory
+        /// holding 0x5a, then 0xa5, instead of zero, and racing stores refused (what the reducer
+        /// checks of every candidate): exit 3, with `undefined: WHY` on stderr, when the checked
+        /// results depend on them.
+        #[arg(long, conflicts_with = "backend")]
+        defined: bool,
         /// Print the oracle's capabilities (the `cmd:` backend's `--capabilities` question)
         /// instead of running a launch.
-        #[arg(long, conflicts_with_all = ["launch", "stats", "backend", "workers"])]
+        #[arg(long, conflicts_with_all = ["launch", "stats", "backend", "workers", "defined"])]
         capabilities: bool,
     },
     /// Benchmarks of the oracle against native twins, in the same run.
@@ -327,10 +333,11 @@ fn main() -> ExitCode {
             capabilities,
             backend,
             timeout,
+            defined,
         } => match launch {
             Some(launch) if !capabilities => match backend {
                 Some(b) => replay_launch(&launch, &b, timeout),
-                None => run_launch(&launch, stats, default_jobs(workers.map(|w| w as usize))),
+                None => run_launch(&launch, stats, default_jobs(workers.map(|w| w as usize)), defined),
             },
             _ => {
                 println!("{}", ptxconf::backend::oracle::capabilities_json());
@@ -595,7 +602,7 @@ fn bench_suite(name: &str, engine: Option<&str>, workers: Option<usize>, quick: 
     }
 }
 
-fn run_launch(path: &std::path::Path, stats: bool, workers: usize) -> ExitCode {
+fn run_launch(path: &std::path::Path, stats: bool, workers: usize, defined: bool) -> ExitCode {
     match oracle::launch::run_file_on(path, workers) {
         Ok((bufs, st)) => {
             print!("{}", oracle::launch::ok_json(&bufs));
@@ -604,6 +611,15 @@ fn run_launch(path: &std::path::Path, stats: bool, workers: usize) -> ExitCode {
                     "{} thread-instructions, {} warp-instructions",
                     st.thread_instructions, st.warp_instructions
                 );
+            }
+            if defined {
+                // The launch ran, so it and its PTX load.
+                if let Ok(c) = ptxconf::reduce::Case::load(path) {
+                    if let Some(u) = ptxconf::reduce::undefined_dependence(&c.launch, &c.ptx, &bufs) {
+                        eprintln!("undefined: {u}");
+                        return ExitCode::from(3);
+                    }
+                }
             }
             ExitCode::SUCCESS
         }

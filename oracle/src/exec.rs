@@ -23,6 +23,7 @@ pub mod lanes;
 mod mbarrier;
 mod parallel;
 mod proxy;
+mod races;
 mod tensormap;
 mod warpgroup;
 
@@ -95,6 +96,15 @@ pub struct Machine<'p> {
     /// Recorded when `Some` (sized to the program's code), for generators that must know that
     /// their programs' results are determined ([`crate::launch::run_audited`]).
     pub audit: Option<Vec<u8>>,
+    /// What registers, `.local` and `.param` frames, `alloca` memory and `.shared` memory hold
+    /// before they are written: each byte this value (`None`: zero). The manual leaves them
+    /// unknown (L3757: a byte no initializer writes holds "an unknown but constant value"), so a
+    /// program whose results change with it reads something undefined
+    /// ([`crate::launch::run_filled`]; the reducer refuses such candidates). Runs on the reference.
+    pub undefined_fill: Option<u8>,
+    /// The last writer of each byte stored, kept while [`Machine::undefined_fill`] is set: a
+    /// store that races with an earlier one is an error then (`exec/races.rs`).
+    writes: races::Writes,
     /// Global memory a `discard` made undefined (`exec/control.rs`).
     discarded: control::Discarded,
     /// Which executor runs launches ([`Engine`]).
@@ -206,6 +216,8 @@ impl<'p> Machine<'p> {
             constant,
             perturb: None,
             audit: None,
+            undefined_fill: None,
+            writes: races::Writes::default(),
             discarded: control::Discarded::default(),
             engine: Engine::from_env()?,
             workers: 1,
@@ -555,7 +567,8 @@ impl<'m, 'p> Cta<'m, 'p> {
     fn new(m: &'m mut Machine<'p>, l: &'m Launch, entry: usize, ctaid: [u32; 3]) -> Cta<'m, 'p> {
         let prog = m.prog;
         let func = &prog.funcs[entry];
-        let shared = vec![0u8; (prog.shared_bytes + l.dyn_shared as u64) as usize];
+        let fill = m.undefined_fill.unwrap_or(0);
+        let shared = vec![fill; (prog.shared_bytes + l.dyn_shared as u64) as usize];
         let sbase = prog.local_bytes.div_ceil(16) * 16;
         let mut threads = Vec::new();
         let mut lin = 0;
@@ -565,9 +578,9 @@ impl<'m, 'p> Cta<'m, 'p> {
                     threads.push(Thread {
                         pc: func.start,
                         st: St::Run,
-                        regs: vec![0; func.nregs as usize],
+                        regs: vec![u64::from_ne_bytes([fill; 8]); func.nregs as usize],
                         base: 0,
-                        stack: vec![0; (sbase + func.frame_bytes) as usize],
+                        stack: vec![fill; (sbase + func.frame_bytes) as usize],
                         sbase,
                         frames: Vec::new(),
                         tid: [x, y, z],
@@ -1413,6 +1426,10 @@ impl<'m, 'p> Cta<'m, 'p> {
             self.mbarrier_access(i, pc, off, n, "write")?;
         }
         self.mutations += 1;
+        // Only plain stores: atomics and reductions are morally strong (L4091), never a race.
+        if self.m.undefined_fill.is_some() && matches!(self.m.prog.code[pc as usize].op, Op::St { .. }) {
+            self.record_write(i, pc, area, off, data)?;
+        }
         if let (Area::Shared, Some(p)) = (area, &mut self.proxy) {
             p.write(i, pc, off, n);
         }
@@ -1432,6 +1449,31 @@ impl<'m, 'p> Cta<'m, 'p> {
         }
         .copy_from_slice(data);
         Ok(())
+    }
+
+    /// Records thread `i`'s plain store of `data` at `off` of `area` (global or shared memory) in
+    /// [`Machine::undefined_fill`] runs: an error when it races with an earlier write
+    /// (`exec/races.rs`), as the value that stays is undefined.
+    #[cold]
+    fn record_write(&mut self, i: usize, pc: u32, area: Area, off: usize, data: &[u8]) -> Result<()> {
+        let cta = self.env.ctaid;
+        let (mem, at) = match area {
+            Area::Global(k) => (races::Mem::Global, self.m.global.regions[k].base + off as u64),
+            Area::Shared => (races::Mem::Shared(cta), off as u64),
+            _ => return Ok(()),
+        };
+        let t = &self.threads[i];
+        match self.m.writes.record(mem, at, cta, t.lin, t.syncs, data) {
+            None => Ok(()),
+            Some(r) => Err(self.rt_err(
+                i,
+                pc,
+                format!(
+                    "a data race (L3905): byte {:#x} was written with another value by thread {} of block ({},{},{}) with no barrier between; which value stays is undefined (L4061)",
+                    r.addr, r.earlier.1, r.earlier.0[0], r.earlier.0[1], r.earlier.0[2]
+                ),
+            )),
+        }
     }
 
     /// Issues one `cp.async` of thread `i` (§9.7.9.25.3.1): its addresses are checked now, the
@@ -1766,8 +1808,9 @@ impl<'m, 'p> Cta<'m, 'p> {
             };
             arg_bytes.push((off, bytes));
         }
+        let fill = self.m.undefined_fill.unwrap_or(0);
         let t = &mut self.threads[i];
-        t.stack.resize(new_len, 0);
+        t.stack.resize(new_len, fill);
         for (off, b) in arg_bytes {
             let s = new_sbase + off as usize;
             t.stack[s..s + b.len()].copy_from_slice(&b);
@@ -1779,7 +1822,8 @@ impl<'m, 'p> Cta<'m, 'p> {
             callee: f,
         });
         t.base = t.regs.len();
-        t.regs.resize(t.base + func.nregs as usize, 0);
+        t.regs
+            .resize(t.base + func.nregs as usize, u64::from_ne_bytes([fill; 8]));
         t.sbase = new_sbase as u32;
         t.pc = func.start;
         t.clock += 1;

@@ -288,7 +288,7 @@ pub fn run(l: &LaunchFile, ptx: &str) -> Result<(Buffers, Stats)> {
 /// [`run`] with the launch's CTAs (clusters) on up to `workers` host threads
 /// ([`Machine::workers`]): the same buffers, statistics and errors.
 pub fn run_on(l: &LaunchFile, ptx: &str, workers: usize) -> Result<(Buffers, Stats)> {
-    run_inner(l, ptx, None, None, workers, None).map(|(b, s, _)| (b, s))
+    run_inner(l, ptx, None, None, workers, None, None).map(|(b, s, _)| (b, s))
 }
 
 /// [`run`], with every value result replaced by another accepted value where its acceptance set
@@ -311,18 +311,26 @@ pub fn run_audited(l: &LaunchFile, ptx: &str) -> Result<(Buffers, Stats, Audit)>
 /// [`run_audited`] on up to `workers` host threads, like [`run_on`]: the same results and audit.
 pub fn run_audited_on(l: &LaunchFile, ptx: &str, workers: usize) -> Result<(Buffers, Stats, Audit)> {
     let mut lines = Vec::new();
-    let (bufs, stats, _) = run_inner(l, ptx, None, Some(&mut lines), workers, None)?;
+    let (bufs, stats, _) = run_inner(l, ptx, None, Some(&mut lines), workers, None, None)?;
     Ok((bufs, stats, lines))
 }
 
 fn run_with(l: &LaunchFile, ptx: &str, perturb: Option<u64>) -> Result<(Buffers, Stats)> {
-    run_inner(l, ptx, perturb, None, 1, None).map(|(b, s, _)| (b, s))
+    run_inner(l, ptx, perturb, None, 1, None, None).map(|(b, s, _)| (b, s))
 }
 
 /// [`run`] on executor `engine`, also saying which engine ran its clusters (for the tests that
 /// compare the engines).
 pub fn run_engine(l: &LaunchFile, ptx: &str, engine: Engine) -> Result<(Buffers, Stats, lanes::Count)> {
-    run_inner(l, ptx, None, None, 1, Some(engine))
+    run_inner(l, ptx, None, None, 1, Some(engine), None)
+}
+
+/// [`run`] with every register, `.local`/`.param` frame byte, `alloca` byte and `.shared` byte
+/// holding `fill` (each byte) until written, instead of zero ([`Machine::undefined_fill`]): the
+/// manual leaves them unknown (L3757), so results that differ from [`run`]'s depend on something
+/// undefined. On the reference engine, one host thread.
+pub fn run_filled(l: &LaunchFile, ptx: &str, fill: u8) -> Result<(Buffers, Stats)> {
+    run_inner(l, ptx, None, None, 1, Some(Engine::Reference), Some(fill)).map(|(b, s, _)| (b, s))
 }
 
 fn run_inner(
@@ -332,6 +340,7 @@ fn run_inner(
     audit: Option<&mut Vec<(u32, u8)>>,
     workers: usize,
     engine: Option<Engine>,
+    undefined_fill: Option<u8>,
 ) -> Result<(Buffers, Stats, lanes::Count)> {
     let module = crate::parse::parse(ptx)?;
     // The audit leaves the fast paths in place: their forms (integer arithmetic, `add`, `mul`,
@@ -349,6 +358,7 @@ fn run_inner(
     };
     let mut m = Machine::new(&prog)?;
     m.perturb = perturb;
+    m.undefined_fill = undefined_fill;
     m.workers = workers.max(1);
     if let Some(e) = engine {
         m.engine = e;

@@ -34,8 +34,10 @@
 //! replaced by values equal in every thread (else threads could meet at one address: a data
 //! race), and a barrier is only deleted where it orders nothing (the same barrier before or after
 //! it, or the start or end of the kernel, with no shared or global memory access in between).
-//! Memory contents are not tracked: a deleted store can leave a later load reading zeros on the
-//! oracle and garbage on hardware; the report shows the program for a human to judge.
+//! Every candidate must also depend on nothing undefined (`defined`): run again with unwritten
+//! registers, frames and shared memory holding 0x5a, then 0xa5, and racing plain stores an error,
+//! its checked results must not change (on the H200, 54 of 147 reductions had ended at such a
+//! dependence: corpus/findings/h200/reduction.md). An original that depends is not reduced.
 //!
 //! The steps, one module each:
 //! - `passes`: the `Reducer`: candidates, their cheap checks and the predicate, the fixpoint over
@@ -45,6 +47,7 @@
 //! - `sites`: registers, replaceable operands and what addresses depend on;
 //! - `probe`: the instrumentation that reads operand values back from the oracle;
 //! - `dataflow`: uninitialized reads and dead code on the decoded program;
+//! - `defined`: whether results depend on unwritten registers or memory, or on a data race;
 //! - `tidy`: the final cosmetic clean-up;
 //! - `facts`: what the reducer knows about instructions by their spelling (to be replaced by the
 //!   instruction catalog).
@@ -53,6 +56,7 @@
 //! [`crate::findings`].
 
 mod dataflow;
+mod defined;
 mod facts;
 mod operands;
 mod passes;
@@ -61,6 +65,7 @@ mod sites;
 mod syntax;
 mod tidy;
 
+pub use defined::{undefined_dependence, Undefined};
 pub(crate) use syntax::all_instrs;
 
 use crate::backend::{Backend, Failure};
@@ -241,7 +246,12 @@ pub fn reduce(
     let start = Instant::now();
     let module = oracle::parse::parse(&case.ptx).map_err(ReduceError::Parse)?;
     let prog = check(&module, &case.launch).map_err(ReduceError::TypeCheck)?;
-    let (_, ostats) = oracle::launch::run(&case.launch, &case.ptx).map_err(ReduceError::Oracle)?;
+    let (zero, ostats) = oracle::launch::run(&case.launch, &case.ptx).map_err(ReduceError::Oracle)?;
+    // Candidates must not depend on undefined values (`defined`); an original that does would
+    // let the reduction keep only that dependence.
+    if let Some(u) = undefined_dependence(&case.launch, &case.ptx, &zero) {
+        return Err(ReduceError::Undefined(u));
+    }
     let original_limits = case.launch.limits;
     // Candidates run under a step budget: a loop whose exit was deleted must fail fast.
     let mut launch = case.launch.clone();
@@ -304,6 +314,9 @@ pub enum ReduceError {
     Oracle(oracle::error::Error),
     /// The predicate rejects the original case.
     NotInteresting,
+    /// The original's results depend on values the manual leaves undefined (an unwritten
+    /// register or memory, a data race): a reduction could end at that dependence alone.
+    Undefined(Undefined),
     /// The oracle and the backend agree: nothing to reduce.
     NoDifference,
     /// The backend cannot run here.
@@ -321,6 +334,7 @@ impl fmt::Display for ReduceError {
             ReduceError::NotInteresting => {
                 write!(f, "the original case is not interesting (the predicate rejects it)")
             }
+            ReduceError::Undefined(u) => write!(f, "the original reads something undefined: {u}"),
             ReduceError::NoDifference => {
                 write!(f, "the oracle and the backend agree on this launch: nothing to reduce")
             }
@@ -336,7 +350,10 @@ impl std::error::Error for ReduceError {
             ReduceError::Parse(e) => Some(e),
             ReduceError::TypeCheck(e) | ReduceError::Oracle(e) => Some(e),
             ReduceError::Compare(e) => Some(e),
-            ReduceError::NotInteresting | ReduceError::NoDifference | ReduceError::Unavailable(_) => None,
+            ReduceError::NotInteresting
+            | ReduceError::Undefined(_)
+            | ReduceError::NoDifference
+            | ReduceError::Unavailable(_) => None,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! operands are in `operands`; the final clean-up's rewriting is in `tidy`.
 
 use super::dataflow::{dce, dce_keeping, uninit_reads};
+use super::defined::runs_defined;
 use super::facts::last_thread_sreg;
 use super::sites::raw_addresses;
 use super::syntax::{deletable, list_mut, list_paths, list_ref, regions, units, without, ListPath};
@@ -116,7 +117,7 @@ impl Reducer<'_> {
                 .ok()
                 .and_then(|parsed| check(&parsed, &l).ok())
                 .is_some_and(|prog| uninit_reads(&prog) <= self.uninit_budget)
-            && oracle::launch::run(&l, &text).is_ok();
+            && runs_defined(&l, &text);
         if !ok {
             self.stats.rejected_cheaply += 1;
             return false;
@@ -389,7 +390,7 @@ impl Reducer<'_> {
                 .ok()
                 .and_then(|p| check(&p, &self.launch).ok())
                 .is_some();
-            if valid && self.seen.insert(key(&text, &self.launch)) && oracle::launch::run(&self.launch, &text).is_ok() {
+            if valid && self.seen.insert(key(&text, &self.launch)) && runs_defined(&self.launch, &text) {
                 self.stats.calls += 1;
                 let case = Case {
                     ptx: text,

@@ -204,8 +204,9 @@ impl Cta<'_, '_> {
                 ),
             ));
         }
+        let fill = self.m.undefined_fill.unwrap_or(0);
         let t = &mut self.threads[i];
-        t.stack.resize(end as usize, 0);
+        t.stack.resize(end as usize, fill);
         wr(t, d, ptr);
         Ok(())
     }

@@ -198,6 +198,8 @@ impl<'p> Machine<'p> {
             constant: self.constant.clone(),
             perturb: self.perturb,
             audit: self.audit.as_ref().map(|a| vec![0; a.len()]),
+            undefined_fill: self.undefined_fill,
+            writes: Default::default(),
             discarded: Default::default(),
             engine: self.engine,
             workers: 1,

@@ -207,7 +207,11 @@ pub(super) fn run_cluster(
 ) -> bool {
     let prog = m.prog;
     let plan = m.lanes_plan.get_or_init(|| Plan::of(prog));
-    let lone = geo.size() == 1 && m.perturb.is_none() && m.audit.is_none() && m.discarded.is_empty();
+    let lone = geo.size() == 1
+        && m.perturb.is_none()
+        && m.audit.is_none()
+        && m.undefined_fill.is_none()
+        && m.discarded.is_empty();
     let (Some(plan), true) = (plan.as_ref(), lone) else {
         m.lanes_count.reference += 1;
         return false;
