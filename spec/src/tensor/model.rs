@@ -2,12 +2,26 @@
 //! [`super::mma`] also computes (a judge needs those; an executor does not, and computing them
 //! costs more than the model itself).
 
-use super::{config, convert, exact, BitOp, Elem, MmaOp};
+use super::{exact, BitOp, Elem, MmaOp};
 use crate::types::FloatFormat;
 
 /// [`super::mma`]'s model values (D, M×N, row-major), or `None` when the matrices do not have
 /// the op's sizes or its float types have no configuration.
 pub fn mma_model(op: &MmaOp, a: &[u128], b: &[u128], c: &[u128]) -> Option<Vec<u128>> {
+    mma_model_kept(op, a, b, c, None)
+}
+
+/// [`super::mma_sparse`]'s model values: `kept` (M×K) marks the positions of A the sparsity
+/// metadata names; a pruned position's product is +0 whatever B holds. `None` as
+/// [`mma_model`], or when `kept` is not M×K.
+pub fn mma_model_sparse(op: &MmaOp, a: &[u128], b: &[u128], c: &[u128], kept: &[bool]) -> Option<Vec<u128>> {
+    if kept.len() != a.len() {
+        return None;
+    }
+    mma_model_kept(op, a, b, c, Some(kept))
+}
+
+fn mma_model_kept(op: &MmaOp, a: &[u128], b: &[u128], c: &[u128], kept: Option<&[bool]>) -> Option<Vec<u128>> {
     let (m, n, k) = op.shape;
     if a.len() != m * k || b.len() != k * n || c.len() != m * n {
         return None;
@@ -19,7 +33,15 @@ pub fn mma_model(op: &MmaOp, a: &[u128], b: &[u128], c: &[u128]) -> Option<Vec<u
             *x = b[kk * n + j];
         }
         for i in 0..m {
-            d.push((i * n + j, dot_model(op, &a[i * k..(i + 1) * k], &col, c[i * n + j])?));
+            let row = &a[i * k..(i + 1) * k];
+            let v = match kept {
+                None => dot_model(op, row, &col, c[i * n + j])?,
+                Some(kept) => {
+                    let masked: Vec<u128> = (0..k).map(|kk| if kept[i * k + kk] { col[kk] } else { 0 }).collect();
+                    dot_model(op, row, &masked, c[i * n + j])?
+                }
+            };
+            d.push((i * n + j, v));
         }
     }
     d.sort_unstable_by_key(|&(at, _)| at);
@@ -32,8 +54,7 @@ fn dot_model(op: &MmaOp, a_row: &[u128], b_col: &[u128], c: u128) -> Option<u128
         (Elem::Float(FloatFormat::F64), ..) => exact::f64_chain(a_row, b_col, c, op.rnd).model,
         (Elem::B1, ..) => exact::b1_dot(op.bit_op.unwrap_or(BitOp::Xor), a_row, b_col, c as u32 as i32).model,
         (Elem::Float(fa), Elem::Float(fb), Elem::Float(fc), Elem::Float(fd)) => {
-            let c = convert(fc, fd, c);
-            config(op.arch, op.kind, fa, fd)?.dot(fa, fb, a_row, b_col, c)
+            super::float_model(op, fa, fb, fc, fd, a_row, b_col, c)?
         }
         (ta, tb, ..) => {
             let ints = |t: Elem, v: &[u128]| -> Option<Vec<i64>> { v.iter().map(|&x| t.int(x)).collect() };
