@@ -2155,10 +2155,12 @@ impl<'m, 'p> Cta<'m, 'p> {
                 let am = la.gather(0, &a).map_err(|e| internal(self, &e))?;
                 let bm = lb.gather(0, &b).map_err(|e| internal(self, &e))?;
                 let cm = lc.gather(0, &c).map_err(|e| internal(self, &e))?;
-                let dense = self.decompress_a(lo, first, pc, form, sparsity, mop.shape.2, &am, &srcs[3], &srcs[4])?;
+                let (dense, kept) =
+                    self.decompress_a(lo, first, pc, form, sparsity, mop.shape.2, &am, &srcs[3], &srcs[4])?;
                 let wide = |v: Vec<u64>| v.into_iter().map(u128::from).collect::<Vec<u128>>();
                 let (dense, bm) = (contained(dense, mop.a, la.bits), contained(bm, mop.b, lb.bits));
-                let d = spec::tensor::model::mma_model(mop, &dense, &bm, &wide(cm))
+                // Pruned positions are not multiplied (an Inf/NaN of B there stays out of D).
+                let d = spec::tensor::model::mma_model_sparse(mop, &dense, &bm, &wide(cm), &kept)
                     .ok_or_else(|| internal(self, &"the matrices do not have the op's sizes"))?;
                 let dm: Vec<u64> = d.into_iter().map(|v| v as u64).collect();
                 ld.scatter(0, &dm, &mut out).map_err(|e| internal(self, &e))?;
@@ -2297,12 +2299,12 @@ impl<'m, 'p> Cta<'m, 'p> {
         am: &[u64],
         e: &[Src],
         f: &[Src],
-    ) -> Result<Vec<u64>> {
+    ) -> Result<(Vec<u64>, Vec<bool>)> {
         let e: Vec<u64> = (lo..lo + 32)
             .map(|i| self.rd(&self.threads[i], &e[0]) & 0xffff_ffff)
             .collect();
         let f0 = u32::try_from(self.rd(&self.threads[lo], &f[0])).unwrap_or(u32::MAX);
-        sparsity.decompress(k, am, &e, f0).map_err(|err| match err {
+        sparsity.decompress_kept(k, am, &e, f0).map_err(|err| match err {
             spec::matrix::MatrixError::Undefined(why) => {
                 self.rt_err(first, pc, format!("`{}`: {why} (undefined behaviour)", form.name))
             }
@@ -2357,7 +2359,8 @@ impl<'m, 'p> Cta<'m, 'p> {
             Some(sp) => {
                 let am = la.gather(0, &regs(&srcs[0])).map_err(|e| internal(&e))?;
                 unpack(
-                    self.decompress_a(lo, first, pc, form, sp, op.shape.2, &am, &srcs[7], &srcs[8])?,
+                    self.decompress_a(lo, first, pc, form, sp, op.shape.2, &am, &srcs[7], &srcs[8])?
+                        .0,
                     Some(op.a),
                 )
             }
@@ -2439,10 +2442,11 @@ impl<'m, 'p> Cta<'m, 'p> {
         sp: &WgmmaSparse,
         packed: &[u128],
         k: usize,
-    ) -> Result<Vec<u128>> {
+    ) -> Result<(Vec<u128>, Vec<bool>)> {
         let half = k / 2;
         let f = u32::try_from(self.rd(&self.threads[g0], &sp.sel)).unwrap_or(u32::MAX);
         let mut dense = Vec::with_capacity(packed.len() * 2);
+        let mut kept_all = Vec::with_capacity(packed.len() * 2);
         for w in 0..packed.len() / (16 * half) {
             let rows: Vec<u64> = packed[16 * w * half..16 * (w + 1) * half]
                 .iter()
@@ -2451,7 +2455,7 @@ impl<'m, 'p> Cta<'m, 'p> {
             let e: Vec<u64> = (0..32)
                 .map(|l| self.rd(&self.threads[g0 + 32 * w + l], &sp.meta) & 0xffff_ffff)
                 .collect();
-            let rows = sp.sparsity.decompress(k, &rows, &e, f).map_err(|err| match err {
+            let (rows, kept) = sp.sparsity.decompress_kept(k, &rows, &e, f).map_err(|err| match err {
                 spec::matrix::MatrixError::Undefined(why) => self.rt_err(
                     g0 + 32 * w,
                     pc,
@@ -2463,8 +2467,9 @@ impl<'m, 'p> Cta<'m, 'p> {
                 other => self.internal_err(first, pc, format!("`{}`: {other}", form.name)),
             })?;
             dense.extend(rows.into_iter().map(u128::from));
+            kept_all.extend(kept);
         }
-        Ok(dense)
+        Ok((dense, kept_all))
     }
 
     fn wgmma_op(&mut self, lo: usize, exec: u32, pc: u32, g: &Wgmma) -> Result<()> {
@@ -2584,14 +2589,21 @@ impl<'m, 'p> Cta<'m, 'p> {
                 v.iter_mut().for_each(|x| *x ^= 1 << (bits - 1));
             }
         }
+        let mut pruned: Option<Vec<bool>> = None;
         if let Some(sp) = &g.sparse {
             // After the negation: the pruned zeros are not A's elements and stay +0.
-            a = self.wgmma_sparse_a(g0, first, pc, form, sp, &a, k)?;
+            let (dense, kept) = self.wgmma_sparse_a(g0, first, pc, form, sp, &a, k)?;
+            a = dense;
+            pruned = Some(kept);
         }
         // The model values alone: the acceptance sets `spec::tensor::mma` also computes are a
         // judge's business and cost more than the products (they were 45% of `conform`).
-        let d = spec::tensor::model::mma_model(&g.op, &a, &b, &c)
-            .ok_or_else(|| internal(self, &"the wgmma operands do not fit its shape or types"))?;
+        // Pruned positions are not multiplied (an Inf/NaN of B there stays out of D).
+        let d = match &pruned {
+            Some(kept) => spec::tensor::model::mma_model_sparse(&g.op, &a, &b, &c, kept),
+            None => spec::tensor::model::mma_model(&g.op, &a, &b, &c),
+        }
+        .ok_or_else(|| internal(self, &"the wgmma operands do not fit its shape or types"))?;
         // D scattered back to every thread of the warpgroup.
         for t in 0..THREADS {
             let mut regs = vec![0u64; g.d.len()];

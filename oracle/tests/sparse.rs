@@ -5,10 +5,12 @@
 //! sparsity is chosen, D = A·B + C in plain integer arithmetic (f16/tf32 with small integers,
 //! exact in any rounding), and the operands are placed in lanes by the manual's fragment
 //! formulas as written in the comments. The metadata register of each lane is written from the
-//! reading of the figures that `spec/INTERPRETATIONS.md` ("sparse mma metadata") records: the
-//! `j`-th metadata thread of a group of four describes four consecutive blocks of K per row,
-//! row `groupID` in bits 15..0 and row `groupID + 8` in bits 31..16, block `b` of its run in
-//! bits `4b+3..4b`, the first stored element's index in the low two bits.
+//! reading of the figures that `spec/INTERPRETATIONS.md` ("sparse mma metadata") records: for
+//! f16/bf16/tf32 the `j`-th metadata thread of a group of four describes four consecutive
+//! blocks of K per row, row `groupID` in bits 15..0 and row `groupID + 8` in bits 31..16, block
+//! `b` of its run in bits `4b+3..4b`; for 8- and 4-bit A (measured on an H200, "H200 tensor-core
+//! findings") thread `j = 2q + r` describes blocks `8q..8q+7` of row `groupID + 8r`; the first
+//! stored element's index in the low two bits.
 
 use oracle::launch::{self, LaunchFile};
 
@@ -167,8 +169,10 @@ fn sparse_a(k: usize, block: usize, ordered: bool, val: impl Fn(usize, usize) ->
 }
 
 /// The metadata word of `lane` for selector `f` with `threads` metadata threads per group of
-/// four: see the module comment.
-fn meta(lane: usize, f: usize, threads: usize, fields: &[Vec<u32>]) -> u32 {
+/// four: see the module comment. `one_row`: the 8- and 4-bit layout measured on an H200
+/// (`corpus/findings/h200/tensor-cores.md`): the selected thread `j = 2q + r` holds blocks
+/// `8q..8q+7` of row `g + 8r`, block `8q + b` in bits `4b+3..4b`.
+fn meta(lane: usize, f: usize, threads: usize, fields: &[Vec<u32>], one_row: bool) -> u32 {
     let (g, t) = (lane / 4, lane % 4);
     if t / threads != f {
         // Not a metadata thread under this selector: its bits are ignored (invalid on purpose).
@@ -176,6 +180,13 @@ fn meta(lane: usize, f: usize, threads: usize, fields: &[Vec<u32>]) -> u32 {
     }
     let j = t % threads;
     let mut w = 0u32;
+    if one_row {
+        let (q, r) = (j / 2, j % 2);
+        for b in 0..8 {
+            w |= fields[g + 8 * r][8 * q + b] << (4 * b);
+        }
+        return w;
+    }
     for half in 0..2 {
         for b in 0..4 {
             w |= fields[g + 8 * half][4 * j + b] << (16 * half + 4 * b);
@@ -240,7 +251,7 @@ fn s8_k32(name: &'static str, ordered: bool, f: usize) -> (Case, Vec<Vec<i64>>) 
                 let (r, n) = d_at(lane, i);
                 w.push(c(r, n) as i32 as u32);
             }
-            w.push(meta(lane, f, 2, &fields));
+            w.push(meta(lane, f, 2, &fields, true));
             w
         })
         .collect();
@@ -317,7 +328,7 @@ fn s4_m16n8k64_pairwise() {
                         let (r, n) = d_at(lane, i);
                         w.push(c(r, n) as i32 as u32);
                     }
-                    w.push(meta(lane, f, 2, &fields));
+                    w.push(meta(lane, f, 2, &fields, true));
                     w
                 })
                 .collect();
@@ -367,7 +378,7 @@ fn f16_m16n8k16_every_selector() {
                         let (r, n) = d_at(lane, i);
                         w.push((c(r, n) as f32).to_bits());
                     }
-                    w.push(meta(lane, f, 1, &fields));
+                    w.push(meta(lane, f, 1, &fields, false));
                     w
                 })
                 .collect();
@@ -404,7 +415,7 @@ fn tf32_m16n8k8_one_of_two() {
                     let (r, n) = d_at(lane, i);
                     w.push((c(r, n) as f32).to_bits());
                 }
-                w.push(meta(lane, f, 1, &fields));
+                w.push(meta(lane, f, 1, &fields, false));
                 w
             })
             .collect();
@@ -451,7 +462,7 @@ fn u8_m16n8k64_four_metadata_threads() {
                 let (r, n) = d_at(lane, i);
                 w.push(c(r, n) as u32);
             }
-            w.push(meta(lane, 0, 4, &fields));
+            w.push(meta(lane, 0, 4, &fields, true));
             w
         })
         .collect();
@@ -533,7 +544,7 @@ fn e4m3_block_scaled_m16n8k64() {
                 let (r, n) = d_at(lane, i);
                 w.push((c(r, n) as f32).to_bits());
             }
-            w.push(meta(lane, 0, 4, &fields));
+            w.push(meta(lane, 0, 4, &fields, true));
             let mut sa = 0xffff_ffffu32;
             if t >= 2 {
                 let row = g + 8 * (t - 2);
@@ -646,7 +657,8 @@ fn undefined_metadata_and_selectors_are_runtime_errors() {
     };
     let e = err(&case);
     assert!(
-        e.contains("lane 1, metadata bits 3..0 (row 0 of A, columns 16..19)") && e.contains("L23838"),
+        // T1 holds row g + 8, blocks 0..7 (the 8-bit layout measured on an H200).
+        e.contains("lane 1, metadata bits 3..0 (row 8 of A, columns 0..3)") && e.contains("L23838"),
         "{e}"
     );
 }

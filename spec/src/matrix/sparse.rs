@@ -14,10 +14,25 @@
 use super::MatrixError;
 use crate::catalog::Form;
 
-/// Blocks of one row of A whose index fields one metadata thread holds: four 4-bit fields, 16
-/// bits, per row; the register's low half for row `groupID`, its high half for `groupID + 8`
-/// (interpretation of Fig. 118-146, `spec/INTERPRETATIONS.md` "sparse mma metadata").
+/// Blocks of one row of A whose index fields one metadata thread holds for 16- and 32-bit
+/// elements: four 4-bit fields, 16 bits, per row; the register's low half for row `groupID`,
+/// its high half for `groupID + 8` (interpretation of Fig. 118-126, `spec/INTERPRETATIONS.md`
+/// "sparse mma metadata"; confirmed on an H200, "H200 sparse metadata").
 pub const BLOCKS_PER_THREAD: usize = 4;
+
+/// How a metadata thread's register covers the blocks of its two rows of A.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetaLayout {
+    /// 16- and 32-bit elements (f16, bf16, tf32): the `j`-th selected thread holds the `j`-th
+    /// run of [`BLOCKS_PER_THREAD`] blocks of both rows, `groupID` in bits 0..15, `groupID + 8`
+    /// in bits 16..31.
+    BothRows,
+    /// 8- and 4-bit elements (s8/u8, fp8/fp6/fp4, s4/u4): the selected thread of rank
+    /// `j = 2q + r` holds one row, `groupID + 8r`, blocks `8q..8q+7` of it, block `8q + b` in
+    /// bits `4b+3..4b`. Measured on an H200 (`corpus/findings/h200/tensor-cores.md`): the
+    /// [`MetaLayout::BothRows`] reading of these forms disagrees in every element.
+    RowPerThread,
+}
 
 /// The sparsity of one `mma.sp` form: each `block`-wide piece of a row of A has `nonzeros`
 /// stored elements, and `threads` of each group of four consecutive threads give metadata.
@@ -42,6 +57,17 @@ pub struct Sparsity {
     /// The lines that give the meaningful selectors: L23798-23858 (`mma.sp`), L25951-25981
     /// (`wgmma.mma_async.sp`).
     pub selector_rule: &'static str,
+    /// Which blocks of which row each metadata thread's register describes.
+    pub layout: MetaLayout,
+}
+
+/// The metadata layout of A elements of type `at`: [`MetaLayout::RowPerThread`] for the 8- and
+/// 4-bit types, [`MetaLayout::BothRows`] for f16, bf16, tf32.
+fn meta_layout(at: &str) -> MetaLayout {
+    match at {
+        "f16" | "bf16" | "tf32" => MetaLayout::BothRows,
+        _ => MetaLayout::RowPerThread,
+    }
 }
 
 /// The sparsity of `form`, an `mma.sp` or `mma.sp::ordered_metadata` form.
@@ -87,6 +113,7 @@ pub fn sparsity(form: &Form) -> Result<Sparsity, MatrixError> {
         rule,
         invalid_rule: "L23778",
         selector_rule: "L23798-23858",
+        layout: meta_layout(at),
     })
 }
 
@@ -121,6 +148,7 @@ fn wgmma_sparsity(form: &Form, at: &str, shape: &str) -> Result<Sparsity, Matrix
         rule,
         invalid_rule: "L25937",
         selector_rule: "L25951-25981",
+        layout: meta_layout(at),
     })
 }
 
@@ -213,20 +241,31 @@ impl Sparsity {
     /// Where the index field of block `block` (counted along K from 0) of row `row` (0..16) of
     /// A is, under selector `f`: the lane whose `e` holds it and the field's lowest bit.
     ///
-    /// **Interpretation** of Fig. 118-146 (figures only; `spec/INTERPRETATIONS.md`, "sparse mma
-    /// metadata"): the metadata threads of the group of four of row `row % 8` (lanes
-    /// `4·(row % 8) + i`, `groupID = %laneid >> 2`, L23900) each hold [`BLOCKS_PER_THREAD`] consecutive blocks of
-    /// K, the `j`-th of the threads selector `f` names ([`Sparsity::metadata_threads`]) the
-    /// `j`-th run; in its register, bits `4b+3..4b` hold the run's block `b` of row `groupID`
-    /// and bits `16+4b+3..16+4b` that of row `groupID + 8`. `None` when `f` is not a meaningful
-    /// selector or `row` is out of range.
+    /// The metadata threads of row `row` are those of the group of four of row `row % 8`
+    /// (lanes `4·(row % 8) + i`, `groupID = %laneid >> 2`, L23900) that selector `f` names
+    /// ([`Sparsity::metadata_threads`]); which of them and which bits, per [`MetaLayout`]
+    /// (figures only, Fig. 118-146; `spec/INTERPRETATIONS.md`, "sparse mma metadata" and
+    /// "H200 sparse metadata"):
+    /// - [`MetaLayout::BothRows`]: the `j`-th selected thread holds the `j`-th run of
+    ///   [`BLOCKS_PER_THREAD`] blocks, bits `4b+3..4b` the run's block `b` of row `groupID`,
+    ///   bits `16+4b+3..16+4b` that of row `groupID + 8`;
+    /// - [`MetaLayout::RowPerThread`]: the selected thread `j = 2q + r` holds blocks
+    ///   `8q..8q+7` of row `groupID + 8r`, block `8q + b` in bits `4b+3..4b`.
+    ///
+    /// `None` when `f` is not a meaningful selector or `row` is out of range.
     pub fn field(&self, f: u32, row: usize, block: usize) -> Option<(usize, u32)> {
         let threads = self.metadata_threads(f)?;
         if row >= 16 {
             return None;
         }
-        let tig = *threads.get(block / BLOCKS_PER_THREAD)?;
-        let shift = 16 * (row / 8) + 4 * (block % BLOCKS_PER_THREAD);
+        let (rank, shift) = match self.layout {
+            MetaLayout::BothRows => (
+                block / BLOCKS_PER_THREAD,
+                16 * (row / 8) + 4 * (block % BLOCKS_PER_THREAD),
+            ),
+            MetaLayout::RowPerThread => (2 * (block / 8) + row / 8, 4 * (block % 8)),
+        };
+        let tig = *threads.get(rank)?;
         Some((4 * (row % 8) + tig, shift as u32))
     }
 
@@ -240,6 +279,19 @@ impl Sparsity {
     /// its bits and the row and K columns they describe. Only the selected threads' fields are
     /// read: the other bits of every `e` are ignored.
     pub fn decompress(&self, k: usize, compressed: &[u64], e: &[u64], f: u32) -> Result<Vec<u64>, MatrixError> {
+        self.decompress_kept(k, compressed, e, f).map(|(dense, _)| dense)
+    }
+
+    /// [`Sparsity::decompress`], with the 16×K mask of the positions the metadata names (the
+    /// stored ones; `false` at the pruned ones, whose products the numerics skip,
+    /// [`crate::tensor::mma_sparse`]).
+    pub fn decompress_kept(
+        &self,
+        k: usize,
+        compressed: &[u64],
+        e: &[u64],
+        f: u32,
+    ) -> Result<(Vec<u64>, Vec<bool>), MatrixError> {
         let half = k * self.nonzeros / self.block;
         if compressed.len() != 16 * half || e.len() != 32 || k != self.threads * BLOCKS_PER_THREAD * self.block {
             return Err(MatrixError::Input(format!(
@@ -257,10 +309,16 @@ impl Sparsity {
             )));
         }
         let mut dense = vec![0; 16 * k];
+        let mut kept = vec![false; 16 * k];
         for row in 0..16 {
             for block in 0..k / self.block {
                 let (lane, shift) = self.field(f, row, block).expect("checked selector and row");
                 let nibble = (e[lane] >> shift & 0xf) as u32;
+                if let Ok(pos) = self.positions(nibble) {
+                    for p in pos {
+                        kept[row * k + block * self.block + p] = true;
+                    }
+                }
                 let at = row * half + block * self.nonzeros;
                 let stored = &compressed[at..at + self.nonzeros];
                 let vals = self.expand(stored, nibble).map_err(|err| match err {
@@ -275,7 +333,22 @@ impl Sparsity {
                 dense[row * k + block * self.block..][..self.block].copy_from_slice(&vals);
             }
         }
-        Ok(dense)
+        Ok((dense, kept))
+    }
+}
+
+impl Sparsity {
+    /// The positions a kernel's metadata names for the dense M×K matrix `dense` (M a multiple
+    /// of 16: `wgmma`'s 64 rows are four warps' 16): [`Sparsity::compress`]'s choice — a
+    /// block's elements that are not +0, padded with the lowest free positions — as a
+    /// row-major mask.
+    pub fn kept_of_dense(&self, k: usize, dense: &[u64]) -> Result<Vec<bool>, MatrixError> {
+        let mut kept = Vec::with_capacity(dense.len());
+        for slab in dense.chunks(16 * k) {
+            let (c, e) = self.compress(k, slab, 0)?;
+            kept.extend(self.decompress_kept(k, &c, &e, 0)?.1);
+        }
+        Ok(kept)
     }
 }
 
@@ -477,12 +550,21 @@ mod tests {
         assert_eq!(s.field(1, 3, 5), Some((4 * 3 + 3, 4)));
         // Row 11 (groupID 3 + 8), K columns 0..3: T2 (selector 1), bits 19..16.
         assert_eq!(s.field(1, 11, 0), Some((4 * 3 + 2, 16)));
-        // s8 m16n8k64, four threads: K columns 48..51 of row 0 are T3's bits 3..0.
+        // s8 m16n8k64, four threads, one row each (the H200's layout): K columns 48..51
+        // (block 12) of row 0 are T2's bits 19..16 (T2: row g, blocks 8..15); of row 8, T3's.
         let s = sp("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32");
-        assert_eq!(s.field(0, 0, 12), Some((3, 0)));
-        // s4 m16n8k64, 8-wide blocks: K columns 32..39 (block 4) of row 8 are T1's bits 19..16.
+        assert_eq!(s.layout, MetaLayout::RowPerThread);
+        assert_eq!(s.field(0, 0, 12), Some((2, 16)));
+        assert_eq!(s.field(0, 8, 12), Some((3, 16)));
+        assert_eq!(s.field(0, 9, 3), Some((4 + 1, 12)));
+        // s4 m16n8k64, 8-wide blocks: K columns 32..39 (block 4) of row 8 are T1's (row g + 8,
+        // blocks 0..7) bits 19..16.
         let s = sp("mma.sp.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32");
         assert_eq!(s.field(0, 8, 4), Some((1, 16)));
+        // s8 m16n8k32, selector 1: T2 row g, T3 row g + 8, all eight blocks.
+        let s = sp("mma.sp.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32");
+        assert_eq!(s.field(1, 2, 7), Some((8 + 2, 28)));
+        assert_eq!(s.field(1, 10, 0), Some((8 + 3, 0)));
         // tf32 m16n8k8: 2-wide blocks, K columns 6..7 (block 3) of row 2, selector 2: T2 of
         // group 2, bits 15..12.
         let s = sp("mma.sp.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32");
@@ -506,9 +588,9 @@ mod tests {
                 dense[i * k + 4 * b + lo] = x;
                 dense[i * k + 4 * b + hi] = y;
                 compressed.extend([x, y]);
-                // Selector 1: T2 holds K 0..15, T3 K 16..31.
-                let lane = 4 * (i % 8) + 2 + b / 4;
-                let shift = 16 * (i / 8) + 4 * (b % 4);
+                // Selector 1: T2 holds row g, T3 row g + 8, block b in bits 4b+3..4b.
+                let lane = 4 * (i % 8) + 2 + i / 8;
+                let shift = 4 * b;
                 if e[lane] == 0xffff_ffff {
                     e[lane] = 0;
                 }

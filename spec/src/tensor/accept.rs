@@ -81,6 +81,22 @@ pub fn accept(
     c: u128,
     model: u128,
 ) -> Accept {
+    accept_c(fa, fb, out, out, a, b, c, model)
+}
+
+/// [`accept`] with `c` in its own format `fc` (a `wmma` f32 C with an f16 D, L20914: the
+/// accumulation, C included, is at least single precision, and only D is f16).
+#[allow(clippy::too_many_arguments)]
+pub fn accept_c(
+    fa: FloatFormat,
+    fb: FloatFormat,
+    fc: FloatFormat,
+    out: FloatFormat,
+    a: &[u128],
+    b: &[u128],
+    c: u128,
+    model: u128,
+) -> Accept {
     let (fa_, fb_) = (Fmt::of(fa), Fmt::of(fb));
     let terms = a.iter().zip(b).map(|(&x, &y)| {
         let ((mx, sx), (my, sy)) = (mag(fa_, x)?, mag(fb_, y)?);
@@ -91,7 +107,7 @@ pub fn accept(
             lsb: lsb(fa_, x).zip(lsb(fb_, y)).map(|(p, q)| lsb_product(p, q)),
         })
     });
-    accept_terms(out, is_narrow(fa) || is_narrow(fb), terms, c, model)
+    accept_terms(out, fc, is_narrow(fa) || is_narrow(fb), terms, c, model)
 }
 
 /// One product as the bound sees it: `mag` bounds its magnitude (A_k·B_k of the module's
@@ -127,13 +143,14 @@ pub(crate) fn lsb(f: &Fmt, x: u128) -> Option<i32> {
     }
 }
 
-/// The acceptance set of `c + Σ terms` around `model` (D and `c` in `out`): the module's bound
+/// The acceptance set of `c + Σ terms` around `model` (D in `out`, `c` in `c_fmt`): the module's bound
 /// over any products — [`accept`]'s, and the block-scaled forms' whose products carry their
 /// scale factors ([`super::scaled`]). A `None` term is an infinite product (the model is that
 /// Inf: exact). `narrow`: fp8/fp6/fp4 inputs, accumulated in 14 bits (see the module
 /// documentation).
 pub(crate) fn accept_terms(
     out: FloatFormat,
+    c_fmt: FloatFormat,
     narrow: bool,
     terms: impl Iterator<Item = Option<Term>>,
     c: u128,
@@ -162,11 +179,12 @@ pub(crate) fn accept_terms(
         reference += term.value;
         grid = grid.zip(term.lsb).map(|(g, l)| g.min(l));
     }
-    let Some((mc, _)) = mag(fo, c) else {
+    let fc = Fmt::of(c_fmt);
+    let Some((mc, _)) = mag(fc, c) else {
         return Accept::Exact;
     };
     t += mc;
-    reference += fo.to_f64(c);
+    reference += fc.to_f64(c);
     let p: i32 = match out {
         FloatFormat::F16 => 11,
         _ if narrow => 14,
@@ -182,7 +200,7 @@ pub(crate) fn accept_terms(
     if t + allow >= (emax_acc as f64 + 1.0).exp2() {
         return Accept::Any;
     }
-    let grid = grid.zip(lsb(fo, c)).map(|(g, l)| g.min(l));
+    let grid = grid.zip(lsb(fc, c)).map(|(g, l)| g.min(l));
     if grid.is_some_and(|q| exact(q, p, emin_acc, t)) && fo_bits(fo, reference) == Some(model) {
         return Accept::Exact;
     }

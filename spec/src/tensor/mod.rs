@@ -209,6 +209,22 @@ impl MmaOp {
 /// as bit 0); returns D (M×N, row-major), one [`Outcome`] per element: the model value of the
 /// generation and the set of results the manual allows. See [`dot`].
 pub fn mma(op: &MmaOp, a: &[u128], b: &[u128], c: &[u128]) -> Vec<Outcome> {
+    mma_kept(op, a, b, c, None)
+}
+
+/// [`mma`] of a sparse A (`mma.sp`, `wgmma.mma_async.sp`): `a` is the dense M×K matrix with
+/// +0 at the pruned positions and `kept` (M×K, row-major) says which positions the metadata
+/// names. A pruned position is not multiplied: its product is +0 whatever B holds there (an
+/// Inf or NaN of B at a pruned position of a row does not reach that row of D). The manual
+/// calls the pruned elements zeros (L23774, L25933) and leaves special values to the
+/// unspecified arithmetic (L22918-22935); the H200 skips them
+/// (`corpus/findings/h200/tensor-cores.md`).
+pub fn mma_sparse(op: &MmaOp, a: &[u128], b: &[u128], c: &[u128], kept: &[bool]) -> Vec<Outcome> {
+    assert_eq!(kept.len(), a.len(), "a mask of A's size");
+    mma_kept(op, a, b, c, Some(kept))
+}
+
+fn mma_kept(op: &MmaOp, a: &[u128], b: &[u128], c: &[u128], kept: Option<&[bool]>) -> Vec<Outcome> {
     let (m, n, k) = op.shape;
     assert!(
         a.len() == m * k && b.len() == k * n && c.len() == m * n,
@@ -219,7 +235,8 @@ pub fn mma(op: &MmaOp, a: &[u128], b: &[u128], c: &[u128]) -> Vec<Outcome> {
     for i in 0..m {
         for j in 0..n {
             for (kk, x) in col.iter_mut().enumerate() {
-                *x = b[kk * n + j];
+                let pruned = kept.is_some_and(|kept| !kept[i * k + kk]);
+                *x = if pruned { 0 } else { b[kk * n + j] };
             }
             d.push(dot(op, &a[i * k..(i + 1) * k], &col, c[i * n + j]));
         }
@@ -239,13 +256,13 @@ pub fn dot(op: &MmaOp, a_row: &[u128], b_col: &[u128], c: u128) -> Outcome {
         (Elem::Float(FloatFormat::F64), ..) => exact::f64_chain(a_row, b_col, c, op.rnd),
         (Elem::B1, ..) => exact::b1_dot(op.bit_op.unwrap_or(BitOp::Xor), a_row, b_col, c as u32 as i32),
         (Elem::Float(fa), Elem::Float(fb), Elem::Float(fc), Elem::Float(fd)) => {
-            let c = convert(fc, fd, c);
-            let cfg = config(op.arch, op.kind, fa, fd).expect("an f16 or f32 D");
-            let model = cfg.dot(fa, fb, a_row, b_col, c);
-            Outcome {
-                model,
-                accept: accept::accept(fa, fb, fd, a_row, b_col, c, model),
-            }
+            let model = float_model(op, fa, fb, fc, fd, a_row, b_col, c).expect("an f16 or f32 D");
+            let accept = if fc == FloatFormat::F32 && fd == FloatFormat::F16 {
+                accept::accept_c(fa, fb, fc, fd, a_row, b_col, c, model)
+            } else {
+                accept::accept(fa, fb, fd, a_row, b_col, convert(fc, fd, c), model)
+            };
+            Outcome { model, accept }
         }
         (ta, tb, ..) => {
             let ints =
@@ -283,6 +300,35 @@ pub fn container_of_element(fmt: FloatFormat, container_bits: usize, x: u128) ->
         (8, FloatFormat::E3m2 | FloatFormat::E2m3) => x & 0x3f,
         _ => x,
     }
+}
+
+/// The model value of a floating-point (not f64) dot product `c + Σ_k a_row[k] × b_col[k]`,
+/// `c` in `fc`, the result in `fd`; `None` when the generation has no configuration.
+///
+/// - An f32 C with an f16 D (`wmma` only, §9.7.14.4.5): the accumulation, C included, is in
+///   single precision ("when .ctype or .dtype is .f32", L20914): the f32 chain of the
+///   generation, then D rounded to f16 to nearest even. The H200 agrees bit for bit on 3,584
+///   elements (`corpus/findings/h200/tensor-cores.md`); converting C to f16 first, as this
+///   model did before, turns an f32 C beyond f16's range into an f16 Inf.
+/// - Otherwise C is converted to D's format first (exact where it widens: `m8n8k4` and
+///   `wmma` allow an f16 C with an f32 D, L22906), then the generation's chain in D's format.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn float_model(
+    op: &MmaOp,
+    fa: FloatFormat,
+    fb: FloatFormat,
+    fc: FloatFormat,
+    fd: FloatFormat,
+    a_row: &[u128],
+    b_col: &[u128],
+    c: u128,
+) -> Option<u128> {
+    if fc == FloatFormat::F32 && fd == FloatFormat::F16 {
+        let acc = config(op.arch, op.kind, fa, FloatFormat::F32)?.dot(fa, fb, a_row, b_col, c);
+        return Some(convert(FloatFormat::F32, FloatFormat::F16, acc));
+    }
+    let c = convert(fc, fd, c);
+    Some(config(op.arch, op.kind, fa, fd)?.dot(fa, fb, a_row, b_col, c))
 }
 
 /// `bits` of format `from` in format `to`, rounded to nearest even (exact when widening).
@@ -360,6 +406,42 @@ mod tests {
         };
         let d = mma(&op, &[f(1.0), f(2.0), f(3.0), f(4.0)], &[f(1.0); 4], &[f(0.5)]);
         assert_eq!(d[0].model, f(10.5));
+    }
+
+    /// A pruned position's product is +0 even against an Inf of B (the H200 skips it);
+    /// a stored position multiplies as usual.
+    #[test]
+    fn sparse_pruned_positions_are_not_multiplied() {
+        let op = MmaOp::float(Arch::Sm90, Kind::Mma, (1, 1, 4), FloatFormat::F16, FloatFormat::F32);
+        let (one, inf) = (0x3c00u128, 0x7c00u128);
+        let (a, b) = ([one, 0, one, 0], [one, inf, one, one]);
+        // Position 1 pruned: 1 + 1 = 2. Dense (position 1 a stored +0): 0 × Inf = NaN.
+        let kept = [true, false, true, false];
+        assert_eq!(mma_sparse(&op, &a, &b, &[0], &kept)[0].model, 0x4000_0000);
+        let kept = [true, true, true, false];
+        assert_eq!(mma_sparse(&op, &a, &b, &[0], &kept)[0].model, 0x7fff_ffff);
+        assert_eq!(mma(&op, &a, &b, &[0])[0].model, 0x7fff_ffff);
+        assert_eq!(
+            model::mma_model_sparse(&op, &a, &b, &[0], &[true, false, true, false]),
+            Some(vec![0x4000_0000])
+        );
+    }
+
+    /// `wmma` f16 D with an f32 C accumulates C in f32 (L20914): −FLT_MAX + Inf is +Inf (the
+    /// H200's `7c00`), and 2^17 − 2^17 + 1 is 1, where C converted to f16 first would be
+    /// −Inf + Inf = NaN and Inf.
+    #[test]
+    fn f32_c_with_f16_d_accumulates_in_f32() {
+        let op = MmaOp {
+            c: Elem::Float(FloatFormat::F32),
+            ..MmaOp::float(Arch::Sm90, Kind::Wmma, (1, 1, 2), FloatFormat::F16, FloatFormat::F16)
+        };
+        let (one, inf) = (0x3c00u128, 0x7c00u128);
+        assert_eq!(mma(&op, &[one, 0], &[inf, 0], &[0xff7f_ffff])[0].model, 0x7c00);
+        // C = 2^17 (f16 Inf), products −2^15 × 4 and 1 × 1: 2^17 − 2^17 + 1 = 1.
+        let d = mma(&op, &[0xf800, one], &[0x4400, one], &[0x4800_0000]);
+        assert_eq!(d[0].model, one);
+        assert!(d[0].accepts(one));
     }
 
     #[test]

@@ -304,7 +304,7 @@ pub fn dot(op: &ScaledOp, a_row: &[u128], b_col: &[u128], c: u128, sfa_row: &[u1
     });
     Outcome {
         model,
-        accept: accept_terms(FloatFormat::F32, true, products, c, model),
+        accept: accept_terms(FloatFormat::F32, FloatFormat::F32, true, products, c, model),
     }
 }
 

@@ -178,6 +178,14 @@ impl Columns {
             return None;
         }
         let mut a_m = ins[s..s + a].to_vec();
+        // The positions the kernel's metadata names (before any negation of A).
+        let kept = match &self.sparsity {
+            Some(sp) => {
+                let dense: Vec<u64> = a_m.iter().map(|&x| x as u64).collect();
+                Some(sp.kept_of_dense(self.op.shape.2, &dense).ok()?)
+            }
+            None => None,
+        };
         let mut b_m = ins[s + a..s + a + b].to_vec();
         let mut c_m = ins[s + a + b..].to_vec();
         for (name, m, mat) in [
@@ -195,7 +203,10 @@ impl Columns {
         if self.scalar(ins, "scale_d") == Some(0) {
             c_m.iter_mut().for_each(|x| *x = 0);
         }
-        Some(mma(&self.op, &a_m, &b_m, &c_m))
+        Some(match kept {
+            Some(kept) => crate::tensor::mma_sparse(&self.op, &a_m, &b_m, &c_m, &kept),
+            None => mma(&self.op, &a_m, &b_m, &c_m),
+        })
     }
 }
 
