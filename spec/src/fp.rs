@@ -133,14 +133,18 @@ pub fn copysign_f64(a: u64, b: u64) -> Outcome {
 // add, sub, mul, fma, mad, div, rcp, sqrt
 
 /// The result rules of a `.f32` instruction around a rounded result `r`: NaN (unspecified,
-/// L7141), then `.ftz` and `.sat` ([`ops::finish`]). The common case, no modifier and a number,
-/// is answered here without the generic layer.
+/// L7141), then `.ftz` and `.sat` ([`ops::finish_rounded`]; `toward_zero` is the same
+/// operation rounded toward zero, which tells whether a result rounded up to the smallest
+/// normal number was tiny before rounding). The common case, no modifier and a number, is
+/// answered here without the generic layer.
 #[inline]
-fn finish_f32(r: u32, mods: Mods) -> Outcome {
+fn finish_f32(r: u32, mods: Mods, toward_zero: impl FnOnce() -> u32) -> Outcome {
     if mods == Mods::default() && !F32.is_nan(r as u128) {
         return Outcome::exact(r as u128);
     }
-    ops::finish(&F32, r as u128, mods, NanRule::Unspecified, &[])
+    ops::finish_rounded(&F32, r as u128, mods, NanRule::Unspecified, &[], || {
+        toward_zero() as u128
+    })
 }
 
 /// The result rule of a `.f64` instruction: a NaN keeps an input's payload (L7141).
@@ -170,19 +174,22 @@ fn flush32(mods: Mods, x: u32) -> u32 {
 /// written, L7572); `.ftz` flushes subnormal inputs and results (L7580); `.sat` clamps to
 /// [0.0, 1.0], NaN to +0.0 (L7590).
 pub fn add_f32(a: u32, b: u32, rnd: Rnd, mods: Mods) -> Outcome {
-    finish_f32(fast::add_f32(flush32(mods, a), flush32(mods, b), rnd), mods)
+    let (a, b) = (flush32(mods, a), flush32(mods, b));
+    finish_f32(fast::add_f32(a, b, rnd), mods, || fast::add_f32(a, b, Rnd::Rz))
 }
 
 /// §9.7.3.4 sub.f32 (L7623-7729): `d = a - b` (L7648); modifiers as [`add_f32`] (L7687,
 /// L7697).
 pub fn sub_f32(a: u32, b: u32, rnd: Rnd, mods: Mods) -> Outcome {
-    finish_f32(fast::sub_f32(flush32(mods, a), flush32(mods, b), rnd), mods)
+    let (a, b) = (flush32(mods, a), flush32(mods, b));
+    finish_f32(fast::sub_f32(a, b, rnd), mods, || fast::sub_f32(a, b, Rnd::Rz))
 }
 
 /// §9.7.3.5 mul.f32 (L7730-7837): `d = a * b` (L7755); modifiers as [`add_f32`] (L7796,
 /// L7806).
 pub fn mul_f32(a: u32, b: u32, rnd: Rnd, mods: Mods) -> Outcome {
-    finish_f32(fast::mul_f32(flush32(mods, a), flush32(mods, b), rnd), mods)
+    let (a, b) = (flush32(mods, a), flush32(mods, b));
+    finish_f32(fast::mul_f32(a, b, rnd), mods, || fast::mul_f32(a, b, Rnd::Rz))
 }
 
 /// §9.7.3.6 fma.f32 (L7838-7941): `d = a * b + c` (L7863), "the product of a and b to
@@ -191,13 +198,14 @@ pub fn mul_f32(a: u32, b: u32, rnd: Rnd, mods: Mods) -> Outcome {
 /// fma.{f32,f64}" (L7972).
 pub fn fma_f32(a: u32, b: u32, c: u32, rnd: Rnd, mods: Mods) -> Outcome {
     let (a, b, c) = (flush32(mods, a), flush32(mods, b), flush32(mods, c));
-    finish_f32(fast::fma_f32(a, b, c, rnd), mods)
+    finish_f32(fast::fma_f32(a, b, c, rnd), mods, || fast::fma_f32(a, b, c, Rnd::Rz))
 }
 
 /// §9.7.3.8 div.rnd.f32 (L8048-8140): `d = a / b` (L8069), IEEE 754 rounding by `rnd`;
 /// `.ftz` (L8107).
 pub fn div_f32(a: u32, b: u32, rnd: Rnd, mods: Mods) -> Outcome {
-    finish_f32(fast::div_f32(flush32(mods, a), flush32(mods, b), rnd), mods)
+    let (a, b) = (flush32(mods, a), flush32(mods, b));
+    finish_f32(fast::div_f32(a, b, rnd), mods, || fast::div_f32(a, b, Rnd::Rz))
 }
 
 /// §9.7.3.13 rcp.rnd.f32 (L8419-8528): `d = 1 / a` (L8439), IEEE 754 rounding by `rnd`, i.e.
@@ -210,7 +218,8 @@ pub fn rcp_f32(a: u32, rnd: Rnd, mods: Mods) -> Outcome {
 /// `sqrt(-0.0) = -0.0`, negative numbers and -Inf give NaN (the table at L8637-8663); `.ftz`
 /// (L8691).
 pub fn sqrt_f32(a: u32, rnd: Rnd, mods: Mods) -> Outcome {
-    finish_f32(fast::sqrt_f32(flush32(mods, a), rnd), mods)
+    let a = flush32(mods, a);
+    finish_f32(fast::sqrt_f32(a, rnd), mods, || fast::sqrt_f32(a, Rnd::Rz))
 }
 
 /// §9.7.3.3 add.f64 (L7516-7622): `d = a + b`; subnormals supported (L7584), NaN payloads
@@ -294,7 +303,7 @@ pub fn mad_f32_sm1x(a: u32, b: u32, c: u32, mods: Mods) -> Outcome {
         NanRule::Unspecified,
         &[],
     );
-    also_accept(sm20, &sm1x)
+    ops::also_accept(sm20, &sm1x)
 }
 
 /// The sm_1x `mad.f32` before `.sat` (L7976): inputs flushed; for c = ±0.0, `mul.rn` then
@@ -357,25 +366,6 @@ fn round_exact_sum(fmt: &Fmt, x: f64, y: f64, rnd: Rnd) -> u128 {
     let vb = big.1 << 2;
     let sig = if big.0 == small.0 { vb } else { vb - 1 };
     round(fmt, big.0, sig, big.2 - 2, true, rnd).bits
-}
-
-/// `m`, also accepting every value `alt` names explicitly (its model and its `OneOf` list).
-fn also_accept(mut m: Outcome, alt: &Outcome) -> Outcome {
-    let mut extra = vec![alt.model];
-    if let Accept::OneOf(v) = &alt.accept {
-        extra.extend(v);
-    }
-    for x in extra {
-        if m.accepts(x) {
-            continue;
-        }
-        match &mut m.accept {
-            Accept::Exact => m.accept = Accept::OneOf(vec![x]),
-            Accept::OneOf(v) => v.push(x),
-            _ => unreachable!("a numeric f32 outcome is Exact or OneOf"),
-        }
-    }
-    m
 }
 
 // ---------------------------------------------------------------------------------------------

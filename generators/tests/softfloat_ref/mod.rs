@@ -6,8 +6,10 @@
 //! The reference:
 //! - IEEE results come from SoftFloat (`softfloat-wrapper`), with the rounding mode as argument;
 //! - `.ftz` is a layer around SoftFloat: subnormal inputs of the flushed format become signed
-//!   zeros, and a result whose encoding is subnormal becomes a signed zero (tininess after
-//!   rounding, the spec's definition); on cvt it applies to the `.f32` side only (L13856);
+//!   zeros, and a result whose encoding is subnormal becomes a signed zero, as does one whose
+//!   exact value is below the smallest normal number (tininess before rounding, the spec's
+//!   model; the after-rounding value is also in its set); on cvt it applies to the `.f32` side
+//!   only (L13856), after rounding;
 //! - `.sat` clamps the final result to [+0.0, 1.0], NaN and −0.0 to +0.0 (L7141, L7590);
 //! - float→int is SoftFloat's round-to-integral followed by clamping the exact integer to the
 //!   destination range (PTX saturates, L13818; SoftFloat's own out-of-range results are not
@@ -564,11 +566,21 @@ impl Ref {
                 for (i, &v) in x.iter().enumerate() {
                     ins[i] = if ftz { flush(f, v) } else { v };
                 }
-                let out = if fp == Fp::Bf16 {
-                    exact_arith(fp, op, &ins, r)
-                } else {
-                    sf_arith(op, fp, r, &ins)
+                let rounded = |r: Rnd| {
+                    if fp == Fp::Bf16 {
+                        exact_arith(fp, op, &ins, r)
+                    } else {
+                        sf_arith(op, fp, r, &ins)
+                    }
                 };
+                let mut out = rounded(r);
+                // Tininess before rounding (the model's reading, the H200's): an exact value
+                // below the smallest normal number that rounds up to it is flushed too; it is
+                // below exactly when its truncation is.
+                let min_normal = f.encode(false, 1, 0);
+                if ftz && out & !f.sign_mask() == min_normal && rounded(Rnd::Z) & !f.sign_mask() < min_normal {
+                    out &= f.sign_mask();
+                }
                 finish(f, out, ftz, sat)
             }
             Ref::Mixed { op, src, r, sat } => {

@@ -261,4 +261,26 @@ mod tests {
             }
         }
     }
+
+    /// An f64 constant on an `.f32` source is its value converted (L645), not the low word of
+    /// its encoding, which the CUDA 13.0 JIT gives `set.*.bf16.f32` on an H200
+    /// (`corpus/findings/h200/float.md`): FLT_MAX written `0d47EFFFFFE0000000` is not less than
+    /// 0.99999994 (its low word 0xe0000000 is), and 2^-149 written `0d36A0000000000000` is not 0.
+    #[test]
+    fn f64_constants_on_f32_sources_mean_their_value() {
+        let ptx = ".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out) {\n\
+                   .reg .b16 %h<4>;\n.reg .b64 %a;\nld.param.u64 %a, [out];\n\
+                   set.lt.bf16.f32 %h0, 0d47EFFFFFE0000000, 0F3F7FFFFF;\n\
+                   set.eq.bf16.f32 %h1, 0f00000000, 0d36A0000000000000;\n\
+                   set.gt.bf16.f32 %h2, 0d36A0000000000000, 0f00000000;\n\
+                   set.ge.bf16.f32 %h3, 0F3F800000, 0d3FF8000000000000;\n\
+                   st.global.v4.b16 [%a], {%h0, %h1, %h2, %h3};\nret;\n}\n";
+        let launch = r#"{"ptx": "k.ptx", "entry": "k", "grid": [1,1,1], "block": [1,1,1],
+                        "buffers": [{"name": "out", "size": 8}], "params": [{"buffer": "out"}]}"#;
+        let l = crate::launch::parse_launch(launch).unwrap();
+        let (bufs, _) = crate::launch::run(&l, ptx).unwrap_or_else(|e| panic!("{e}"));
+        let h: Vec<u16> = bufs[0].1.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+        // false, false, true (bf16 1.0 = 0x3f80), false.
+        assert_eq!(h, [0x0000, 0x0000, 0x3f80, 0x0000]);
+    }
 }

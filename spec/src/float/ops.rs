@@ -52,32 +52,45 @@ impl NanRule {
 }
 
 /// The outcome for a NaN result, given the (already flushed) inputs.
+///
+/// [`NanRule::Payload`]: the payload — the trailing significand, IEEE 754-2008 §6.2.1 — of a
+/// NaN operand comes out, quieted; the first NaN operand's is the model, with the sign it had.
+/// The sign of such a result is not specified: the manual promises payloads (L7141) of
+/// instructions that are "IEEE-754 compliant" (L7139), and IEEE 754-2008 §6.3 "does not
+/// interpret the sign of a NaN" except in copy, negate, abs and copySign. So each NaN
+/// operand's quieted payload is accepted with either sign. On an H200 (CUDA 13.0 JIT)
+/// `sub.f64 d, a, NaN-literal` returns the literal's NaN with its sign flipped (the JIT
+/// computes `a + (-b)`), while register operands keep the sign: the model
+/// (`corpus/findings/h200/float.md`).
 pub fn nan_outcome(fmt: &Fmt, rule: NanRule, inputs: &[u128]) -> Outcome {
     if rule == NanRule::Payload {
+        let sign = fmt.zero(true);
         let mut nans = inputs
             .iter()
             .filter(|&&x| fmt.is_nan(x))
             .map(|&x| fmt.quiet(x) & fmt.mask());
         if let Some(model) = nans.next() {
-            let mut rest: Vec<u128> = nans.filter(|&x| x != model).collect();
-            rest.dedup();
+            let mut rest: Vec<u128> = Vec::new();
+            for q in std::iter::once(model).chain(nans) {
+                for x in [q, q ^ sign] {
+                    if x != model && !rest.contains(&x) {
+                        rest.push(x);
+                    }
+                }
+            }
             return Outcome {
                 model,
-                accept: if rest.is_empty() {
-                    Accept::Exact
-                } else {
-                    Accept::OneOf(rest)
-                },
+                accept: Accept::OneOf(rest),
             };
         }
     }
     Outcome::any_nan(fmt.format)
 }
 
-/// Finishes a rounded result `r` of format `fmt`: the NaN rule, then `.ftz` on the result
-/// (a result counts as subnormal *after* rounding: the manual flushes "subnormal ... results",
-/// L7139, and a result is what rounding produced — so a value that rounds up to the smallest
-/// normal number stays), then `.sat` or `.relu`.
+/// Finishes a result `r` of format `fmt`: the NaN rule, then `.ftz` on the result's encoding
+/// (a subnormal encoding is flushed, L7139), then `.sat` or `.relu`. Results rounded from an
+/// exact value that may lie below the smallest normal number go through [`finish_rounded`],
+/// which also accepts the reading that flushes before rounding.
 ///
 /// `.sat` and `.relu` of −0.0: the manual clamps "to [0.0, 1.0]" (L7590) and "to 0 if negative"
 /// (L13872); −0.0 is neither clearly in nor out, so both zeros are accepted, +0.0 (what a
@@ -109,6 +122,58 @@ pub fn finish(fmt: &Fmt, r: u128, mods: Mods, rule: NanRule, inputs: &[u128]) ->
         }
     }
     Outcome::exact(r)
+}
+
+/// [`finish`] for a result `r` rounded from an exact value by an IEEE operation, given
+/// `toward_zero`, the same operation rounded toward zero (asked for only when it matters).
+///
+/// `.ftz` flushes "subnormal ... results" (L7139; each instruction's "Subnormal numbers"
+/// paragraph, e.g. L7804, L9558), and the manual does not say whether a result is subnormal
+/// before or after rounding — IEEE 754-2008 §7.5 leaves the same choice, tininess "before" or
+/// "after rounding", to the implementation. The two readings differ only where the exact value
+/// lies below the smallest normal number and rounds up to it: after rounding the result is that
+/// normal number; before rounding it is tiny and flushed to the zero of its sign. Both are
+/// accepted there; the model is the flushed zero, what an NVIDIA H200 returns for `mul`, `fma`,
+/// `mad`, `div`, `rcp` `.ftz` `.f32` and `.f16`/`.f16x2` (`corpus/findings/h200/float.md`).
+/// `toward_zero` tells which case it is: the exact value is below the smallest normal number
+/// exactly when its truncation is.
+pub fn finish_rounded(
+    fmt: &Fmt,
+    r: u128,
+    mods: Mods,
+    rule: NanRule,
+    inputs: &[u128],
+    toward_zero: impl FnOnce() -> u128,
+) -> Outcome {
+    let after = finish(fmt, r, mods, rule, inputs);
+    let sign = fmt.zero(true);
+    let min_normal = fmt.min_normal(false);
+    if !mods.ftz || r & !sign != min_normal || toward_zero() & !sign >= min_normal {
+        return after;
+    }
+    let before = finish(fmt, fmt.zero(r & sign != 0), mods, rule, inputs);
+    also_accept(before, &after)
+}
+
+/// `m` with the values `alt` accepts added to its set, when both are numeric outcomes (`Exact`
+/// or `OneOf`): two readings of the manual, `m`'s model first.
+pub fn also_accept(mut m: Outcome, alt: &Outcome) -> Outcome {
+    let mut extra = vec![alt.model];
+    if let Accept::OneOf(v) = &alt.accept {
+        extra.extend(v);
+    }
+    for x in extra {
+        if m.accepts(x) {
+            continue;
+        }
+        match &mut m.accept {
+            Accept::Exact => m.accept = Accept::OneOf(vec![x]),
+            Accept::OneOf(v) => v.push(x),
+            // Wider sets already hold every numeric value they are given for.
+            _ => {}
+        }
+    }
+    m
 }
 
 /// 1.0 in `fmt`.

@@ -15,7 +15,7 @@ use super::fmt_of;
 use crate::catalog::Form;
 use crate::float::format::Fmt;
 use crate::float::ieee;
-use crate::float::ops::{finish, flush_inputs, lanewise, Mods, NanRule};
+use crate::float::ops::{finish_rounded, flush_inputs, lanewise, Mods, NanRule};
 use crate::float::Rnd;
 use crate::value::{Accept, Args, Outcome, Outcomes};
 
@@ -27,19 +27,25 @@ const NAN: NanRule = NanRule::Unspecified;
 /// (L9363).
 pub fn add(fmt: &Fmt, a: u128, b: u128, mods: Mods) -> Outcome {
     let [a, b] = flush_inputs(fmt, mods, [a, b]);
-    finish(fmt, ieee::add(fmt, a, b, Rnd::Rn), mods, NAN, &[a, b])
+    finish_rounded(fmt, ieee::add(fmt, a, b, Rnd::Rn), mods, NAN, &[a, b], || {
+        ieee::add(fmt, a, b, Rnd::Rz)
+    })
 }
 
 /// §9.7.4.2 sub (L9435): `d = a - b`; `.ftz` (L9458) and `.sat` (L9462) as for add.
 pub fn sub(fmt: &Fmt, a: u128, b: u128, mods: Mods) -> Outcome {
     let [a, b] = flush_inputs(fmt, mods, [a, b]);
-    finish(fmt, ieee::sub(fmt, a, b, Rnd::Rn), mods, NAN, &[a, b])
+    finish_rounded(fmt, ieee::sub(fmt, a, b, Rnd::Rn), mods, NAN, &[a, b], || {
+        ieee::sub(fmt, a, b, Rnd::Rz)
+    })
 }
 
 /// §9.7.4.3 mul (L9535): `d = a * b`; `.ftz` (L9558) and `.sat` (L9562) as for add.
 pub fn mul(fmt: &Fmt, a: u128, b: u128, mods: Mods) -> Outcome {
     let [a, b] = flush_inputs(fmt, mods, [a, b]);
-    finish(fmt, ieee::mul(fmt, a, b, Rnd::Rn), mods, NAN, &[a, b])
+    finish_rounded(fmt, ieee::mul(fmt, a, b, Rnd::Rn), mods, NAN, &[a, b], || {
+        ieee::mul(fmt, a, b, Rnd::Rz)
+    })
 }
 
 /// §9.7.4.4 fma (L9637): `d = a * b + c` "without loss of precision in the intermediate product
@@ -47,7 +53,9 @@ pub fn mul(fmt: &Fmt, a: u128, b: u128, mods: Mods) -> Outcome {
 /// `.relu` clamps a negative result to 0 and turns a NaN result into the canonical NaN (L9664).
 pub fn fma(fmt: &Fmt, a: u128, b: u128, c: u128, mods: Mods) -> Outcome {
     let [a, b, c] = flush_inputs(fmt, mods, [a, b, c]);
-    finish(fmt, ieee::fma(fmt, a, b, c, Rnd::Rn), mods, NAN, &[a, b, c])
+    finish_rounded(fmt, ieee::fma(fmt, a, b, c, Rnd::Rn), mods, NAN, &[a, b, c], || {
+        ieee::fma(fmt, a, b, c, Rnd::Rz)
+    })
 }
 
 /// §9.7.4.4 `fma.oob` (L9668): "clamps the result to 0 if any operand is an OOB NaN (defined

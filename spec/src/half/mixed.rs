@@ -9,7 +9,7 @@
 
 use crate::catalog::Form;
 use crate::float::format::{Fmt, F32};
-use crate::float::ops::{finish, flush_inputs, Mods, NanRule};
+use crate::float::ops::{finish, finish_rounded, flush_inputs, Mods, NanRule};
 use crate::float::{ieee, rnd_of, Rnd};
 use crate::value::{Args, Outcome, Outcomes};
 
@@ -46,7 +46,9 @@ pub fn sub(at: &Fmt, a: u128, c: u128, rnd: Rnd, sat: bool) -> Outcome {
 /// and is flushed too.
 pub fn fma(at: &Fmt, a: u128, b: u128, c: u128, rnd: Rnd, mods: Mods) -> Outcome {
     let [a, b, c] = flush_inputs(&F32, mods, [convert(at, a), convert(at, b), c & F32.mask()]);
-    finish(&F32, ieee::fma(&F32, a, b, c, rnd), mods, NAN, &[a, b, c])
+    finish_rounded(&F32, ieee::fma(&F32, a, b, c, rnd), mods, NAN, &[a, b, c], || {
+        ieee::fma(&F32, a, b, c, Rnd::Rz)
+    })
 }
 
 /// The half format of operand `a` (`.atype`/`.abtype`, the row's `at`).
