@@ -82,7 +82,8 @@ fn sparse_a(k: usize, val: impl Fn(usize, usize) -> i64) -> SparseA {
     (dense, packed, fields)
 }
 
-/// Thread `t`'s `sp-meta` under selector `f` with `threads` metadata threads per group of four.
+/// Thread `t`'s `sp-meta` under selector `f` with `threads` metadata threads per group of four,
+/// for f16/bf16/tf32 A (`MetaLayout::BothRows`).
 fn meta(t: usize, f: usize, threads: usize, fields: &[Vec<u32>]) -> u32 {
     let (w, g, q) = (t / 32, t % 32 / 4, t % 4);
     if q / threads != f {
@@ -98,6 +99,16 @@ fn meta(t: usize, f: usize, threads: usize, fields: &[Vec<u32>]) -> u32 {
     word
 }
 
+/// The metadata word of thread `t` for 8- and 4-bit A (`MetaLayout::RowPerThread`, worked out
+/// from the H200's integer records, corpus/findings/h200/tensor-cores.md): the selected thread
+/// `j = 2q + r` (all four threads of a group with selector 0) holds row `groupID + 8r`'s blocks
+/// `8q..8q+7`, block `8q + b` in bits `4b+3..4b`.
+fn meta_row_per_thread(t: usize, fields: &[Vec<u32>]) -> u32 {
+    let (w, g, j) = (t / 32, t % 32 / 4, t % 4);
+    let (q, r) = (j / 2, j % 2);
+    (0..8).fold(0, |word, b| word | fields[16 * w + g + 8 * r][8 * q + b] << (4 * b))
+}
+
 fn s8_b(k: usize, n: usize) -> i64 {
     ((k * 5 + n * 11) % 19) as i64 - 9
 }
@@ -106,7 +117,7 @@ fn s8_c(r: usize, n: usize) -> i64 {
 }
 
 /// `wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8` from descriptors, all four metadata
-/// threads (selector 0, L25981). The packed A (64×32 s8) is K-major with the 128-byte swizzle:
+/// threads (selector 0, L25981), in the row-per-thread layout. The packed A (64×32 s8) is K-major with the 128-byte swizzle:
 /// byte (r, c) at `(r % 8)·128 + (r / 8)·1024 + c`, then `Swizzle<3,4,3>` (SBO 1024). B (64×8
 /// s8, K-major, no swizzle, LBO 128): byte (k, n) at `(n % 8)·16 + (k % 16) + (k / 16)·128`.
 /// `patch` edits the input (thread t's words at `image + 20·t`: C, then `sp-meta`).
@@ -132,7 +143,7 @@ fn s8_case(sel: u32, patch: impl Fn(&mut [u8], usize)) -> (Result<Vec<u32>, orac
             input[at..at + 4].copy_from_slice(&(s8_c(r, n) as i32).to_le_bytes());
         }
         let at = image + t * 20 + 16;
-        input[at..at + 4].copy_from_slice(&meta(t, 0, 4, &fields).to_le_bytes());
+        input[at..at + 4].copy_from_slice(&meta_row_per_thread(t, &fields).to_le_bytes());
     }
     patch(&mut input, image);
     let a_high = (1u64 << 62) | (64 << 32) | (1 << 16);
